@@ -1,0 +1,94 @@
+//! Switchboard's engine: everything but the window. The shell (Tauri) and the CLI both drive
+//! it through [`Engine`], the one facade; this crate has no Tauri dependency.
+
+pub mod content;
+pub mod error;
+pub mod logging;
+pub mod paths;
+pub mod store;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+pub use error::{EngineError, ErrorKind};
+pub use logging::Redactor;
+pub use paths::Paths;
+pub use store::Store;
+
+/// Switchboard's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Facts about the running app, for the About panel and bug reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AppInfo {
+    /// Switchboard's version.
+    pub version: String,
+    /// The data directory.
+    pub data_dir: String,
+    /// The log directory.
+    pub log_dir: String,
+    /// The database file.
+    pub database: String,
+    /// The database's schema version.
+    pub schema_version: i64,
+}
+
+/// The engine of one profile: its directories and its store.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    paths: Paths,
+    store: Store,
+    redactor: Redactor,
+}
+
+impl Engine {
+    /// Creates the profile's directories, opens (and migrates) its database, and marks any
+    /// message a previous crash left streaming as interrupted.
+    pub async fn open(paths: Paths, redactor: Redactor) -> Result<Self, EngineError> {
+        paths.ensure()?;
+        let store = Store::open(&paths.database()).await?;
+        let interrupted = store.mark_interrupted().await?;
+        if interrupted > 0 {
+            tracing::warn!(interrupted, "marked messages left streaming by a crash");
+        }
+        tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
+        Ok(Self {
+            paths,
+            store,
+            redactor,
+        })
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The profile's directories.
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
+    /// The secrets scrubbed from logs.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Facts about the running app.
+    pub async fn info(&self) -> Result<AppInfo, EngineError> {
+        Ok(AppInfo {
+            version: VERSION.to_owned(),
+            data_dir: self.paths.data_dir.display().to_string(),
+            log_dir: self.paths.log_dir.display().to_string(),
+            database: self.store.path().display().to_string(),
+            schema_version: self.store.schema_version().await?,
+        })
+    }
+
+    /// Closes the database cleanly; call at exit.
+    pub async fn shutdown(&self) {
+        self.store.close().await;
+        tracing::info!("engine shut down");
+    }
+}

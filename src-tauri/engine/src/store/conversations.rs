@@ -1,0 +1,237 @@
+//! The conversations repository: create, list (pinned first, newest first, keyset-paged), get,
+//! rename, pin and delete (messages go with it through the foreign-key cascade).
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::page::{cursor_number, new_id, now_ms, split_cursor};
+use super::{Page, PageRequest, Store, StoreError};
+
+/// The longest title we keep, in characters.
+pub const MAX_TITLE_CHARS: usize = 300;
+
+/// A conversation as the UI and CLI see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Conversation {
+    /// Time-ordered id (UUIDv7).
+    pub id: String,
+    /// The title; empty until the user or the auto-titler sets one.
+    pub title: String,
+    /// Creation time, Unix milliseconds.
+    pub created_at: i64,
+    /// Last activity, Unix milliseconds.
+    pub updated_at: i64,
+    /// Pinned conversations list first.
+    pub pinned: bool,
+    /// Archived conversations are hidden from the main list.
+    pub archived: bool,
+    /// The provider chosen for this conversation, if any.
+    pub provider_id: Option<String>,
+    /// The model chosen for this conversation, if any.
+    pub model: Option<String>,
+    /// The system prompt of this conversation, if any.
+    pub system_prompt: Option<String>,
+    /// Further per-conversation settings (enabled servers, tool mode, …).
+    pub settings: serde_json::Value,
+}
+
+/// What a new conversation starts with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NewConversation {
+    /// The title; empty when not given.
+    #[serde(default)]
+    #[ts(optional)]
+    pub title: Option<String>,
+    /// The provider to use.
+    #[serde(default)]
+    #[ts(optional)]
+    pub provider_id: Option<String>,
+    /// The model to use.
+    #[serde(default)]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// The system prompt.
+    #[serde(default)]
+    #[ts(optional)]
+    pub system_prompt: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    title: String,
+    created_at: i64,
+    updated_at: i64,
+    pinned: bool,
+    archived: bool,
+    provider_id: Option<String>,
+    model: Option<String>,
+    system_prompt: Option<String>,
+    settings: String,
+}
+
+impl From<Row> for Conversation {
+    fn from(r: Row) -> Self {
+        Self {
+            id: r.id,
+            title: r.title,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            pinned: r.pinned,
+            archived: r.archived,
+            provider_id: r.provider_id,
+            model: r.model,
+            system_prompt: r.system_prompt,
+            settings: serde_json::from_str(&r.settings).unwrap_or_default(),
+        }
+    }
+}
+
+const COLUMNS: &str = "id, title, created_at, updated_at, pinned, archived, provider_id, model, \
+                       system_prompt, settings";
+
+/// Trims a title and checks its length.
+fn clean_title(title: &str) -> Result<String, StoreError> {
+    let title = title.trim();
+    if title.chars().count() > MAX_TITLE_CHARS {
+        return Err(StoreError::Invalid(format!(
+            "a title may have at most {MAX_TITLE_CHARS} characters"
+        )));
+    }
+    Ok(title.to_owned())
+}
+
+/// The cursor of a row in the (pinned, updated_at, id) descending order.
+fn cursor_of(c: &Conversation) -> String {
+    format!("{}:{}:{}", u8::from(c.pinned), c.updated_at, c.id)
+}
+
+impl Store {
+    /// Creates a conversation.
+    pub async fn create_conversation(
+        &self,
+        new: NewConversation,
+    ) -> Result<Conversation, StoreError> {
+        let title = clean_title(new.title.as_deref().unwrap_or(""))?;
+        let now = now_ms();
+        let sql = format!(
+            "INSERT INTO conversations (id, title, created_at, updated_at, provider_id, model, \
+             system_prompt) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+        );
+        let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(new_id())
+            .bind(title)
+            .bind(now)
+            .bind(now)
+            .bind(new.provider_id)
+            .bind(new.model)
+            .bind(new.system_prompt)
+            .fetch_one(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        Ok(row.into())
+    }
+
+    /// Lists conversations that are not archived: pinned first, then by last activity, newest
+    /// first.
+    pub async fn list_conversations(
+        &self,
+        page: &PageRequest,
+    ) -> Result<Page<Conversation>, StoreError> {
+        let (pinned, updated, id) = match &page.cursor {
+            None => (2, i64::MAX, String::new()),
+            Some(c) => {
+                let f = split_cursor(c, 3)?;
+                (cursor_number(f[0])?, cursor_number(f[1])?, f[2].to_owned())
+            }
+        };
+        let size = page.size();
+        let sql = format!(
+            "SELECT {COLUMNS} FROM conversations WHERE archived = 0 \
+             AND (pinned, updated_at, id) < (?, ?, ?) \
+             ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?"
+        );
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(pinned)
+            .bind(updated)
+            .bind(id)
+            .bind(i64::from(size) + 1)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        let items = rows.into_iter().map(Conversation::from).collect();
+        Ok(Page::from_rows(items, size, cursor_of))
+    }
+
+    /// Gets one conversation.
+    pub async fn get_conversation(&self, id: &str) -> Result<Conversation, StoreError> {
+        let sql = format!("SELECT {COLUMNS} FROM conversations WHERE id = ?");
+        let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        row.map(Conversation::from).ok_or_else(|| not_found(id))
+    }
+
+    /// Renames a conversation; the title is trimmed and must not be empty.
+    pub async fn rename_conversation(
+        &self,
+        id: &str,
+        title: &str,
+    ) -> Result<Conversation, StoreError> {
+        let title = clean_title(title)?;
+        if title.is_empty() {
+            return Err(StoreError::Invalid("a title cannot be empty".into()));
+        }
+        let sql = format!("UPDATE conversations SET title = ? WHERE id = ? RETURNING {COLUMNS}");
+        self.update_one(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(title).bind(id), id)
+            .await
+    }
+
+    /// Pins or unpins a conversation.
+    pub async fn set_conversation_pinned(
+        &self,
+        id: &str,
+        pinned: bool,
+    ) -> Result<Conversation, StoreError> {
+        let sql = format!("UPDATE conversations SET pinned = ? WHERE id = ? RETURNING {COLUMNS}");
+        self.update_one(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(pinned).bind(id), id)
+            .await
+    }
+
+    /// Deletes a conversation and, through the cascade, all its messages.
+    pub async fn delete_conversation(&self, id: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("DELETE FROM conversations WHERE id = ?")
+            .bind(id)
+            .execute(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        if done.rows_affected() == 0 {
+            return Err(not_found(id));
+        }
+        Ok(())
+    }
+
+    /// Runs an `UPDATE … RETURNING` that targets one conversation.
+    async fn update_one(
+        &self,
+        query: sqlx::query::QueryAs<'_, sqlx::Sqlite, Row, sqlx::sqlite::SqliteArguments>,
+        id: &str,
+    ) -> Result<Conversation, StoreError> {
+        let row = query
+            .fetch_optional(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        row.map(Conversation::from).ok_or_else(|| not_found(id))
+    }
+}
+
+fn not_found(id: &str) -> StoreError {
+    StoreError::NotFound {
+        entity: "conversation",
+        id: id.to_owned(),
+    }
+}

@@ -1,0 +1,280 @@
+//! The messages repository: append (bumping the conversation's activity time), update while
+//! streaming, list in order, and mark messages a crash left half-written as interrupted.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::page::{cursor_number, new_id, now_ms, split_cursor};
+use super::{Page, PageRequest, Store, StoreError};
+use crate::content::ContentPart;
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(rename_all = "lowercase")]
+pub enum Role {
+    /// A system prompt.
+    System,
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+    /// A tool result.
+    Tool,
+}
+
+/// Where a message is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(rename_all = "lowercase")]
+pub enum MessageStatus {
+    /// Still being written by the model.
+    Streaming,
+    /// Finished normally.
+    Complete,
+    /// Ended by an error (see `error`).
+    Error,
+    /// Stopped by the user.
+    Cancelled,
+    /// Left streaming when the app died; found on the next start.
+    Interrupted,
+}
+
+/// Tokens a model call used, as the provider reported or we estimated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Prompt tokens.
+    pub input_tokens: i64,
+    /// Completion tokens.
+    pub output_tokens: i64,
+}
+
+/// A stored message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    /// Time-ordered id (UUIDv7).
+    pub id: String,
+    /// The conversation it belongs to.
+    pub conversation_id: String,
+    /// The message it follows in its branch; none for the first.
+    pub parent_id: Option<String>,
+    /// Who wrote it.
+    pub role: Role,
+    /// Its parts.
+    pub content: Vec<ContentPart>,
+    /// Its state.
+    pub status: MessageStatus,
+    /// The model that wrote it (assistant messages).
+    pub model: Option<String>,
+    /// Token usage, when known.
+    pub usage: Option<TokenUsage>,
+    /// The error that ended it, if any.
+    pub error: Option<String>,
+    /// Creation time, Unix milliseconds.
+    pub created_at: i64,
+    /// Last change, Unix milliseconds.
+    pub updated_at: i64,
+}
+
+/// A message to append.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewMessage {
+    /// The conversation.
+    pub conversation_id: String,
+    /// The message it follows.
+    pub parent_id: Option<String>,
+    /// Who wrote it.
+    pub role: Role,
+    /// Its parts.
+    pub content: Vec<ContentPart>,
+    /// Its initial state.
+    pub status: MessageStatus,
+    /// The model writing it.
+    pub model: Option<String>,
+}
+
+/// Changes to a message; `None` fields are left as they are.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MessageUpdate {
+    /// New parts, replacing the old.
+    pub content: Option<Vec<ContentPart>>,
+    /// New state.
+    pub status: Option<MessageStatus>,
+    /// Token usage.
+    pub usage: Option<TokenUsage>,
+    /// An error text.
+    pub error: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    conversation_id: String,
+    parent_id: Option<String>,
+    role: Role,
+    content: String,
+    status: MessageStatus,
+    model: Option<String>,
+    input_tokens: Option<i64>,
+    output_tokens: Option<i64>,
+    error: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl TryFrom<Row> for Message {
+    type Error = StoreError;
+    fn try_from(r: Row) -> Result<Self, StoreError> {
+        let content = serde_json::from_str(&r.content).map_err(|e| {
+            StoreError::Invalid(format!("message {} has unreadable content: {e}", r.id))
+        })?;
+        let usage = match (r.input_tokens, r.output_tokens) {
+            (None, None) => None,
+            (i, o) => Some(TokenUsage {
+                input_tokens: i.unwrap_or(0),
+                output_tokens: o.unwrap_or(0),
+            }),
+        };
+        Ok(Self {
+            id: r.id,
+            conversation_id: r.conversation_id,
+            parent_id: r.parent_id,
+            role: r.role,
+            content,
+            status: r.status,
+            model: r.model,
+            usage,
+            error: r.error,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+const COLUMNS: &str = "id, conversation_id, parent_id, role, content, status, model, \
+                       input_tokens, output_tokens, error, created_at, updated_at";
+
+fn to_json(content: &[ContentPart]) -> Result<String, StoreError> {
+    serde_json::to_string(content)
+        .map_err(|e| StoreError::Invalid(format!("cannot encode message content: {e}")))
+}
+
+impl Store {
+    /// Appends a message to a conversation and marks the conversation active now.
+    pub async fn append_message(&self, new: NewMessage) -> Result<Message, StoreError> {
+        let content = to_json(&new.content)?;
+        let now = now_ms();
+        let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
+        let touched = sqlx::query("UPDATE conversations SET updated_at = ? WHERE id = ?")
+            .bind(now)
+            .bind(&new.conversation_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.classify(e))?;
+        if touched.rows_affected() == 0 {
+            return Err(StoreError::NotFound {
+                entity: "conversation",
+                id: new.conversation_id,
+            });
+        }
+        let sql = format!(
+            "INSERT INTO messages (id, conversation_id, parent_id, role, content, status, model, \
+             created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+        );
+        let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(new_id())
+            .bind(&new.conversation_id)
+            .bind(&new.parent_id)
+            .bind(new.role)
+            .bind(content)
+            .bind(new.status)
+            .bind(&new.model)
+            .bind(now)
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(|e| self.classify(e))?;
+        tx.commit().await.map_err(|e| self.classify(e))?;
+        row.try_into()
+    }
+
+    /// Applies `update` to a message.
+    pub async fn update_message(
+        &self,
+        id: &str,
+        update: MessageUpdate,
+    ) -> Result<Message, StoreError> {
+        let content = update.content.as_deref().map(to_json).transpose()?;
+        let sql = format!(
+            "UPDATE messages SET content = COALESCE(?, content), status = COALESCE(?, status), \
+             input_tokens = COALESCE(?, input_tokens), output_tokens = COALESCE(?, output_tokens), \
+             error = COALESCE(?, error), updated_at = ? WHERE id = ? RETURNING {COLUMNS}"
+        );
+        let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(content)
+            .bind(update.status)
+            .bind(update.usage.map(|u| u.input_tokens))
+            .bind(update.usage.map(|u| u.output_tokens))
+            .bind(update.error)
+            .bind(now_ms())
+            .bind(id)
+            .fetch_optional(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        row.ok_or_else(|| StoreError::NotFound {
+            entity: "message",
+            id: id.to_owned(),
+        })?
+        .try_into()
+    }
+
+    /// Lists a conversation's messages oldest first (all branches), keyset-paged.
+    pub async fn list_messages(
+        &self,
+        conversation_id: &str,
+        page: &PageRequest,
+    ) -> Result<Page<Message>, StoreError> {
+        let (created, id) = match &page.cursor {
+            None => (i64::MIN, String::new()),
+            Some(c) => {
+                let f = split_cursor(c, 2)?;
+                (cursor_number(f[0])?, f[1].to_owned())
+            }
+        };
+        let size = page.size();
+        let sql = format!(
+            "SELECT {COLUMNS} FROM messages WHERE conversation_id = ? \
+             AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?"
+        );
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(conversation_id)
+            .bind(created)
+            .bind(id)
+            .bind(i64::from(size) + 1)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        let items = rows
+            .into_iter()
+            .map(Message::try_from)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::from_rows(items, size, |m| {
+            format!("{}:{}", m.created_at, m.id)
+        }))
+    }
+
+    /// Marks every message still `streaming` as `interrupted`; run once at start-up, before
+    /// any turn begins. Returns how many were marked.
+    pub async fn mark_interrupted(&self) -> Result<u64, StoreError> {
+        let done = sqlx::query(
+            "UPDATE messages SET status = 'interrupted', updated_at = ? WHERE status = 'streaming'",
+        )
+        .bind(now_ms())
+        .execute(&self.writer)
+        .await
+        .map_err(|e| self.classify(e))?;
+        Ok(done.rows_affected())
+    }
+}

@@ -1,0 +1,183 @@
+//! The SQLite store: opening the file (WAL, foreign keys, busy timeout), running the embedded
+//! migrations after a backup, refusing corrupt or newer databases, and the typed repositories
+//! for conversations and messages.
+//!
+//! Writes go through a one-connection pool so they never contend with each other inside the
+//! process; reads use a separate read-only pool and run concurrently under WAL.
+
+mod conversations;
+mod error;
+mod messages;
+mod page;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::migrate::Migrator;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+
+pub use conversations::{Conversation, NewConversation};
+pub use error::StoreError;
+pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
+pub use page::{Page, PageRequest};
+
+/// The migrations compiled into the binary.
+static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+
+/// How long a statement waits for a lock held by another connection before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Read connections; writes always use one.
+const READERS: u32 = 4;
+
+/// A handle to the database. Cheap to clone; all clones share the pools.
+#[derive(Clone, Debug)]
+pub struct Store {
+    writer: SqlitePool,
+    reader: SqlitePool,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if missing) the database at `path` and brings its schema up to date.
+    ///
+    /// An existing database is backed up beside itself before any migration runs. A corrupt
+    /// file or one from a newer schema is refused and left as it is.
+    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::open_with(path, BUSY_TIMEOUT).await
+    }
+
+    /// [`Store::open`] with a chosen busy timeout: how long a statement waits for a lock held
+    /// by another process before failing with [`StoreError::Locked`].
+    pub async fn open_with(path: &Path, busy_timeout: Duration) -> Result<Self, StoreError> {
+        let existed = path.exists();
+        let writer = connect(path, false, 1, busy_timeout).await?;
+        let applied = check_schema(&writer, path).await?;
+        if existed && applied < latest_version() {
+            backup(&writer, path, applied).await?;
+        }
+        MIGRATOR
+            .run(&writer)
+            .await
+            .map_err(|e| StoreError::Migration {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            })?;
+        let reader = connect(path, true, READERS, busy_timeout).await?;
+        Ok(Self {
+            writer,
+            reader,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The newest schema version applied to this database.
+    pub async fn schema_version(&self) -> Result<i64, StoreError> {
+        let v: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
+            .fetch_one(&self.reader)
+            .await?;
+        Ok(v.unwrap_or(0))
+    }
+
+    /// Waits for pending writes and closes every connection, checkpointing the WAL.
+    pub async fn close(&self) {
+        self.reader.close().await;
+        self.writer.close().await;
+    }
+
+    /// Maps an error from this database's file to a typed one.
+    fn classify(&self, err: sqlx::Error) -> StoreError {
+        StoreError::classify(err, &self.path)
+    }
+}
+
+/// The newest migration compiled into this build.
+pub fn latest_version() -> i64 {
+    MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0)
+}
+
+/// Opens a pool on `path` with our pragmas. The pool connects eagerly, so a corrupt or locked
+/// file is reported here.
+async fn connect(
+    path: &Path,
+    read_only: bool,
+    max: u32,
+    busy_timeout: Duration,
+) -> Result<SqlitePool, StoreError> {
+    let url = format!("sqlite://{}", path.display());
+    let options = SqliteConnectOptions::from_str(&url)
+        .map_err(|e| open_error(path, e))?
+        .create_if_missing(!read_only)
+        .read_only(read_only)
+        .journal_mode(SqliteJournalMode::Wal)
+        .foreign_keys(true)
+        .busy_timeout(busy_timeout)
+        .synchronous(sqlx::sqlite::SqliteSynchronous::Normal);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(max)
+        .min_connections(1)
+        .connect_with(options)
+        .await
+        .map_err(|e| match StoreError::classify(e, path) {
+            StoreError::Database(e) => open_error(path, e),
+            other => other,
+        })?;
+    Ok(pool)
+}
+
+fn open_error(path: &Path, err: impl std::fmt::Display) -> StoreError {
+    StoreError::Open {
+        path: path.to_path_buf(),
+        reason: err.to_string(),
+    }
+}
+
+/// Reads the schema version of the file, proving it is a database, and refuses newer ones.
+async fn check_schema(pool: &SqlitePool, path: &Path) -> Result<i64, StoreError> {
+    let has_table: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
+    )
+    .fetch_one(pool)
+    .await
+    .map_err(|e| StoreError::classify(e, path))?;
+    if has_table == 0 {
+        return Ok(0);
+    }
+    let found: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
+        .fetch_one(pool)
+        .await
+        .map_err(|e| StoreError::classify(e, path))?;
+    let found = found.unwrap_or(0);
+    let supported = latest_version();
+    if found > supported {
+        return Err(StoreError::NewerSchema {
+            path: path.to_path_buf(),
+            found,
+            supported,
+        });
+    }
+    Ok(found)
+}
+
+/// Copies a consistent snapshot of the database beside it before it is migrated.
+async fn backup(pool: &SqlitePool, path: &Path, version: i64) -> Result<PathBuf, StoreError> {
+    let stamp = page::now_ms();
+    let target = PathBuf::from(format!("{}.v{version}-{stamp}.bak", path.display()));
+    sqlx::query("VACUUM INTO ?")
+        .bind(target.display().to_string())
+        .execute(pool)
+        .await
+        .map_err(|e| StoreError::Backup {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+    tracing::info!(backup = %target.display(), "backed up the database before migrating it");
+    Ok(target)
+}
