@@ -29,10 +29,10 @@ impl Redactor {
         if secret.len() < 4 {
             return;
         }
-        if let Ok(mut s) = self.secrets.write() {
-            if !s.iter().any(|x| x == secret) {
-                s.push(secret.to_owned());
-            }
+        if let Ok(mut s) = self.secrets.write()
+            && !s.iter().any(|x| x == secret)
+        {
+            s.push(secret.to_owned());
         }
     }
 
@@ -143,7 +143,8 @@ struct RedactingWriter<W> {
 impl<W: Write> Write for RedactingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        self.inner.write_all(self.redactor.scrub(&text).as_bytes())?;
+        self.inner
+            .write_all(self.redactor.scrub(&text).as_bytes())?;
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -160,7 +161,10 @@ mod tests {
         let r = Redactor::default();
         r.add("sk-abc123");
         r.add("tok");
-        assert_eq!(r.scrub("a sk-abc123 b sk-abc123 tok"), "a [REDACTED] b [REDACTED] tok");
+        assert_eq!(
+            r.scrub("a sk-abc123 b sk-abc123 tok"),
+            "a [REDACTED] b [REDACTED] tok"
+        );
     }
 
     #[test]

@@ -134,7 +134,10 @@ mod tests {
 
     #[test]
     fn an_empty_environment_value_means_the_platform_directories() {
-        assert_eq!(Paths::resolve(None, Some(" ")).unwrap(), Paths::platform().unwrap());
+        assert_eq!(
+            Paths::resolve(None, Some(" ")).unwrap(),
+            Paths::platform().unwrap()
+        );
     }
 
     #[test]

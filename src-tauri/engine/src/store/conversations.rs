@@ -187,8 +187,13 @@ impl Store {
             return Err(StoreError::Invalid("a title cannot be empty".into()));
         }
         let sql = format!("UPDATE conversations SET title = ? WHERE id = ? RETURNING {COLUMNS}");
-        self.update_one(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(title).bind(id), id)
-            .await
+        self.update_one(
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(title)
+                .bind(id),
+            id,
+        )
+        .await
     }
 
     /// Pins or unpins a conversation.
@@ -198,8 +203,13 @@ impl Store {
         pinned: bool,
     ) -> Result<Conversation, StoreError> {
         let sql = format!("UPDATE conversations SET pinned = ? WHERE id = ? RETURNING {COLUMNS}");
-        self.update_one(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(pinned).bind(id), id)
-            .await
+        self.update_one(
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(pinned)
+                .bind(id),
+            id,
+        )
+        .await
     }
 
     /// Deletes a conversation and, through the cascade, all its messages.

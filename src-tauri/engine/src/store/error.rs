@@ -15,7 +15,9 @@ pub enum StoreError {
         path: PathBuf,
     },
     /// Another process holds a lock on the database for longer than the busy timeout.
-    #[error("the database file {path} is locked by another process (is Switchboard already running?)")]
+    #[error(
+        "the database file {path} is locked by another process (is Switchboard already running?)"
+    )]
     Locked {
         /// The database file.
         path: PathBuf,

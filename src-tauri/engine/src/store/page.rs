@@ -68,7 +68,9 @@ pub(crate) fn split_cursor(cursor: &str, n: usize) -> Result<Vec<&str>, StoreErr
     if parts.len() == n {
         Ok(parts)
     } else {
-        Err(StoreError::Invalid(format!("malformed page cursor {cursor:?}")))
+        Err(StoreError::Invalid(format!(
+            "malformed page cursor {cursor:?}"
+        )))
     }
 }
 

@@ -51,7 +51,10 @@ async fn migrations_apply_to_a_new_file_and_reopening_changes_nothing() {
     let store = Store::open(&path).await.unwrap();
     assert_eq!(store.schema_version().await.unwrap(), latest_version());
     assert_eq!(store.get_conversation(&c.id).await.unwrap(), c);
-    assert!(backups(dir.path()).is_empty(), "no backup without a migration");
+    assert!(
+        backups(dir.path()).is_empty(),
+        "no backup without a migration"
+    );
 }
 
 #[tokio::test]
@@ -66,7 +69,16 @@ async fn the_database_uses_wal_and_enforces_foreign_keys() {
         .append_message(user_text("no-such-conversation", None, "hi"))
         .await
         .unwrap_err();
-    assert!(matches!(err, StoreError::NotFound { entity: "conversation", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            StoreError::NotFound {
+                entity: "conversation",
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -84,7 +96,10 @@ async fn conversations_round_trip_through_create_get_rename_pin_and_delete() {
     assert_eq!(created.title, "天气 and weather");
     assert_eq!(store.get_conversation(&created.id).await.unwrap(), created);
 
-    let renamed = store.rename_conversation(&created.id, "Renamed").await.unwrap();
+    let renamed = store
+        .rename_conversation(&created.id, "Renamed")
+        .await
+        .unwrap();
     assert_eq!(
         renamed,
         Conversation {
@@ -92,12 +107,18 @@ async fn conversations_round_trip_through_create_get_rename_pin_and_delete() {
             ..created.clone()
         }
     );
-    let pinned = store.set_conversation_pinned(&created.id, true).await.unwrap();
+    let pinned = store
+        .set_conversation_pinned(&created.id, true)
+        .await
+        .unwrap();
     assert!(pinned.pinned);
 
     store.delete_conversation(&created.id).await.unwrap();
     let err = store.get_conversation(&created.id).await.unwrap_err();
-    assert_eq!(err.to_string(), format!("conversation {} does not exist", created.id));
+    assert_eq!(
+        err.to_string(),
+        format!("conversation {} does not exist", created.id)
+    );
     assert!(matches!(
         store.delete_conversation(&created.id).await,
         Err(StoreError::NotFound { .. })
@@ -110,7 +131,10 @@ async fn bad_titles_are_refused_with_a_reason() {
     let c = store.create_conversation(titled("x")).await.unwrap();
     let empty = store.rename_conversation(&c.id, "   ").await.unwrap_err();
     assert_eq!(empty.to_string(), "a title cannot be empty");
-    let long = store.rename_conversation(&c.id, &"长".repeat(301)).await.unwrap_err();
+    let long = store
+        .rename_conversation(&c.id, &"长".repeat(301))
+        .await
+        .unwrap_err();
     assert_eq!(long.to_string(), "a title may have at most 300 characters");
     assert!(matches!(
         store.rename_conversation("nope", "t").await,
@@ -123,7 +147,13 @@ async fn listing_pages_newest_first_with_pinned_conversations_on_top() {
     let (_dir, store) = fresh().await;
     let mut ids = Vec::new();
     for i in 0..120 {
-        ids.push(store.create_conversation(titled(&format!("c{i}"))).await.unwrap().id);
+        ids.push(
+            store
+                .create_conversation(titled(&format!("c{i}")))
+                .await
+                .unwrap()
+                .id,
+        );
     }
     store.set_conversation_pinned(&ids[3], true).await.unwrap();
     store.set_conversation_pinned(&ids[7], true).await.unwrap();
@@ -140,7 +170,12 @@ async fn listing_pages_newest_first_with_pinned_conversations_on_top() {
         }
     }
     let mut expected: Vec<String> = vec![ids[7].clone(), ids[3].clone()];
-    expected.extend(ids.iter().rev().filter(|id| **id != ids[3] && **id != ids[7]).cloned());
+    expected.extend(
+        ids.iter()
+            .rev()
+            .filter(|id| **id != ids[3] && **id != ids[7])
+            .cloned(),
+    );
     assert_eq!(seen, expected);
 }
 
@@ -159,7 +194,10 @@ async fn a_malformed_cursor_is_an_invalid_input_error() {
 async fn messages_append_update_and_list_in_order() {
     let (_dir, store) = fresh().await;
     let c = store.create_conversation(titled("m")).await.unwrap();
-    let first = store.append_message(user_text(&c.id, None, "你好")).await.unwrap();
+    let first = store
+        .append_message(user_text(&c.id, None, "你好"))
+        .await
+        .unwrap();
     let reply = store
         .append_message(NewMessage {
             conversation_id: c.id.clone(),
@@ -188,10 +226,19 @@ async fn messages_append_update_and_list_in_order() {
         .unwrap();
     assert_eq!(done.content, vec![ContentPart::text("Hello")]);
     assert_eq!(done.status, MessageStatus::Complete);
-    assert_eq!(done.usage, Some(TokenUsage { input_tokens: 12, output_tokens: 3 }));
+    assert_eq!(
+        done.usage,
+        Some(TokenUsage {
+            input_tokens: 12,
+            output_tokens: 3
+        })
+    );
     assert_eq!(done.parent_id.as_deref(), Some(first.id.as_str()));
 
-    let listed = store.list_messages(&c.id, &PageRequest::first(1)).await.unwrap();
+    let listed = store
+        .list_messages(&c.id, &PageRequest::first(1))
+        .await
+        .unwrap();
     assert_eq!(listed.items, vec![first]);
     let next = PageRequest {
         limit: 1,
@@ -211,7 +258,10 @@ async fn messages_left_streaming_are_marked_interrupted() {
     streaming.status = MessageStatus::Streaming;
     let m = store.append_message(streaming).await.unwrap();
     assert_eq!(store.mark_interrupted().await.unwrap(), 1);
-    let page = store.list_messages(&c.id, &PageRequest::first(10)).await.unwrap();
+    let page = store
+        .list_messages(&c.id, &PageRequest::first(10))
+        .await
+        .unwrap();
     assert_eq!(page.items[0].id, m.id);
     assert_eq!(page.items[0].status, MessageStatus::Interrupted);
     assert_eq!(store.mark_interrupted().await.unwrap(), 0);
@@ -224,10 +274,16 @@ async fn deleting_a_conversation_deletes_its_messages() {
     let gone = store.create_conversation(titled("gone")).await.unwrap();
     let mut parent = None;
     for i in 0..5 {
-        let m = store.append_message(user_text(&gone.id, parent, &format!("{i}"))).await.unwrap();
+        let m = store
+            .append_message(user_text(&gone.id, parent, &format!("{i}")))
+            .await
+            .unwrap();
         parent = Some(m.id);
     }
-    store.append_message(user_text(&keep.id, None, "stay")).await.unwrap();
+    store
+        .append_message(user_text(&keep.id, None, "stay"))
+        .await
+        .unwrap();
     store.delete_conversation(&gone.id).await.unwrap();
     let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM messages")
         .fetch_one(&store.reader)
@@ -263,10 +319,14 @@ async fn eight_concurrent_writers_and_a_paging_reader_never_see_a_lock_error() {
             let store = store.clone();
             tokio::spawn(async move {
                 for i in 0..25 {
-                    let c = store.create_conversation(titled(&format!("w{w}-{i}"))).await?;
+                    let c = store
+                        .create_conversation(titled(&format!("w{w}-{i}")))
+                        .await?;
                     let mut parent = None;
                     for j in 0..4 {
-                        let m = store.append_message(user_text(&c.id, parent, &format!("{j}"))).await?;
+                        let m = store
+                            .append_message(user_text(&c.id, parent, &format!("{j}")))
+                            .await?;
                         parent = Some(m.id);
                     }
                 }
@@ -337,8 +397,14 @@ async fn an_existing_database_is_backed_up_before_it_is_migrated() {
             .filename(&path)
             .create_if_missing(true);
         let pool = SqlitePool::connect_with(opts).await.unwrap();
-        sqlx::query("CREATE TABLE legacy (note TEXT)").execute(&pool).await.unwrap();
-        sqlx::query("INSERT INTO legacy VALUES ('mine')").execute(&pool).await.unwrap();
+        sqlx::query("CREATE TABLE legacy (note TEXT)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO legacy VALUES ('mine')")
+            .execute(&pool)
+            .await
+            .unwrap();
         pool.close().await;
     }
     let store = Store::open(&path).await.unwrap();
@@ -362,13 +428,18 @@ async fn an_existing_database_is_backed_up_before_it_is_migrated() {
 async fn a_write_blocked_by_another_process_lock_says_the_database_is_locked() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
-    let store = Store::open_with(&path, Duration::from_millis(100)).await.unwrap();
+    let store = Store::open_with(&path, Duration::from_millis(100))
+        .await
+        .unwrap();
     let mut other = sqlx::SqliteConnection::connect_with(
         &sqlx::sqlite::SqliteConnectOptions::new().filename(&path),
     )
     .await
     .unwrap();
-    sqlx::query("BEGIN EXCLUSIVE").execute(&mut other).await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE")
+        .execute(&mut other)
+        .await
+        .unwrap();
     let err = store.create_conversation(titled("x")).await.unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -1,0 +1,20 @@
+//! Tauri's build step: embeds the config, and declares the app's commands so each one needs an
+//! explicit permission in the window's capability (tauri.conf.json).
+
+/// Every IPC command the shell exposes.
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "list_conversations",
+    "create_conversation",
+    "rename_conversation",
+    "set_conversation_pinned",
+    "delete_conversation",
+];
+
+fn main() {
+    let attributes = tauri_build::Attributes::new()
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
+    if let Err(e) = tauri_build::try_build(attributes) {
+        panic!("tauri build step failed: {e:#}");
+    }
+}

@@ -1,0 +1,35 @@
+//! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
+//! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
+
+use switchboard_engine::store::{Conversation, NewConversation, Page, PageRequest};
+use switchboard_engine::{AppInfo, ErrorKind};
+use ts_rs::{Config, TS};
+
+use crate::error::IpcError;
+
+const HEADER: &str = "// Generated from the Rust types by `cargo test bindings` \
+                      (SWITCHBOARD_BLESS=1 to rewrite). Do not edit.\n";
+
+/// The whole `bindings.ts` file.
+pub fn typescript() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let decls = [
+        declaration::<AppInfo>(&cfg),
+        declaration::<ErrorKind>(&cfg),
+        declaration::<IpcError>(&cfg),
+        declaration::<PageRequest>(&cfg),
+        declaration::<Page<()>>(&cfg),
+        declaration::<Conversation>(&cfg),
+        declaration::<NewConversation>(&cfg),
+        declaration::<serde_json::Value>(&cfg),
+    ];
+    format!("{HEADER}\n{}", decls.join("\n"))
+}
+
+/// `export type …` for one type, with its doc comment.
+fn declaration<T: TS>(cfg: &Config) -> String {
+    let docs = T::docs()
+        .map(|d| format!("{}\n", d.trim_end()))
+        .unwrap_or_default();
+    format!("{docs}export {}\n", T::decl(cfg))
+}

@@ -1,0 +1,81 @@
+//! The terminal front end: `switchboard <command>` shares the GUI's engine, database and
+//! configuration. Parsing lives here; each subcommand module prints its own results.
+
+mod conversations;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use switchboard_engine::{Engine, Paths, Redactor, paths::DATA_DIR_ENV};
+
+/// Switchboard: chat with local and cloud models that use MCP tools.
+#[derive(Debug, Parser)]
+#[command(name = "switchboard", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Keep all data, configuration and logs in this folder (also: SWITCHBOARD_DATA_DIR).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// A terminal command; without one the desktop window opens.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The terminal commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List, create, rename or delete conversations.
+    #[command(subcommand, visible_alias = "conv")]
+    Conversations(conversations::ConversationsCmd),
+}
+
+impl Cli {
+    /// The profile's directories: `--data-dir`, else `SWITCHBOARD_DATA_DIR`, else the
+    /// platform's.
+    pub fn paths(&self) -> Result<Paths, switchboard_engine::paths::PathsError> {
+        let env = std::env::var(DATA_DIR_ENV).ok();
+        Paths::resolve(self.data_dir.as_deref(), env.as_deref())
+    }
+}
+
+/// A failure the CLI reports in one line before exiting non-zero.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// From the engine.
+    #[error(transparent)]
+    Engine(#[from] switchboard_engine::EngineError),
+    /// From the store.
+    #[error(transparent)]
+    Store(#[from] switchboard_engine::store::StoreError),
+    /// From resolving directories.
+    #[error(transparent)]
+    Paths(#[from] switchboard_engine::paths::PathsError),
+    /// Writing the output failed (e.g. a closed pipe).
+    #[error("cannot write output: {0}")]
+    Output(#[from] std::io::Error),
+    /// The async runtime could not start.
+    #[error("cannot start the runtime: {0}")]
+    Runtime(String),
+}
+
+/// Runs one terminal command to completion.
+pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
+    let paths = cli.paths()?;
+    paths.ensure()?;
+    let redactor = Redactor::default();
+    let _guard = switchboard_engine::logging::init(&paths.log_dir, "warn", redactor.clone())
+        .map_err(switchboard_engine::EngineError::from)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Runtime(e.to_string()))?;
+    runtime.block_on(async {
+        let engine = Engine::open(paths, redactor).await?;
+        let result = match command {
+            Command::Conversations(cmd) => conversations::run(&engine, cmd).await,
+        };
+        engine.shutdown().await;
+        result
+    })
+}

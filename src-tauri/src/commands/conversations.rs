@@ -1,0 +1,51 @@
+//! Commands over conversations: list, create, rename, pin, delete.
+
+use switchboard_engine::Engine;
+use switchboard_engine::store::{Conversation, NewConversation, Page, PageRequest};
+use tauri::State;
+
+use super::CmdResult;
+
+/// One page of conversations, pinned first, newest activity first.
+#[tauri::command]
+pub async fn list_conversations(
+    engine: State<'_, Engine>,
+    page: PageRequest,
+) -> CmdResult<Page<Conversation>> {
+    Ok(engine.store().list_conversations(&page).await?)
+}
+
+/// Creates a conversation.
+#[tauri::command]
+pub async fn create_conversation(
+    engine: State<'_, Engine>,
+    input: NewConversation,
+) -> CmdResult<Conversation> {
+    Ok(engine.store().create_conversation(input).await?)
+}
+
+/// Renames a conversation.
+#[tauri::command]
+pub async fn rename_conversation(
+    engine: State<'_, Engine>,
+    id: String,
+    title: String,
+) -> CmdResult<Conversation> {
+    Ok(engine.store().rename_conversation(&id, &title).await?)
+}
+
+/// Pins or unpins a conversation.
+#[tauri::command]
+pub async fn set_conversation_pinned(
+    engine: State<'_, Engine>,
+    id: String,
+    pinned: bool,
+) -> CmdResult<Conversation> {
+    Ok(engine.store().set_conversation_pinned(&id, pinned).await?)
+}
+
+/// Deletes a conversation and its messages.
+#[tauri::command]
+pub async fn delete_conversation(engine: State<'_, Engine>, id: String) -> CmdResult<()> {
+    Ok(engine.store().delete_conversation(&id).await?)
+}

@@ -1,0 +1,8 @@
+//! IPC adapters: each command deserializes its arguments, calls one engine method and maps the
+//! error. No locks, timeouts or process management here.
+
+pub mod app;
+pub mod conversations;
+
+/// What every command returns.
+pub type CmdResult<T> = Result<T, crate::error::IpcError>;

@@ -1,0 +1,104 @@
+//! Switchboard's desktop shell: the Tauri app around the engine. Commands are thin adapters
+//! (see `commands`); the same binary also runs terminal commands (see `cli`).
+
+pub mod bindings;
+pub mod cli;
+pub mod commands;
+pub mod error;
+
+use std::sync::Mutex;
+
+use switchboard_engine::logging::{self, LogGuard};
+use switchboard_engine::{Engine, EngineError, Paths, Redactor};
+use tauri::{Manager, RunEvent, Runtime};
+
+/// Registers the app's commands on `builder`: shared by the real app and the mock-runtime
+/// tests.
+pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder.invoke_handler(tauri::generate_handler![
+        commands::app::app_info,
+        commands::conversations::list_conversations,
+        commands::conversations::create_conversation,
+        commands::conversations::rename_conversation,
+        commands::conversations::set_conversation_pinned,
+        commands::conversations::delete_conversation,
+    ])
+}
+
+/// Why the desktop app could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum GuiError {
+    /// The engine (directories, database, logs) could not open.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// There is no display to open a window on.
+    #[error(
+        "no display found (DISPLAY and WAYLAND_DISPLAY are unset); run a terminal command instead, e.g. `switchboard conversations list`"
+    )]
+    NoDisplay,
+    /// Tauri or the webview failed to start.
+    #[error("the window could not start: {0}")]
+    Tauri(#[from] tauri::Error),
+}
+
+/// Opens the desktop window on the profile at `paths` and runs until it closes.
+pub fn run_gui(paths: Paths) -> Result<(), GuiError> {
+    ensure_display()?;
+    paths.ensure().map_err(EngineError::from)?;
+    let redactor = Redactor::default();
+    let guard =
+        logging::init(&paths.log_dir, "info", redactor.clone()).map_err(EngineError::from)?;
+    let engine = tauri::async_runtime::block_on(Engine::open(paths.clone(), redactor))?;
+    let window_state = paths.config_dir.join("window-state.json");
+    let app = with_commands(tauri::Builder::default())
+        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+            focus_main(app)
+        }))
+        .plugin(
+            tauri_plugin_window_state::Builder::new()
+                .with_filename(window_state.to_string_lossy())
+                .build(),
+        )
+        .manage(engine.clone())
+        .build(tauri::generate_context!())?;
+    let guard = Mutex::new(Some(guard));
+    app.run(move |_app, event| {
+        if let RunEvent::Exit = event {
+            tauri::async_runtime::block_on(engine.shutdown());
+            flush_logs(&guard);
+        }
+    });
+    Ok(())
+}
+
+/// Brings the existing window forward when a second instance is launched.
+fn focus_main<R: Runtime>(app: &tauri::AppHandle<R>) {
+    tracing::info!("a second launch focused the running window");
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}
+
+/// Drops the log guard so the file writer flushes its last lines.
+fn flush_logs(guard: &Mutex<Option<LogGuard>>) {
+    if let Ok(mut g) = guard.lock() {
+        g.take();
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn ensure_display() -> Result<(), GuiError> {
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    if set("DISPLAY") || set("WAYLAND_DISPLAY") {
+        Ok(())
+    } else {
+        Err(GuiError::NoDisplay)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn ensure_display() -> Result<(), GuiError> {
+    Ok(())
+}

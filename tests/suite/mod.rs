@@ -1,0 +1,6 @@
+//! Integration suites: the IPC commands through Tauri's mock runtime, the CLI as a process,
+//! and the generated TypeScript bindings.
+
+mod bindings;
+mod cli;
+mod ipc;

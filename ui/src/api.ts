@@ -1,0 +1,86 @@
+// Typed wrappers around the Tauri commands. Every function rejects with an `IpcError`, never
+// with anything else, so callers can rely on `{ kind, message }`.
+import { invoke, type InvokeArgs } from '@tauri-apps/api/core';
+import type {
+  AppInfo,
+  Conversation,
+  ErrorKind,
+  IpcError,
+  NewConversation,
+  Page,
+  PageRequest,
+} from './bindings';
+
+/** Every error kind the engine can report, in the order of `ErrorKind`. */
+export const ERROR_KINDS = [
+  'not_found',
+  'invalid_input',
+  'corrupt_database',
+  'database_locked',
+  'newer_schema',
+  'io',
+  'internal',
+] as const satisfies readonly ErrorKind[];
+
+// Compile-time check that ERROR_KINDS lists every kind.
+type MissingKinds = Exclude<ErrorKind, (typeof ERROR_KINDS)[number]>;
+const allKindsListed: [MissingKinds] extends [never] ? true : MissingKinds = true;
+void allKindsListed;
+
+export function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === 'string' && (ERROR_KINDS as readonly string[]).includes(value);
+}
+
+export function isIpcError(value: unknown): value is IpcError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    isErrorKind((value as { kind?: unknown }).kind) &&
+    typeof (value as { message?: unknown }).message === 'string'
+  );
+}
+
+/** Turns anything a command (or the IPC layer itself) rejected with into an `IpcError`. */
+export function toIpcError(error: unknown): IpcError {
+  if (isIpcError(error)) return { kind: error.kind, message: error.message };
+  if (typeof error === 'object' && error !== null) {
+    const { kind, message } = error as { kind?: unknown; message?: unknown };
+    return {
+      kind: isErrorKind(kind) ? kind : 'internal',
+      message: typeof message === 'string' ? message : String(error),
+    };
+  }
+  return { kind: 'internal', message: String(error) };
+}
+
+async function call<T>(command: string, args?: InvokeArgs): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (error) {
+    throw toIpcError(error);
+  }
+}
+
+export function appInfo(): Promise<AppInfo> {
+  return call<AppInfo>('app_info');
+}
+
+export function listConversations(page: PageRequest): Promise<Page<Conversation>> {
+  return call<Page<Conversation>>('list_conversations', { page });
+}
+
+export function createConversation(input: NewConversation = {}): Promise<Conversation> {
+  return call<Conversation>('create_conversation', { input });
+}
+
+export function renameConversation(id: string, title: string): Promise<Conversation> {
+  return call<Conversation>('rename_conversation', { id, title });
+}
+
+export function setConversationPinned(id: string, pinned: boolean): Promise<Conversation> {
+  return call<Conversation>('set_conversation_pinned', { id, pinned });
+}
+
+export async function deleteConversation(id: string): Promise<void> {
+  await call<null>('delete_conversation', { id });
+}

@@ -1,0 +1,135 @@
+// The sidebar's conversation list: loaded page by page, kept in the engine's order, and updated
+// in place by the commands. Failures go to the error banner.
+import * as api from '../api';
+import type { Conversation } from '../bindings';
+import { compareConversations } from './dates';
+import { reportError } from './errors.svelte';
+
+export const PAGE_SIZE = 50;
+
+class ConversationList {
+  items = $state<Conversation[]>([]);
+  nextCursor = $state<string | null>(null);
+  loading = $state(false);
+  loaded = $state(false);
+  creating = $state(false);
+  /** The conversation whose title is being edited. */
+  editingId = $state<string | null>(null);
+
+  get hasMore(): boolean {
+    return this.nextCursor !== null;
+  }
+
+  find(id: string): Conversation | undefined {
+    return this.items.find((c) => c.id === id);
+  }
+
+  /** Loads the first page, replacing whatever was loaded. */
+  async load(): Promise<void> {
+    this.loading = true;
+    try {
+      const page = await api.listConversations({ limit: PAGE_SIZE });
+      this.items = page.items;
+      this.nextCursor = page.nextCursor;
+      this.loaded = true;
+    } catch (error) {
+      reportError(error);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Appends the next page, if there is one. */
+  async loadMore(): Promise<void> {
+    const cursor = this.nextCursor;
+    if (cursor === null || this.loading) return;
+    this.loading = true;
+    try {
+      const page = await api.listConversations({ limit: PAGE_SIZE, cursor });
+      // Rows created or moved locally since the first page may come back again: keep ours.
+      const known = new Set(this.items.map((c) => c.id));
+      const fresh = page.items.filter((c) => !known.has(c.id));
+      this.items = [...this.items, ...fresh].sort(compareConversations);
+      this.nextCursor = page.nextCursor;
+    } catch (error) {
+      reportError(error);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Creates an empty conversation, lists it and starts editing its title. */
+  async create(): Promise<Conversation | null> {
+    if (this.creating) return null;
+    this.creating = true;
+    try {
+      const created = await api.createConversation({});
+      this.upsert(created);
+      this.editingId = created.id;
+      return created;
+    } catch (error) {
+      reportError(error);
+      return null;
+    } finally {
+      this.creating = false;
+    }
+  }
+
+  /** Renames optimistically: the new title shows at once and reverts if the engine refuses it. */
+  async rename(id: string, title: string): Promise<boolean> {
+    const before = this.find(id);
+    if (before) this.replace({ ...before, title });
+    try {
+      this.upsert(await api.renameConversation(id, title));
+      return true;
+    } catch (error) {
+      const now = this.find(id);
+      if (before && now && now.title === title) this.replace({ ...now, title: before.title });
+      reportError(error);
+      return false;
+    }
+  }
+
+  async setPinned(id: string, pinned: boolean): Promise<boolean> {
+    try {
+      this.upsert(await api.setConversationPinned(id, pinned));
+      return true;
+    } catch (error) {
+      reportError(error);
+      return false;
+    }
+  }
+
+  async remove(id: string): Promise<boolean> {
+    try {
+      await api.deleteConversation(id);
+      this.items = this.items.filter((c) => c.id !== id);
+      if (this.editingId === id) this.editingId = null;
+      return true;
+    } catch (error) {
+      reportError(error);
+      return false;
+    }
+  }
+
+  /** Forgets everything (tests). */
+  reset(): void {
+    this.items = [];
+    this.nextCursor = null;
+    this.loading = false;
+    this.loaded = false;
+    this.creating = false;
+    this.editingId = null;
+  }
+
+  private replace(conversation: Conversation): void {
+    this.items = this.items.map((c) => (c.id === conversation.id ? conversation : c));
+  }
+
+  private upsert(conversation: Conversation): void {
+    const others = this.items.filter((c) => c.id !== conversation.id);
+    this.items = [conversation, ...others].sort(compareConversations);
+  }
+}
+
+export const conversations = new ConversationList();
