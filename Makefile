@@ -1,0 +1,48 @@
+# Switchboard: `make run` opens the app, `make test` runs every test. Both install what they
+# need first (Debian packages via apt-get, npm packages, tauri-driver).
+SHELL := /bin/bash
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+BIN := $(CARGO_TARGET_DIR)/debug/switchboard
+
+.PHONY: run test ui test-rust test-ui test-e2e lint deb bless
+
+run:
+	scripts/deps.sh run
+	$(MAKE) ui
+	cargo run --bin switchboard
+
+ui:
+	cd ui && npm run build
+
+test:
+	scripts/deps.sh test
+	$(MAKE) ui
+	$(MAKE) lint
+	$(MAKE) test-rust
+	$(MAKE) test-ui
+	$(MAKE) test-e2e
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+test-rust:
+	cargo test --workspace
+
+test-ui:
+	cd ui && npm run check && npm test
+
+# The real window under Xvfb through tauri-driver + WebKitWebDriver.
+test-e2e:
+	cargo build --bin switchboard
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/window.mjs "$(BIN)"
+
+# A Debian package of the app (release build).
+deb:
+	scripts/deps.sh run
+	ui/node_modules/.bin/tauri build --bundles deb
+
+# Rewrites ui/src/bindings.ts from the Rust types.
+bless:
+	SWITCHBOARD_BLESS=1 cargo test --test all bindings

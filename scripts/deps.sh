@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Switchboard needs, skipping what is present.
+#   scripts/deps.sh run    system libraries + the UI's npm packages
+#   scripts/deps.sh test   the above + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-run}
+
+run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev
+  libxdo-dev libssl-dev file)
+test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3)
+pkgs=("${run_pkgs[@]}")
+[ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing Debian packages: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The UI's packages, reinstalled only when the lockfile changed.
+if ! cmp -s ui/package-lock.json ui/node_modules/.switchboard-lock 2>/dev/null; then
+  echo "deps: npm ci in ui/"
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+  cp ui/package-lock.json ui/node_modules/.switchboard-lock
+fi
+
+if [ "$what" = test ] && ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+  echo "deps: cargo install tauri-driver (2.x)"
+  cargo install tauri-driver --version "^2" --locked --quiet
+fi

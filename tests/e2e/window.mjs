@@ -1,0 +1,148 @@
+// The real Switchboard window end to end, under Xvfb, through tauri-driver + WebKitWebDriver:
+// create a conversation from the sidebar, rename it, check the row in the SQLite file, and save
+// a screenshot (docs/screenshots/main.png) that must not be blank.
+//
+// Usage: node tests/e2e/window.mjs <path to the debug binary>   (DISPLAY must be set)
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import net from 'node:net';
+
+const app = resolve(process.argv[2] ?? '');
+const root = resolve(import.meta.dirname, '../..');
+const shot = join(root, 'docs/screenshots/main.png');
+const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+const TITLE = 'E2E 测试 conversation';
+const children = [];
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+    s.on('error', fail);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, fn, timeoutMs = 30000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(200);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+function driver(base) {
+  async function call(method, path, body) {
+    const res = await fetch(base + path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30000),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json)}`);
+    return json.value;
+  }
+  let session;
+  const s = (p) => `/session/${session}${p}`;
+  const ELEMENT = 'element-6066-11e4-a52e-4f735466ecf3';
+  return {
+    async start(capabilities) {
+      const v = await call('POST', '/session', { capabilities });
+      session = v.sessionId;
+    },
+    async find(css) {
+      const v = await call('POST', s('/element'), { using: 'css selector', value: css });
+      return v[ELEMENT];
+    },
+    async findAll(css) {
+      const v = await call('POST', s('/elements'), { using: 'css selector', value: css });
+      return v.map((e) => e[ELEMENT]);
+    },
+    click: (id) => call('POST', s(`/element/${id}/click`), {}),
+    clear: (id) => call('POST', s(`/element/${id}/clear`), {}),
+    type: (id, text) => call('POST', s(`/element/${id}/value`), { text }),
+    text: (id) => call('GET', s(`/element/${id}/text`)),
+    attr: (id, name) => call('GET', s(`/element/${id}/attribute/${name}`)),
+    script: (script, args = []) => call('POST', s('/execute/sync'), { script, args }),
+    end: () => (session ? call('DELETE', s('')) : undefined),
+  };
+}
+
+function sqlite(query) {
+  const py = `import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps(c.execute(sys.argv[2]).fetchall()))`;
+  return JSON.parse(execFileSync('python3', ['-c', py, join(dataDir, 'switchboard.db'), query]));
+}
+
+function screenshot() {
+  mkdirSync(join(root, 'docs/screenshots'), { recursive: true });
+  execFileSync('import', ['-window', 'root', shot]);
+  const colours = Number(execFileSync('identify', ['-format', '%k', shot]).toString());
+  if (!(colours > 64)) throw new Error(`the screenshot is blank (${colours} colours): ${shot}`);
+  console.log(`e2e: screenshot ${shot} (${colours} colours)`);
+}
+
+async function main() {
+  const port = await freePort();
+  const nativePort = await freePort();
+  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
+  });
+  children.push(td);
+  const wd = driver(`http://127.0.0.1:${port}`);
+  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
+  await wd.start({
+    alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } },
+  });
+  try {
+    const newButton = await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
+    await wd.click(newButton);
+    const input = await until('the rename input', () => wd.find('[data-testid="rename-input"]'));
+    await wd.clear(input);
+    await wd.type(input, TITLE + '\uE007');
+    const row = await until('the renamed row', async () => {
+      for (const r of await wd.findAll('[data-testid="conversation-row"]')) {
+        if ((await wd.text(r)).includes(TITLE)) return r;
+      }
+    });
+    const id = await wd.attr(row, 'data-id');
+    const rows = await until('the row in SQLite', () => {
+      const r = sqlite(`SELECT id, title FROM conversations`);
+      return r.length === 1 && r[0][1] === TITLE ? r : undefined;
+    });
+    if (rows[0][0] !== id) throw new Error(`the database has ${rows[0][0]}, the window shows ${id}`);
+    console.log(`e2e: conversation ${id} renamed to "${TITLE}" and found in the SQLite file`);
+    await sleep(500);
+    screenshot();
+  } finally {
+    await wd.end().catch(() => {});
+  }
+}
+
+let failed = false;
+try {
+  await main();
+  console.log('e2e: 1 passed, 0 failed');
+} catch (e) {
+  failed = true;
+  console.error(`e2e: FAILED: ${e.message}`);
+  console.log('e2e: 0 passed, 1 failed');
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  await sleep(300);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

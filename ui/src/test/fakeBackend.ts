@@ -1,0 +1,109 @@
+// An in-memory stand-in for the six Tauri commands, installed with `mockIPC`.
+import { mockIPC } from '@tauri-apps/api/mocks';
+import type { AppInfo, Conversation, IpcError, NewConversation, PageRequest } from '../bindings';
+import { compareConversations } from '../lib/dates';
+
+export type Call = { cmd: string; args: Record<string, unknown> };
+
+export const FAKE_APP_INFO: AppInfo = {
+  version: '0.1.0-test',
+  dataDir: '/home/test/.local/share/switchboard',
+  logDir: '/home/test/.local/state/switchboard/logs',
+  database: '/home/test/.local/share/switchboard/switchboard.db',
+  schemaVersion: 1,
+};
+
+let idCounter = 0;
+
+export function conversation(fields: Partial<Conversation> = {}): Conversation {
+  const now = Date.now();
+  return {
+    id: `c${++idCounter}`,
+    title: '',
+    createdAt: now,
+    updatedAt: now,
+    pinned: false,
+    archived: false,
+    providerId: null,
+    model: null,
+    systemPrompt: null,
+    settings: {},
+    ...fields,
+  };
+}
+
+export type FakeBackend = {
+  calls: Call[];
+  callsTo(cmd: string): Record<string, unknown>[];
+  /** Makes every later call of `cmd` reject with `error` (anything, not only an IpcError). */
+  fail(cmd: string, error: unknown): void;
+  rows(): Conversation[];
+};
+
+export function installFakeBackend(seed: Conversation[] = []): FakeBackend {
+  const rows = new Map(seed.map((c) => [c.id, { ...c }]));
+  const failures = new Map<string, unknown>();
+  const calls: Call[] = [];
+
+  const notFound = (id: string): IpcError => ({
+    kind: 'not_found',
+    message: `conversation ${id} not found`,
+  });
+
+  const get = (id: string): Conversation => {
+    const row = rows.get(id);
+    if (!row) throw notFound(id);
+    return row;
+  };
+
+  mockIPC((cmd, payload) => {
+    const args = (payload ?? {}) as Record<string, unknown>;
+    calls.push({ cmd, args });
+    if (failures.has(cmd)) throw failures.get(cmd);
+
+    switch (cmd) {
+      case 'app_info':
+        return FAKE_APP_INFO;
+      case 'list_conversations': {
+        const page = args.page as PageRequest;
+        const sorted = [...rows.values()].filter((c) => !c.archived).sort(compareConversations);
+        const start = page.cursor ? sorted.findIndex((c) => c.id === page.cursor) + 1 : 0;
+        const limit = page.limit || 50;
+        const items = sorted.slice(start, start + limit);
+        const more = start + limit < sorted.length;
+        return { items, nextCursor: more ? items[items.length - 1]!.id : null };
+      }
+      case 'create_conversation': {
+        const input = args.input as NewConversation;
+        const created = conversation({ title: input.title ?? '', updatedAt: Date.now() + 1 });
+        rows.set(created.id, created);
+        return created;
+      }
+      case 'rename_conversation': {
+        const title = String(args.title).trim();
+        if (!title) throw { kind: 'invalid_input', message: 'a title cannot be empty' } satisfies IpcError;
+        const row = { ...get(String(args.id)), title };
+        rows.set(row.id, row);
+        return row;
+      }
+      case 'set_conversation_pinned': {
+        const row = { ...get(String(args.id)), pinned: Boolean(args.pinned) };
+        rows.set(row.id, row);
+        return row;
+      }
+      case 'delete_conversation':
+        get(String(args.id));
+        rows.delete(String(args.id));
+        return null;
+      default:
+        throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
+    }
+  });
+
+  return {
+    calls,
+    callsTo: (cmd) => calls.filter((c) => c.cmd === cmd).map((c) => c.args),
+    fail: (cmd, error) => failures.set(cmd, error),
+    rows: () => [...rows.values()],
+  };
+}

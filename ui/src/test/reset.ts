@@ -1,0 +1,15 @@
+// Puts the app's module-level state back to a fresh start between tests.
+import { setLang } from '../i18n/index.svelte';
+import { conversations } from '../lib/conversations.svelte';
+import { clearErrors } from '../lib/errors.svelte';
+import { navigate } from '../lib/router.svelte';
+import { setTheme } from '../lib/theme.svelte';
+
+export function resetAppState(): void {
+  conversations.reset();
+  clearErrors();
+  navigate('#/');
+  setLang('en');
+  setTheme('system');
+  localStorage.clear();
+}
