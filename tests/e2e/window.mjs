@@ -57,7 +57,7 @@ function driver(base) {
   }
   let session;
   const s = (p) => `/session/${session}${p}`;
-  const ELEMENT = 'element-6066-11e4-a52e-4f735466ecf3';
+  const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
   return {
     async start(capabilities) {
       const v = await call('POST', '/session', { capabilities });
@@ -74,7 +74,12 @@ function driver(base) {
     click: (id) => call('POST', s(`/element/${id}/click`), {}),
     clear: (id) => call('POST', s(`/element/${id}/clear`), {}),
     type: (id, text) => call('POST', s(`/element/${id}/value`), { text }),
-    text: (id) => call('GET', s(`/element/${id}/text`)),
+    // textContent through a script: WebKitWebDriver's element text is empty for some rows.
+    text: (id) =>
+      call('POST', s('/execute/sync'), {
+        script: 'return arguments[0].textContent',
+        args: [{ [ELEMENT]: id }],
+      }),
     attr: (id, name) => call('GET', s(`/element/${id}/attribute/${name}`)),
     script: (script, args = []) => call('POST', s('/execute/sync'), { script, args }),
     end: () => (session ? call('DELETE', s('')) : undefined),
@@ -94,6 +99,19 @@ function screenshot() {
   console.log(`e2e: screenshot ${shot} (${colours} colours)`);
 }
 
+// A second launch hands over to the running window and exits, so two processes never write
+// one database.
+async function secondLaunchExits() {
+  const second = spawn(app, ['--data-dir', dataDir], { stdio: 'ignore' });
+  children.push(second);
+  const code = await Promise.race([
+    new Promise((ok) => second.on('exit', (c) => ok(c))),
+    sleep(15000).then(() => 'still running'),
+  ]);
+  if (code !== 0) throw new Error(`a second launch did not hand over and exit: ${code}`);
+  console.log('e2e: a second launch focused the first window and exited');
+}
+
 async function main() {
   const port = await freePort();
   const nativePort = await freePort();
@@ -111,7 +129,6 @@ async function main() {
     const newButton = await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
     await wd.click(newButton);
     const input = await until('the rename input', () => wd.find('[data-testid="rename-input"]'));
-    await wd.clear(input);
     await wd.type(input, TITLE + '\uE007');
     const row = await until('the renamed row', async () => {
       for (const r of await wd.findAll('[data-testid="conversation-row"]')) {
@@ -127,6 +144,7 @@ async function main() {
     console.log(`e2e: conversation ${id} renamed to "${TITLE}" and found in the SQLite file`);
     await sleep(500);
     screenshot();
+    await secondLaunchExits();
   } finally {
     await wd.end().catch(() => {});
   }

@@ -5,6 +5,7 @@ pub mod content;
 pub mod error;
 pub mod logging;
 pub mod paths;
+pub mod provider;
 pub mod store;
 
 use serde::{Deserialize, Serialize};

@@ -29,7 +29,10 @@ class ConversationList {
     this.loading = true;
     try {
       const page = await api.listConversations({ limit: PAGE_SIZE });
-      this.items = page.items;
+      // A conversation created while the page was on its way stays listed.
+      const listed = new Set(page.items.map((c) => c.id));
+      const local = this.items.filter((c) => !listed.has(c.id));
+      this.items = [...page.items, ...local].sort(compareConversations);
       this.nextCursor = page.nextCursor;
       this.loaded = true;
     } catch (error) {

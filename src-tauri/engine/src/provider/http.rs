@@ -1,0 +1,357 @@
+//! [`HttpProvider`]: sends a wire format's request over reqwest, retries with jittered backoff
+//! while nothing has been emitted yet, classifies error responses, enforces an idle timeout
+//! between chunks, and aborts the HTTP request when the event stream is dropped.
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::{StreamExt, stream};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use secrecy::{ExposeSecret, SecretString};
+
+use super::framing::decode;
+use super::{
+    ChatRequest, Endpoint, EventStream, ModelInfo, Provider, ProviderError, WireFormat, wire_format,
+};
+
+/// Timeouts and retry policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpOptions {
+    /// Connecting and waiting for response headers.
+    pub connect_timeout: Duration,
+    /// The longest silence allowed between two chunks of a streamed answer.
+    pub idle_timeout: Duration,
+    /// Attempts in all (1 = no retry), only while nothing has been emitted.
+    pub attempts: u32,
+    /// The first backoff; doubled each retry, with ±50 % jitter.
+    pub backoff: Duration,
+    /// The longest wait honoured from a `Retry-After` header.
+    pub max_retry_after: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(300),
+            attempts: 3,
+            backoff: Duration::from_millis(500),
+            max_retry_after: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A provider reached over HTTP with one wire format.
+pub struct HttpProvider {
+    endpoint: Endpoint,
+    key: Option<SecretString>,
+    format: Box<dyn WireFormat>,
+    client: reqwest::Client,
+    options: HttpOptions,
+}
+
+impl std::fmt::Debug for HttpProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpProvider")
+            .field("endpoint", &self.endpoint)
+            .field("key", &self.key.as_ref().map(|_| "[REDACTED]"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpProvider {
+    /// A provider for `endpoint`, authenticating with `key` when given.
+    pub fn new(
+        endpoint: Endpoint,
+        key: Option<SecretString>,
+        options: HttpOptions,
+    ) -> Result<Self, ProviderError> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| ProviderError::Config(e.to_string()))?;
+        Ok(Self {
+            format: wire_format(endpoint.kind),
+            endpoint,
+            key,
+            client,
+            options,
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.endpoint.base_url.trim_end_matches('/'))
+    }
+
+    fn headers(&self, extra: &[(String, String)]) -> Result<HeaderMap, ProviderError> {
+        let mut map = HeaderMap::new();
+        let auth = match &self.key {
+            Some(k) if !k.expose_secret().is_empty() => self.format.auth_headers(k.expose_secret()),
+            _ => Vec::new(),
+        };
+        let configured = self
+            .endpoint
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()));
+        for (k, v) in auth
+            .into_iter()
+            .chain(configured)
+            .chain(extra.iter().cloned())
+        {
+            let name = HeaderName::from_bytes(k.as_bytes())
+                .map_err(|_| ProviderError::Config(format!("invalid header name {k:?}")))?;
+            let mut value = HeaderValue::from_str(&v)
+                .map_err(|_| ProviderError::Config(format!("invalid value for header {k}")))?;
+            value.set_sensitive(true);
+            map.insert(name, value);
+        }
+        Ok(map)
+    }
+
+    /// One attempt: send, check the status, and return the event stream.
+    async fn attempt(&self, req: &ChatRequest) -> Result<EventStream, ProviderError> {
+        let wire = self.format.build(req)?;
+        let response = self
+            .client
+            .post(self.url(&wire.path))
+            .headers(self.headers(&wire.headers)?)
+            .json(&wire.body)
+            .timeout(self.options.connect_timeout.max(self.options.idle_timeout))
+            .send();
+        let response = tokio::time::timeout(self.options.connect_timeout, response)
+            .await
+            .map_err(|_| ProviderError::Timeout(self.options.connect_timeout))?
+            .map_err(network_error)?;
+        let response = check_status(response, &req.model, self.options.max_retry_after).await?;
+        let body = idle_limited(response.bytes_stream(), self.options.idle_timeout);
+        Ok(Box::pin(decode(
+            body,
+            self.format.framing(),
+            self.format.parser(),
+        )))
+    }
+
+    /// Sends with retries; a stream whose first item is an error counts as a failed attempt.
+    async fn stream_with_retries(&self, req: ChatRequest) -> Result<EventStream, ProviderError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let result: Result<(), ProviderError> = match self.attempt(&req).await {
+                Ok(mut events) => match events.next().await {
+                    Some(Ok(first)) => {
+                        return Ok(Box::pin(stream::once(async { Ok(first) }).chain(events)));
+                    }
+                    Some(Err(e)) => Err(e),
+                    None => return Ok(Box::pin(stream::empty())),
+                },
+                Err(e) => Err(e),
+            };
+            let Err(err) = result else { continue };
+            if !err.is_retryable() || tries >= self.options.attempts {
+                return Err(err);
+            }
+            let wait = backoff(&err, self.options.backoff, tries);
+            tracing::warn!(attempt = tries, ?wait, error = %err, "retrying the model request");
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+impl Provider for HttpProvider {
+    fn stream(&self, req: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
+        Box::pin(self.stream_with_retries(req))
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        Box::pin(async move {
+            let response = self
+                .client
+                .get(self.url(&self.format.models_path()))
+                .headers(self.headers(&[])?)
+                .timeout(self.options.connect_timeout)
+                .send()
+                .await
+                .map_err(network_error)?;
+            let response = check_status(response, "", self.options.max_retry_after).await?;
+            let body: serde_json::Value = response.json().await.map_err(|e| {
+                ProviderError::MalformedStream(format!("the model list is not JSON: {e}"))
+            })?;
+            Ok(self.format.parse_models(&body))
+        })
+    }
+}
+
+fn network_error(e: reqwest::Error) -> ProviderError {
+    if e.is_timeout() {
+        return ProviderError::Timeout(Duration::ZERO);
+    }
+    let mut msg = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        msg = format!("{msg}: {s}");
+        source = s.source();
+    }
+    ProviderError::Network(msg)
+}
+
+/// The wait before retry `tries`: the server's `Retry-After` if it gave one, else jittered
+/// exponential backoff.
+fn backoff(err: &ProviderError, base: Duration, tries: u32) -> Duration {
+    if let ProviderError::RateLimited {
+        retry_after: Some(d),
+        ..
+    } = err
+    {
+        return *d;
+    }
+    let exp = base.saturating_mul(1 << (tries - 1).min(8));
+    exp.mul_f64(0.5 + fastrand::f64())
+}
+
+/// Fails the stream with a timeout when no chunk arrives within `idle`.
+fn idle_limited<S>(
+    body: S,
+    idle: Duration,
+) -> impl futures::Stream<Item = Result<bytes::Bytes, String>> + Send + Unpin + 'static
+where
+    S: futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
+{
+    let body = Box::pin(body);
+    Box::pin(stream::unfold(
+        (body, false),
+        move |(mut body, done)| async move {
+            if done {
+                return None;
+            }
+            match tokio::time::timeout(idle, body.next()).await {
+                Ok(Some(Ok(b))) => Some((Ok(b), (body, false))),
+                Ok(Some(Err(e))) => Some((Err(network_error(e).to_string()), (body, true))),
+                Ok(None) => None,
+                Err(_) => Some((
+                    Err(format!("no data for {}s", idle.as_secs())),
+                    (body, true),
+                )),
+            }
+        },
+    ))
+}
+
+/// Passes a successful response; turns an error status into a typed error.
+async fn check_status(
+    response: reqwest::Response,
+    model: &str,
+    max_retry_after: Duration,
+) -> Result<reqwest::Response, ProviderError> {
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let retry_after = response
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|s| Duration::from_secs(s).min(max_retry_after));
+    let body = response.text().await.unwrap_or_default();
+    Err(classify(status.as_u16(), &body, model, retry_after))
+}
+
+/// Maps an error status and body to a typed error.
+pub(crate) fn classify(
+    status: u16,
+    body: &str,
+    model: &str,
+    retry_after: Option<Duration>,
+) -> ProviderError {
+    let message = error_message(body);
+    let lower = message.to_lowercase();
+    let mentions = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    match status {
+        401 | 403 => ProviderError::Auth { status, message },
+        429 => ProviderError::RateLimited {
+            retry_after,
+            message,
+        },
+        404 if mentions(&["model"]) || !model.is_empty() => ProviderError::ModelNotFound {
+            model: model.to_owned(),
+            message,
+        },
+        400..=499
+            if mentions(&[
+                "context length",
+                "context window",
+                "maximum context",
+                "too long",
+                "context_length",
+            ]) =>
+        {
+            ProviderError::ContextLengthExceeded { message }
+        }
+        400..=499
+            if mentions(&[
+                "does not support tools",
+                "tools is not supported",
+                "tool use is not supported",
+                "function calling is not",
+            ]) =>
+        {
+            ProviderError::ToolsUnsupported { message }
+        }
+        400..=499 => ProviderError::BadRequest { status, message },
+        _ => ProviderError::Server { status, message },
+    }
+}
+
+/// The human-readable part of an error body: `error.message`, `error` (a string), `message`,
+/// or the body itself, shortened.
+fn error_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let from_json = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("error").filter(|e| e.is_string()))
+            .or_else(|| v.get("message"))
+            .and_then(|m| m.as_str())
+            .map(str::to_owned)
+    });
+    let text = from_json.unwrap_or_else(|| body.trim().to_owned());
+    if text.is_empty() {
+        return "no details given".into();
+    }
+    text.chars().take(500).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_bodies_of_each_shape_are_classified() {
+        let openai = r#"{"error":{"message":"This model's maximum context length is 8192 tokens","type":"invalid_request_error"}}"#;
+        assert!(matches!(
+            classify(400, openai, "m", None),
+            ProviderError::ContextLengthExceeded { .. }
+        ));
+        let ollama = r#"{"error":"registry.ollama.ai/library/gemma:2b does not support tools"}"#;
+        assert!(matches!(
+            classify(400, ollama, "m", None),
+            ProviderError::ToolsUnsupported { .. }
+        ));
+        let missing = r#"{"error":"model \"nope\" not found, try pulling it first"}"#;
+        assert_eq!(
+            classify(404, missing, "nope", None),
+            ProviderError::ModelNotFound {
+                model: "nope".into(),
+                message: "model \"nope\" not found, try pulling it first".into()
+            }
+        );
+        assert_eq!(
+            classify(503, "", "m", None),
+            ProviderError::Server {
+                status: 503,
+                message: "no details given".into()
+            }
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! Model providers: one neutral interface ([`Provider::stream`]) over every wire format the
+//! users need. Each wire format is a [`WireFormat`]: how to build the HTTP request and how to
+//! decode the streamed answer into [`ProviderEvent`]s; [`HttpProvider`] does the rest
+//! (retries before the first token, error classification, idle timeouts, abort on drop).
+
+mod error;
+pub mod framing;
+mod http;
+pub mod openai;
+mod types;
+
+use std::collections::BTreeMap;
+use std::pin::Pin;
+
+use futures::future::BoxFuture;
+use futures::{Stream, StreamExt};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+pub use error::ProviderError;
+pub use framing::{Frame, Framing, StreamParser};
+pub use http::{HttpOptions, HttpProvider};
+pub use types::*;
+
+/// A stream of normalized events; it ends after `Finish` or with an error.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
+
+/// The wire formats Switchboard speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// OpenAI Chat Completions and every compatible server.
+    Openai,
+    /// Ollama's native `/api/chat`.
+    Ollama,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini `streamGenerateContent`.
+    Gemini,
+    /// Alibaba DashScope's native text-generation API.
+    Dashscope,
+}
+
+/// A model a provider offers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelInfo {
+    /// The id to send in requests.
+    pub id: String,
+    /// A display name, when the provider gives one.
+    pub name: Option<String>,
+}
+
+/// The HTTP request a wire format wants sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WireRequest {
+    /// Path and query, appended to the base URL (which has no trailing slash).
+    pub path: String,
+    /// Extra headers for this request.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body.
+    pub body: serde_json::Value,
+}
+
+/// One wire format: request building and response decoding, with no I/O.
+pub trait WireFormat: Send + Sync {
+    /// How responses are framed.
+    fn framing(&self) -> Framing;
+    /// The streaming request for `req`.
+    fn build(&self, req: &ChatRequest) -> Result<WireRequest, ProviderError>;
+    /// Authentication headers for `key`.
+    fn auth_headers(&self, key: &str) -> Vec<(String, String)>;
+    /// A fresh decoder for one response.
+    fn parser(&self) -> Box<dyn StreamParser>;
+    /// The path that lists models.
+    fn models_path(&self) -> String;
+    /// The models in a model-list response.
+    fn parse_models(&self, body: &serde_json::Value) -> Vec<ModelInfo>;
+}
+
+/// The wire format of a kind.
+pub fn wire_format(kind: ProviderKind) -> Box<dyn WireFormat> {
+    match kind {
+        ProviderKind::Openai => Box::new(openai::OpenAi),
+        other => Box::new(Unimplemented(other)),
+    }
+}
+
+/// A chat model endpoint.
+pub trait Provider: Send + Sync {
+    /// Starts a streamed answer to `req`.
+    fn stream(&self, req: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>>;
+
+    /// The models this endpoint offers.
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>>;
+
+    /// A whole answer: every event of [`Provider::stream`] collected.
+    fn complete(
+        &self,
+        req: ChatRequest,
+    ) -> BoxFuture<'_, Result<Vec<ProviderEvent>, ProviderError>> {
+        Box::pin(async move {
+            let mut stream = self.stream(req).await?;
+            let mut events = Vec::new();
+            while let Some(ev) = stream.next().await {
+                events.push(ev?);
+            }
+            Ok(events)
+        })
+    }
+}
+
+/// Connection settings of one configured provider (the key is passed separately).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Endpoint {
+    /// The wire format.
+    pub kind: ProviderKind,
+    /// The base URL, e.g. `http://127.0.0.1:11434` or `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// Extra headers sent with every request.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// A placeholder for wire formats still being written; every call says so.
+struct Unimplemented(ProviderKind);
+
+impl WireFormat for Unimplemented {
+    fn framing(&self) -> Framing {
+        Framing::Sse
+    }
+    fn build(&self, _: &ChatRequest) -> Result<WireRequest, ProviderError> {
+        Err(ProviderError::Config(format!(
+            "{:?} is not supported yet",
+            self.0
+        )))
+    }
+    fn auth_headers(&self, _: &str) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(openai::Parser::default())
+    }
+    fn models_path(&self) -> String {
+        String::new()
+    }
+    fn parse_models(&self, _: &serde_json::Value) -> Vec<ModelInfo> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,191 @@
+//! The provider-neutral request and event vocabulary every adapter speaks: a [`ChatRequest`]
+//! goes in, a stream of [`ProviderEvent`]s comes out.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// One model call.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    /// The model id as the provider knows it.
+    pub model: String,
+    /// The system prompt, sent the way the wire format wants it.
+    pub system: Option<String>,
+    /// The conversation so far, oldest first.
+    pub messages: Vec<ChatMessage>,
+    /// Tools the model may call, under provider-safe names.
+    pub tools: Vec<ToolSpec>,
+    /// Sampling parameters.
+    pub params: SamplingParams,
+    /// Ask for (true) or suppress (false) reasoning where the model supports the switch.
+    pub reasoning: Option<bool>,
+}
+
+/// Sampling parameters; `None` leaves the provider's default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SamplingParams {
+    /// Temperature.
+    pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    pub top_p: Option<f64>,
+    /// The most tokens to generate.
+    pub max_tokens: Option<u32>,
+    /// Stop sequences.
+    pub stop: Vec<String>,
+    /// A seed, where supported.
+    pub seed: Option<u64>,
+}
+
+/// One message of the conversation as sent to a model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ChatMessage {
+    /// The user: text and images.
+    User {
+        /// The parts, in order.
+        parts: Vec<UserPart>,
+    },
+    /// The model's earlier turn: text, and the tools it called.
+    Assistant {
+        /// Its text (may be empty when it only called tools).
+        text: String,
+        /// The calls it made, each answered by a later `Tool` message.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    Tool {
+        /// The call this answers.
+        call_id: String,
+        /// The provider-safe tool name of that call.
+        name: String,
+        /// The result as text (JSON or prose).
+        content: String,
+        /// Whether the tool failed.
+        is_error: bool,
+    },
+}
+
+impl ChatMessage {
+    /// A user message of plain text.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::User {
+            parts: vec![UserPart::Text { text: text.into() }],
+        }
+    }
+}
+
+/// A part of a user message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum UserPart {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64.
+    Image {
+        /// MIME type.
+        mime_type: String,
+        /// Base64 data.
+        data: String,
+    },
+}
+
+/// A tool the model may call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The provider-safe name (see `names`).
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Its input JSON Schema.
+    pub parameters: serde_json::Value,
+}
+
+/// A complete tool call from the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The call id: the provider's, or a stable one we made when it sent none.
+    pub id: String,
+    /// The provider-safe tool name.
+    pub name: String,
+    /// The parsed arguments (an object).
+    pub arguments: serde_json::Value,
+}
+
+/// Why the model stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A natural end.
+    Stop,
+    /// The token limit.
+    Length,
+    /// It wants tool results.
+    ToolCalls,
+    /// A safety filter.
+    ContentFilter,
+    /// Anything else the provider said.
+    Other(String),
+}
+
+/// Token usage reported by the provider.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+}
+
+/// One normalized event of a model's streamed answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ProviderEvent {
+    /// More answer text.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// More reasoning text.
+    ReasoningDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A tool call, complete with parsed arguments.
+    ToolCall {
+        /// The call.
+        call: ToolCall,
+    },
+    /// A tool call whose arguments are not valid JSON; the agent feeds the error back.
+    ToolCallInvalid {
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The raw argument text.
+        raw: String,
+        /// What is wrong with it.
+        error: String,
+    },
+    /// Token usage.
+    Usage {
+        /// The counts.
+        usage: Usage,
+    },
+    /// The end of the answer.
+    Finish {
+        /// Why it ended.
+        reason: FinishReason,
+    },
+}
+
+impl ProviderEvent {
+    /// A text delta.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::TextDelta { text: text.into() }
+    }
+}
