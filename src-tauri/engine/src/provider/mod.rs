@@ -3,10 +3,16 @@
 //! decode the streamed answer into [`ProviderEvent`]s; [`HttpProvider`] does the rest
 //! (retries before the first token, error classification, idle timeouts, abort on drop).
 
+pub mod anthropic;
+pub mod dashscope;
 mod error;
 pub mod framing;
+pub mod gemini;
 mod http;
+pub mod names;
+pub mod ollama;
 pub mod openai;
+pub mod prompt_tools;
 mod types;
 
 use std::collections::BTreeMap;
