@@ -4,3 +4,4 @@
 mod bindings;
 mod cli;
 mod ipc;
+mod providers;

@@ -6,6 +6,7 @@ pub mod error;
 pub mod logging;
 pub mod paths;
 pub mod provider;
+pub mod secrets;
 pub mod store;
 
 use serde::{Deserialize, Serialize};

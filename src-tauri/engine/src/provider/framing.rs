@@ -49,7 +49,7 @@ pub fn decode<S, E>(
 ) -> impl Stream<Item = Result<ProviderEvent, ProviderError>> + Send
 where
     S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
-    E: std::fmt::Display + Send + 'static,
+    E: Into<ProviderError> + std::fmt::Display + Send + 'static,
 {
     let frames: FrameStream = match framing {
         Framing::Sse => Box::pin(sse_frames(body)),
@@ -62,14 +62,14 @@ where
 type FrameStream =
     std::pin::Pin<Box<dyn Stream<Item = Result<(String, String), ProviderError>> + Send>>;
 
-fn transport_error(e: impl std::fmt::Display) -> ProviderError {
-    ProviderError::Network(format!("the connection broke mid-stream: {e}"))
+fn transport_error(e: impl Into<ProviderError>) -> ProviderError {
+    e.into()
 }
 
 fn sse_frames<S, E>(body: S) -> impl Stream<Item = Result<(String, String), ProviderError>> + Send
 where
     S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
-    E: std::fmt::Display + Send + 'static,
+    E: Into<ProviderError> + std::fmt::Display + Send + 'static,
 {
     body.eventsource().map(|item| match item {
         Ok(ev) => Ok((ev.event, ev.data)),
@@ -83,7 +83,7 @@ fn ndjson_frames<S, E>(
 ) -> impl Stream<Item = Result<(String, String), ProviderError>> + Send
 where
     S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
-    E: std::fmt::Display + Send + 'static,
+    E: Into<ProviderError> + std::fmt::Display + Send + 'static,
 {
     let state = (
         body,
@@ -206,7 +206,7 @@ pub async fn decode_all(
     let body = stream::iter(
         chunks
             .into_iter()
-            .map(|c| Ok::<_, std::io::Error>(Bytes::from(c))),
+            .map(|c| Ok::<_, ProviderError>(Bytes::from(c))),
     );
     decode(body, framing, parser).collect().await
 }

@@ -193,7 +193,7 @@ fn network_error(e: reqwest::Error) -> ProviderError {
         msg = format!("{msg}: {s}");
         source = s.source();
     }
-    ProviderError::Network(msg)
+    ProviderError::Network(format!("the connection failed or broke: {msg}"))
 }
 
 /// The wait before retry `tries`: the server's `Retry-After` if it gave one, else jittered
@@ -214,7 +214,7 @@ fn backoff(err: &ProviderError, base: Duration, tries: u32) -> Duration {
 fn idle_limited<S>(
     body: S,
     idle: Duration,
-) -> impl futures::Stream<Item = Result<bytes::Bytes, String>> + Send + Unpin + 'static
+) -> impl futures::Stream<Item = Result<bytes::Bytes, ProviderError>> + Send + Unpin + 'static
 where
     S: futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
 {
@@ -227,12 +227,9 @@ where
             }
             match tokio::time::timeout(idle, body.next()).await {
                 Ok(Some(Ok(b))) => Some((Ok(b), (body, false))),
-                Ok(Some(Err(e))) => Some((Err(network_error(e).to_string()), (body, true))),
+                Ok(Some(Err(e))) => Some((Err(network_error(e)), (body, true))),
                 Ok(None) => None,
-                Err(_) => Some((
-                    Err(format!("no data for {}s", idle.as_secs())),
-                    (body, true),
-                )),
+                Err(_) => Some((Err(ProviderError::Timeout(idle)), (body, true))),
             }
         },
     ))

@@ -12,6 +12,7 @@ mod http;
 pub mod names;
 pub mod ollama;
 pub mod openai;
+pub mod presets;
 pub mod prompt_tools;
 mod types;
 
@@ -88,7 +89,10 @@ pub trait WireFormat: Send + Sync {
 pub fn wire_format(kind: ProviderKind) -> Box<dyn WireFormat> {
     match kind {
         ProviderKind::Openai => Box::new(openai::OpenAi),
-        other => Box::new(Unimplemented(other)),
+        ProviderKind::Ollama => Box::new(ollama::Ollama),
+        ProviderKind::Dashscope => Box::new(dashscope::DashScope),
+        ProviderKind::Anthropic => Box::new(anthropic::Anthropic),
+        ProviderKind::Gemini => Box::new(gemini::Gemini),
     }
 }
 
@@ -127,31 +131,4 @@ pub struct Endpoint {
     /// Extra headers sent with every request.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
-}
-
-/// A placeholder for wire formats still being written; every call says so.
-struct Unimplemented(ProviderKind);
-
-impl WireFormat for Unimplemented {
-    fn framing(&self) -> Framing {
-        Framing::Sse
-    }
-    fn build(&self, _: &ChatRequest) -> Result<WireRequest, ProviderError> {
-        Err(ProviderError::Config(format!(
-            "{:?} is not supported yet",
-            self.0
-        )))
-    }
-    fn auth_headers(&self, _: &str) -> Vec<(String, String)> {
-        Vec::new()
-    }
-    fn parser(&self) -> Box<dyn StreamParser> {
-        Box::new(openai::Parser::default())
-    }
-    fn models_path(&self) -> String {
-        String::new()
-    }
-    fn parse_models(&self, _: &serde_json::Value) -> Vec<ModelInfo> {
-        Vec::new()
-    }
 }

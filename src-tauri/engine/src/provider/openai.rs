@@ -82,10 +82,12 @@ pub fn request_body(req: &ChatRequest) -> Value {
             body[k] = v;
         }
     }
+    req.merge_extra(&mut body);
     body
 }
 
-fn tools(req: &ChatRequest) -> Value {
+/// Tools in the OpenAI `{type: function, function: {…}}` shape (also Ollama's and DashScope's).
+pub(crate) fn tools(req: &ChatRequest) -> Value {
     req.tools
         .iter()
         .map(|t| {

@@ -19,6 +19,19 @@ pub struct ChatRequest {
     pub params: SamplingParams,
     /// Ask for (true) or suppress (false) reasoning where the model supports the switch.
     pub reasoning: Option<bool>,
+    /// Provider-specific top-level body fields (e.g. Ollama's `keep_alive`), merged last.
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl ChatRequest {
+    /// Merges `extra` into a request body object.
+    pub fn merge_extra(&self, body: &mut serde_json::Value) {
+        if let Some(obj) = body.as_object_mut() {
+            for (k, v) in &self.extra {
+                obj.insert(k.clone(), v.clone());
+            }
+        }
+    }
 }
 
 /// Sampling parameters; `None` leaves the provider's default.

@@ -9,6 +9,7 @@ mod conversations;
 mod error;
 mod messages;
 mod page;
+mod providers;
 #[cfg(test)]
 mod tests;
 
@@ -23,6 +24,7 @@ pub use conversations::{Conversation, NewConversation};
 pub use error::StoreError;
 pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
 pub use page::{Page, PageRequest};
+pub use providers::{ProviderRecord, ProviderSettings};
 
 /// The migrations compiled into the binary.
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
