@@ -8,7 +8,7 @@ what=${1:-run}
 
 run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev
   libxdo-dev libssl-dev file)
-test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3)
+test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 gnome-keyring)
 pkgs=("${run_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 

@@ -9,6 +9,13 @@ const COMMANDS: &[&str] = &[
     "rename_conversation",
     "set_conversation_pinned",
     "delete_conversation",
+    "list_presets",
+    "list_providers",
+    "add_provider",
+    "set_provider_key",
+    "remove_provider",
+    "provider_models",
+    "test_provider",
 ];
 
 fn main() {

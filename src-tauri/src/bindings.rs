@@ -1,7 +1,14 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
-use switchboard_engine::store::{Conversation, NewConversation, Page, PageRequest};
+use switchboard_engine::provider::presets::Preset;
+use switchboard_engine::provider::prompt_tools::ToolMode;
+use switchboard_engine::provider::{ModelInfo, ProviderKind};
+use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, ProviderView};
+use switchboard_engine::secrets::KeySource;
+use switchboard_engine::store::{
+    Conversation, NewConversation, Page, PageRequest, ProviderRecord, ProviderSettings,
+};
 use switchboard_engine::{AppInfo, ErrorKind};
 use ts_rs::{Config, TS};
 
@@ -22,6 +29,17 @@ pub fn typescript() -> String {
         declaration::<Conversation>(&cfg),
         declaration::<NewConversation>(&cfg),
         declaration::<serde_json::Value>(&cfg),
+        declaration::<ProviderKind>(&cfg),
+        declaration::<Preset>(&cfg),
+        declaration::<ToolMode>(&cfg),
+        declaration::<ProviderSettings>(&cfg),
+        declaration::<ProviderRecord>(&cfg),
+        declaration::<KeySource>(&cfg),
+        declaration::<KeyStatus>(&cfg),
+        declaration::<ProviderView>(&cfg),
+        declaration::<NewProvider>(&cfg),
+        declaration::<ModelInfo>(&cfg),
+        declaration::<ConnectionTest>(&cfg),
     ];
     format!("{HEADER}\n{}", decls.join("\n"))
 }

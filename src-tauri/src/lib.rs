@@ -9,6 +9,7 @@ pub mod error;
 use std::sync::Mutex;
 
 use switchboard_engine::logging::{self, LogGuard};
+use switchboard_engine::secrets::{self, Secrets};
 use switchboard_engine::{Engine, EngineError, Paths, Redactor};
 use tauri::{Manager, RunEvent, Runtime};
 
@@ -22,6 +23,13 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::conversations::rename_conversation,
         commands::conversations::set_conversation_pinned,
         commands::conversations::delete_conversation,
+        commands::providers::list_presets,
+        commands::providers::list_providers,
+        commands::providers::add_provider,
+        commands::providers::set_provider_key,
+        commands::providers::remove_provider,
+        commands::providers::provider_models,
+        commands::providers::test_provider,
     ])
 }
 
@@ -41,14 +49,36 @@ pub enum GuiError {
     Tauri(#[from] tauri::Error),
 }
 
+/// Opens the engine of the profile at `paths`: its secret store (the keychain, or with
+/// `secrets_file` the opt-in file when there is none), then the database.
+pub async fn open_engine(
+    paths: Paths,
+    redactor: Redactor,
+    secrets_file: bool,
+) -> Result<Engine, EngineError> {
+    // The keychain client blocks on its own runtime: probe it off the async threads.
+    let config_dir = paths.config_dir.clone();
+    let store =
+        tokio::task::spawn_blocking(move || secrets::choose_store(&config_dir, secrets_file))
+            .await
+            .map_err(|e| {
+                EngineError::Secret(secrets::SecretError::Unavailable(format!(
+                    "the keychain probe failed: {e}"
+                )))
+            })?;
+    let secrets = Secrets::new(store, secrets::process_env(), redactor.clone());
+    Engine::open(paths, redactor, secrets).await
+}
+
 /// Opens the desktop window on the profile at `paths` and runs until it closes.
-pub fn run_gui(paths: Paths) -> Result<(), GuiError> {
+pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
     ensure_display()?;
     paths.ensure().map_err(EngineError::from)?;
     let redactor = Redactor::default();
     let guard =
         logging::init(&paths.log_dir, "info", redactor.clone()).map_err(EngineError::from)?;
-    let engine = tauri::async_runtime::block_on(Engine::open(paths.clone(), redactor))?;
+    let engine =
+        tauri::async_runtime::block_on(open_engine(paths.clone(), redactor, secrets_file))?;
     let window_state = paths.config_dir.join("window-state.json");
     let app = with_commands(tauri::Builder::default())
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {

@@ -16,10 +16,9 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Some(command) => cli::run(&cli, command).map_err(|e| e.to_string()),
-        None => cli
-            .paths()
-            .map_err(|e| e.to_string())
-            .and_then(|paths| switchboard_app::run_gui(paths).map_err(|e| e.to_string())),
+        None => cli.paths().map_err(|e| e.to_string()).and_then(|paths| {
+            switchboard_app::run_gui(paths, cli.secrets_file).map_err(|e| e.to_string())
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,8 @@
 //! The IPC commands through Tauri's mock runtime, against a real SQLite file.
 
 use serde_json::{Value, json};
-use switchboard_engine::{Engine, Paths, Redactor};
+use switchboard_engine::secrets::KeyringSecrets;
+use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 use tauri::Manager;
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_context, noop_assets};
@@ -18,7 +19,10 @@ fn harness() -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let paths = Paths::under(dir.path());
     let db = paths.database();
-    let engine = tauri::async_runtime::block_on(Engine::open(paths, Redactor::default())).unwrap();
+    let redactor = Redactor::default();
+    let store = std::sync::Arc::new(KeyringSecrets::mock().unwrap());
+    let secrets = Secrets::new(store, std::sync::Arc::new(|_: &str| None), redactor.clone());
+    let engine = tauri::async_runtime::block_on(Engine::open(paths, redactor, secrets)).unwrap();
     let app = switchboard_app::with_commands(tauri::test::mock_builder())
         .manage(engine)
         .build(mock_context(noop_assets()))

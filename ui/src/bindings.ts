@@ -28,7 +28,7 @@ schemaVersion: number, };
 /**
  * A stable, serializable classification of an error; the UI translates by kind.
  */
-export type ErrorKind = "not_found" | "invalid_input" | "corrupt_database" | "database_locked" | "newer_schema" | "io" | "internal";
+export type ErrorKind = "not_found" | "invalid_input" | "corrupt_database" | "database_locked" | "newer_schema" | "io" | "provider_auth" | "model_not_found" | "rate_limited" | "context_length_exceeded" | "tools_unsupported" | "provider_unavailable" | "provider_rejected" | "secrets" | "internal";
 
 /**
  * The one error every IPC command can return.
@@ -136,3 +136,182 @@ model?: string,
 systemPrompt?: string, };
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * The wire formats Switchboard speaks.
+ */
+export type ProviderKind = "openai" | "ollama" | "anthropic" | "gemini" | "dashscope";
+
+/**
+ * A ready-made provider configuration.
+ */
+export type Preset = { 
+/**
+ * Stable id, e.g. `ollama`.
+ */
+id: string, 
+/**
+ * Display name.
+ */
+name: string, 
+/**
+ * The wire format.
+ */
+kind: ProviderKind, 
+/**
+ * The default base URL; empty when the user must give one.
+ */
+baseUrl: string, 
+/**
+ * The environment variable honoured for the key, if any.
+ */
+keyEnv: string | null, 
+/**
+ * Whether the provider refuses requests without a key.
+ */
+needsKey: boolean, };
+
+/**
+ * How tools reach a model.
+ */
+export type ToolMode = "native" | "prompt" | "auto";
+
+/**
+ * Per-provider settings kept as JSON.
+ */
+export type ProviderSettings = { 
+/**
+ * The preset it was made from.
+ */
+preset?: string, 
+/**
+ * The environment variable honoured for its key.
+ */
+keyEnv?: string, 
+/**
+ * The model used when a conversation names none.
+ */
+defaultModel?: string, 
+/**
+ * Tool mode per model id (absent: auto).
+ */
+toolModes: { [key in string]: ToolMode }, };
+
+/**
+ * A configured provider.
+ */
+export type ProviderRecord = { 
+/**
+ * Time-ordered id.
+ */
+id: string, 
+/**
+ * Unique display name, also used on the command line.
+ */
+name: string, 
+/**
+ * The wire format.
+ */
+kind: ProviderKind, 
+/**
+ * The base URL.
+ */
+baseUrl: string, 
+/**
+ * Extra headers sent with every request.
+ */
+headers: { [key in string]: string }, 
+/**
+ * Settings.
+ */
+settings: ProviderSettings, 
+/**
+ * Creation time, Unix milliseconds.
+ */
+createdAt: number, 
+/**
+ * Last change, Unix milliseconds.
+ */
+updatedAt: number, };
+
+/**
+ * Where a key came from.
+ */
+export type KeySource = "env" | "store";
+
+/**
+ * Whether a provider has a key, and where from; the key itself never leaves the engine.
+ */
+export type KeyStatus = { 
+/**
+ * Where the key comes from, if there is one.
+ */
+source: KeySource | null, 
+/**
+ * The last four characters, e.g. `••••1a2b`.
+ */
+masked: string | null, };
+
+/**
+ * A provider as the UI and CLI see it.
+ */
+export type ProviderView = { 
+/**
+ * The stored configuration.
+ */
+provider: ProviderRecord, 
+/**
+ * Its key's status.
+ */
+key: KeyStatus, };
+
+/**
+ * What the user fills in to add a provider.
+ */
+export type NewProvider = { 
+/**
+ * Unique display name.
+ */
+name: string, 
+/**
+ * A preset id (see `list_presets`).
+ */
+preset: string, 
+/**
+ * The base URL; the preset's when absent.
+ */
+baseUrl?: string, 
+/**
+ * The API key, stored in the keychain (never returned).
+ */
+apiKey?: string, 
+/**
+ * Extra headers.
+ */
+headers: { [key in string]: string }, };
+
+/**
+ * A model a provider offers.
+ */
+export type ModelInfo = { 
+/**
+ * The id to send in requests.
+ */
+id: string, 
+/**
+ * A display name, when the provider gives one.
+ */
+name: string | null, };
+
+/**
+ * The outcome of "test connection".
+ */
+export type ConnectionTest = { 
+/**
+ * How many models the provider listed.
+ */
+models: number, 
+/**
+ * Round-trip time, milliseconds.
+ */
+latencyMs: number, };

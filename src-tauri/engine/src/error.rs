@@ -5,6 +5,8 @@ use ts_rs::TS;
 
 use crate::logging::LoggingError;
 use crate::paths::PathsError;
+use crate::provider::ProviderError;
+use crate::secrets::SecretError;
 use crate::store::StoreError;
 
 /// Anything the engine can fail with.
@@ -19,6 +21,12 @@ pub enum EngineError {
     /// From setting up logging.
     #[error(transparent)]
     Logging(#[from] LoggingError),
+    /// From a model provider.
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    /// From the secret store.
+    #[error(transparent)]
+    Secret(#[from] SecretError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -37,6 +45,22 @@ pub enum ErrorKind {
     NewerSchema,
     /// A directory or file cannot be used.
     Io,
+    /// The provider refused the credentials.
+    ProviderAuth,
+    /// The model does not exist on the provider.
+    ModelNotFound,
+    /// The provider is rate limiting.
+    RateLimited,
+    /// The conversation does not fit the model's context window.
+    ContextLengthExceeded,
+    /// The model or endpoint cannot call tools natively.
+    ToolsUnsupported,
+    /// The provider could not be reached, failed, timed out or broke its stream.
+    ProviderUnavailable,
+    /// The provider rejected the request.
+    ProviderRejected,
+    /// No keychain or the secret store failed.
+    Secrets,
     /// Anything else; a bug or an unexpected condition.
     Internal,
 }
@@ -47,7 +71,25 @@ impl EngineError {
         match self {
             Self::Store(e) => store_kind(e),
             Self::Paths(_) | Self::Logging(_) => ErrorKind::Io,
+            Self::Provider(e) => provider_kind(e),
+            Self::Secret(_) => ErrorKind::Secrets,
         }
+    }
+}
+
+fn provider_kind(e: &ProviderError) -> ErrorKind {
+    match e {
+        ProviderError::Auth { .. } => ErrorKind::ProviderAuth,
+        ProviderError::ModelNotFound { .. } => ErrorKind::ModelNotFound,
+        ProviderError::RateLimited { .. } => ErrorKind::RateLimited,
+        ProviderError::ContextLengthExceeded { .. } => ErrorKind::ContextLengthExceeded,
+        ProviderError::ToolsUnsupported { .. } => ErrorKind::ToolsUnsupported,
+        ProviderError::BadRequest { .. } => ErrorKind::ProviderRejected,
+        ProviderError::Config(_) => ErrorKind::InvalidInput,
+        ProviderError::Server { .. }
+        | ProviderError::Network(_)
+        | ProviderError::Timeout(_)
+        | ProviderError::MalformedStream(_) => ErrorKind::ProviderUnavailable,
     }
 }
 

@@ -6,6 +6,7 @@ pub mod error;
 pub mod logging;
 pub mod paths;
 pub mod provider;
+pub mod providers;
 pub mod secrets;
 pub mod store;
 
@@ -15,6 +16,7 @@ use ts_rs::TS;
 pub use error::{EngineError, ErrorKind};
 pub use logging::Redactor;
 pub use paths::Paths;
+pub use secrets::Secrets;
 pub use store::Store;
 
 /// Switchboard's version.
@@ -42,12 +44,17 @@ pub struct Engine {
     paths: Paths,
     store: Store,
     redactor: Redactor,
+    secrets: Secrets,
 }
 
 impl Engine {
     /// Creates the profile's directories, opens (and migrates) its database, and marks any
     /// message a previous crash left streaming as interrupted.
-    pub async fn open(paths: Paths, redactor: Redactor) -> Result<Self, EngineError> {
+    pub async fn open(
+        paths: Paths,
+        redactor: Redactor,
+        secrets: Secrets,
+    ) -> Result<Self, EngineError> {
         paths.ensure()?;
         let store = Store::open(&paths.database()).await?;
         let interrupted = store.mark_interrupted().await?;
@@ -59,6 +66,7 @@ impl Engine {
             paths,
             store,
             redactor,
+            secrets,
         })
     }
 
@@ -70,6 +78,11 @@ impl Engine {
     /// The profile's directories.
     pub fn paths(&self) -> &Paths {
         &self.paths
+    }
+
+    /// API keys and tokens.
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
     }
 
     /// The secrets scrubbed from logs.

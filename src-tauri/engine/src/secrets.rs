@@ -48,8 +48,19 @@ pub trait SecretStore: Send + Sync {
 
 /// A keyring-core credential store: the OS keychain, or keyring-core's mock store in tests.
 pub struct KeyringSecrets {
-    store: Arc<CredentialStore>,
+    /// Always `Some` until dropped (see `Drop`).
+    store: Option<Arc<CredentialStore>>,
     name: String,
+}
+
+impl Drop for KeyringSecrets {
+    /// The Secret Service client blocks on its own runtime when dropped, which panics inside
+    /// an async context: drop it on a plain thread.
+    fn drop(&mut self) {
+        if let Some(store) = self.store.take() {
+            let _ = std::thread::spawn(move || drop(store)).join();
+        }
+    }
 }
 
 impl KeyringSecrets {
@@ -66,7 +77,7 @@ impl KeyringSecrets {
             Err(e) => return Err(SecretError::Unavailable(e.to_string())),
         }
         Ok(Self {
-            store,
+            store: Some(store),
             name: "Secret Service keychain".into(),
         })
     }
@@ -76,13 +87,17 @@ impl KeyringSecrets {
         let store: Arc<CredentialStore> = keyring_core::mock::Store::new()
             .map_err(|e| SecretError::Unavailable(e.to_string()))?;
         Ok(Self {
-            store,
+            store: Some(store),
             name: "in-memory keychain".into(),
         })
     }
 
     fn entry(&self, account: &str) -> Result<Entry, SecretError> {
-        Entry::new_in_store(&self.store, SERVICE, account).map_err(|e| self.failed(e))
+        let store = self.store.as_ref().ok_or_else(|| SecretError::Store {
+            store: self.name.clone(),
+            reason: "the store was closed".into(),
+        })?;
+        Entry::new_in_store(store, SERVICE, account).map_err(|e| self.failed(e))
     }
 
     fn failed(&self, e: keyring_core::Error) -> SecretError {
@@ -217,6 +232,36 @@ impl SecretStore for NoSecrets {
     fn describe(&self) -> String {
         "no keychain".into()
     }
+}
+
+/// The store for this machine: the OS keychain when reachable; else, if the user opted in,
+/// `secrets.json` (0600) in `config_dir`; else a store that explains how to provide keys.
+pub fn choose_store(config_dir: &Path, file_fallback: bool) -> Arc<dyn SecretStore> {
+    let keychain = keychain();
+    match keychain {
+        Ok(store) => Arc::new(store),
+        Err(_) if file_fallback => Arc::new(FileSecrets::new(config_dir.join("secrets.json"))),
+        Err(e) => {
+            tracing::info!(error = %e, "no keychain; keys only from the environment");
+            let reason = match e {
+                SecretError::Unavailable(r) => r,
+                other => other.to_string(),
+            };
+            Arc::new(NoSecrets(reason))
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn keychain() -> Result<KeyringSecrets, SecretError> {
+    KeyringSecrets::secret_service()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn keychain() -> Result<KeyringSecrets, SecretError> {
+    Err(SecretError::Unavailable(
+        "this platform's keychain is not wired yet".into(),
+    ))
 }
 
 /// Reads an environment variable; injectable so tests never touch the process environment.

@@ -2,11 +2,12 @@
 //! configuration. Parsing lives here; each subcommand module prints its own results.
 
 mod conversations;
+mod providers;
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use switchboard_engine::{Engine, Paths, Redactor, paths::DATA_DIR_ENV};
+use switchboard_engine::{Paths, Redactor, paths::DATA_DIR_ENV};
 
 /// Switchboard: chat with local and cloud models that use MCP tools.
 #[derive(Debug, Parser)]
@@ -15,6 +16,10 @@ pub struct Cli {
     /// Keep all data, configuration and logs in this folder (also: SWITCHBOARD_DATA_DIR).
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+
+    /// Keep API keys in a private file (0600) when no OS keychain is available.
+    #[arg(long, global = true)]
+    pub secrets_file: bool,
 
     /// A terminal command; without one the desktop window opens.
     #[command(subcommand)]
@@ -27,6 +32,9 @@ pub enum Command {
     /// List, create, rename or delete conversations.
     #[command(subcommand, visible_alias = "conv")]
     Conversations(conversations::ConversationsCmd),
+    /// Add, list and test model providers.
+    #[command(subcommand)]
+    Providers(providers::ProvidersCmd),
 }
 
 impl Cli {
@@ -53,6 +61,9 @@ pub enum CliError {
     /// Writing the output failed (e.g. a closed pipe).
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
+    /// The command's arguments are wrong in a way clap cannot see.
+    #[error("{0}")]
+    Usage(String),
     /// The async runtime could not start.
     #[error("cannot start the runtime: {0}")]
     Runtime(String),
@@ -71,9 +82,10 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
         .build()
         .map_err(|e| CliError::Runtime(e.to_string()))?;
     runtime.block_on(async {
-        let engine = Engine::open(paths, redactor).await?;
+        let engine = crate::open_engine(paths, redactor, cli.secrets_file).await?;
         let result = match command {
             Command::Conversations(cmd) => conversations::run(&engine, cmd).await,
+            Command::Providers(cmd) => providers::run(&engine, cmd).await,
         };
         engine.shutdown().await;
         result

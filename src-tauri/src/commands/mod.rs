@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod conversations;
+pub mod providers;
 
 /// What every command returns.
 pub type CmdResult<T> = Result<T, crate::error::IpcError>;

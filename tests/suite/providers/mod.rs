@@ -1,9 +1,10 @@
 //! Provider adapters over real HTTP on 127.0.0.1: the seeds' captured exchanges replayed, the
 //! request bodies asserted, and the fault matrix for every wire format.
 
-mod fake;
+pub mod fake;
 mod faults;
 mod replay;
+mod service;
 
 use std::time::Duration;
 

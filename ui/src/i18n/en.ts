@@ -74,6 +74,14 @@ const en = {
   'error.newer_schema': 'The database is from a newer version of Switchboard',
   'error.io': 'A file could not be read or written',
   'error.internal': 'Something went wrong',
+  'error.provider_auth': 'The provider refused the API key',
+  'error.model_not_found': 'That model is not available',
+  'error.rate_limited': 'The provider is rate limiting requests',
+  'error.context_length_exceeded': 'The conversation is too long for this model',
+  'error.tools_unsupported': 'This model cannot call tools natively',
+  'error.provider_unavailable': 'The provider could not be reached',
+  'error.provider_rejected': 'The provider rejected the request',
+  'error.secrets': 'API keys cannot be stored',
 } as const;
 
 export default en;

@@ -74,6 +74,14 @@ const zhCN: Record<keyof typeof en, string> = {
   'error.newer_schema': '数据库来自更新版本的 Switchboard',
   'error.io': '无法读取或写入文件',
   'error.internal': '出现了问题',
+  'error.provider_auth': '服务商拒绝了 API 密钥',
+  'error.model_not_found': '该模型不可用',
+  'error.rate_limited': '服务商正在限制请求频率',
+  'error.context_length_exceeded': '对话超出了该模型的上下文长度',
+  'error.tools_unsupported': '该模型不支持原生工具调用',
+  'error.provider_unavailable': '无法连接到服务商',
+  'error.provider_rejected': '服务商拒绝了该请求',
+  'error.secrets': '无法保存 API 密钥',
 };
 
 export default zhCN;

@@ -77,10 +77,8 @@ impl<'a> Lexer<'a> {
         if rest.starts_with("//") {
             return Some(rest.find('\n').unwrap_or(rest.len()));
         }
-        if rest.starts_with("/*") {
-            return Some(rest[2..].find("*/").map_or(rest.len(), |i| i + 4));
-        }
-        None
+        let body = rest.strip_prefix("/*")?;
+        Some(body.find("*/").map_or(rest.len(), |i| i + 4))
     }
 }
 

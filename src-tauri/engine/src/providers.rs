@@ -1,0 +1,251 @@
+//! The engine's provider service: add providers from presets, keep their keys in the secret
+//! store (never in SQLite), list them with a masked key status, list their models, test the
+//! connection, and build a client for the agent loop.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::provider::presets::{self, Preset};
+use crate::provider::{Endpoint, HttpOptions, HttpProvider, ModelInfo, Provider};
+use crate::secrets::KeySource;
+use crate::store::{ProviderRecord, ProviderSettings, StoreError};
+use crate::{Engine, EngineError};
+
+/// What the user fills in to add a provider.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NewProvider {
+    /// Unique display name.
+    pub name: String,
+    /// A preset id (see `list_presets`).
+    pub preset: String,
+    /// The base URL; the preset's when absent.
+    #[serde(default)]
+    #[ts(optional)]
+    pub base_url: Option<String>,
+    /// The API key, stored in the keychain (never returned).
+    #[serde(default)]
+    #[ts(optional)]
+    pub api_key: Option<String>,
+    /// Extra headers.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// Whether a provider has a key, and where from; the key itself never leaves the engine.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyStatus {
+    /// Where the key comes from, if there is one.
+    pub source: Option<KeySource>,
+    /// The last four characters, e.g. `••••1a2b`.
+    pub masked: Option<String>,
+}
+
+/// A provider as the UI and CLI see it.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderView {
+    /// The stored configuration.
+    pub provider: ProviderRecord,
+    /// Its key's status.
+    pub key: KeyStatus,
+}
+
+/// The outcome of "test connection".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionTest {
+    /// How many models the provider listed.
+    pub models: u32,
+    /// Round-trip time, milliseconds.
+    pub latency_ms: u32,
+}
+
+fn account(id: &str) -> String {
+    format!("provider:{id}")
+}
+
+fn mask(key: &SecretString) -> String {
+    let k = key.expose_secret();
+    let tail: String = k
+        .chars()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("••••{tail}")
+}
+
+fn invalid(msg: String) -> EngineError {
+    EngineError::Store(StoreError::Invalid(msg))
+}
+
+/// The preset named `id`, or an error listing the known ones.
+fn find_preset(id: &str) -> Result<&'static Preset, EngineError> {
+    presets::preset(id).ok_or_else(|| {
+        let known: Vec<&str> = presets::presets().iter().map(|p| p.id.as_str()).collect();
+        invalid(format!(
+            "unknown preset {id:?}; known presets: {}",
+            known.join(", ")
+        ))
+    })
+}
+
+/// Checks a base URL is an absolute http(s) URL.
+fn check_url(url: &str) -> Result<String, EngineError> {
+    let url = url.trim().trim_end_matches('/');
+    match reqwest::Url::parse(url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(url.to_owned()),
+        _ => Err(invalid(format!(
+            "{url:?} is not an http(s) URL; give the provider's base URL, e.g. http://127.0.0.1:11434"
+        ))),
+    }
+}
+
+impl Engine {
+    /// Every preset.
+    pub fn presets(&self) -> &'static [Preset] {
+        presets::presets()
+    }
+
+    /// Adds a provider; its key goes to the secret store.
+    pub async fn add_provider(&self, new: NewProvider) -> Result<ProviderView, EngineError> {
+        let preset = find_preset(&new.preset)?;
+        let base_url = check_url(new.base_url.as_deref().unwrap_or(&preset.base_url))?;
+        let settings = ProviderSettings {
+            preset: Some(preset.id.clone()),
+            key_env: preset.key_env.clone(),
+            ..Default::default()
+        };
+        let record = self
+            .store()
+            .insert_provider(&new.name, preset.kind, &base_url, &new.headers, &settings)
+            .await?;
+        if let Some(key) = new.api_key.filter(|k| !k.trim().is_empty()) {
+            let stored = self
+                .store_key(&record.id, SecretString::from(key.trim().to_owned()))
+                .await;
+            if let Err(e) = stored {
+                self.store().delete_provider(&record.id).await?;
+                return Err(e);
+            }
+        }
+        self.view(record).await
+    }
+
+    /// Every provider with its key status.
+    pub async fn list_providers(&self) -> Result<Vec<ProviderView>, EngineError> {
+        let mut views = Vec::new();
+        for record in self.store().list_providers().await? {
+            views.push(self.view(record).await?);
+        }
+        Ok(views)
+    }
+
+    /// Sets (or with `None`, forgets) a provider's key.
+    pub async fn set_provider_key(
+        &self,
+        id_or_name: &str,
+        key: Option<String>,
+    ) -> Result<ProviderView, EngineError> {
+        let record = self.store().find_provider(id_or_name).await?;
+        match key.filter(|k| !k.trim().is_empty()) {
+            Some(k) => {
+                self.store_key(&record.id, SecretString::from(k.trim().to_owned()))
+                    .await?
+            }
+            None => {
+                let secrets = self.secrets().clone();
+                let account = account(&record.id);
+                blocking(move || secrets.delete_key(&account)).await?;
+            }
+        }
+        self.view(record).await
+    }
+
+    /// Removes a provider and its stored key.
+    pub async fn remove_provider(&self, id_or_name: &str) -> Result<(), EngineError> {
+        let record = self.store().find_provider(id_or_name).await?;
+        let secrets = self.secrets().clone();
+        let acct = account(&record.id);
+        blocking(move || secrets.delete_key(&acct)).await?;
+        Ok(self.store().delete_provider(&record.id).await?)
+    }
+
+    /// A client for a provider, with its key.
+    pub async fn provider_client(&self, id_or_name: &str) -> Result<HttpProvider, EngineError> {
+        let record = self.store().find_provider(id_or_name).await?;
+        let key = self.key_of(&record).await?.map(|(k, _)| k);
+        let endpoint = Endpoint {
+            kind: record.kind,
+            base_url: record.base_url,
+            headers: record.headers,
+        };
+        Ok(HttpProvider::new(endpoint, key, HttpOptions::default())?)
+    }
+
+    /// The models a provider offers.
+    pub async fn provider_models(&self, id_or_name: &str) -> Result<Vec<ModelInfo>, EngineError> {
+        let client = self.provider_client(id_or_name).await?;
+        Ok(client.list_models().await?)
+    }
+
+    /// Checks a provider answers with its credentials by listing its models.
+    pub async fn test_provider(&self, id_or_name: &str) -> Result<ConnectionTest, EngineError> {
+        let started = Instant::now();
+        let models = self.provider_models(id_or_name).await?;
+        Ok(ConnectionTest {
+            models: u32::try_from(models.len()).unwrap_or(u32::MAX),
+            latency_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),
+        })
+    }
+
+    async fn store_key(&self, id: &str, key: SecretString) -> Result<(), EngineError> {
+        let secrets = self.secrets().clone();
+        let account = account(id);
+        blocking(move || secrets.set_key(&account, &key)).await
+    }
+
+    async fn key_of(
+        &self,
+        record: &ProviderRecord,
+    ) -> Result<Option<(SecretString, KeySource)>, EngineError> {
+        let secrets = self.secrets().clone();
+        let account = account(&record.id);
+        let env = record.settings.key_env.clone();
+        blocking(move || secrets.key(&account, env.as_deref())).await
+    }
+
+    async fn view(&self, provider: ProviderRecord) -> Result<ProviderView, EngineError> {
+        let key = self.key_of(&provider).await?;
+        Ok(ProviderView {
+            key: KeyStatus {
+                source: key.as_ref().map(|(_, s)| *s),
+                masked: key.as_ref().map(|(k, _)| mask(k)),
+            },
+            provider,
+        })
+    }
+}
+
+/// Runs a blocking secret-store call off the async threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, crate::secrets::SecretError> + Send + 'static,
+) -> Result<T, EngineError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| {
+            EngineError::Secret(crate::secrets::SecretError::Store {
+                store: "secret store".into(),
+                reason: e.to_string(),
+            })
+        })?
+        .map_err(EngineError::Secret)
+}

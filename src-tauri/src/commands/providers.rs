@@ -1,0 +1,59 @@
+//! Commands over model providers: presets, add, list, key, remove, models, test. Keys go in;
+//! only their masked status ever comes back.
+
+use switchboard_engine::Engine;
+use switchboard_engine::provider::ModelInfo;
+use switchboard_engine::provider::presets::Preset;
+use switchboard_engine::providers::{ConnectionTest, NewProvider, ProviderView};
+use tauri::State;
+
+use super::CmdResult;
+
+/// The presets a provider can be made from.
+#[tauri::command]
+pub fn list_presets(engine: State<'_, Engine>) -> Vec<Preset> {
+    engine.presets().to_vec()
+}
+
+/// Every configured provider with its key status.
+#[tauri::command]
+pub async fn list_providers(engine: State<'_, Engine>) -> CmdResult<Vec<ProviderView>> {
+    Ok(engine.list_providers().await?)
+}
+
+/// Adds a provider; its key goes to the keychain.
+#[tauri::command]
+pub async fn add_provider(
+    engine: State<'_, Engine>,
+    input: NewProvider,
+) -> CmdResult<ProviderView> {
+    Ok(engine.add_provider(input).await?)
+}
+
+/// Sets, or with `null` forgets, a provider's key.
+#[tauri::command]
+pub async fn set_provider_key(
+    engine: State<'_, Engine>,
+    id: String,
+    key: Option<String>,
+) -> CmdResult<ProviderView> {
+    Ok(engine.set_provider_key(&id, key).await?)
+}
+
+/// Removes a provider and its key.
+#[tauri::command]
+pub async fn remove_provider(engine: State<'_, Engine>, id: String) -> CmdResult<()> {
+    Ok(engine.remove_provider(&id).await?)
+}
+
+/// The models a provider offers.
+#[tauri::command]
+pub async fn provider_models(engine: State<'_, Engine>, id: String) -> CmdResult<Vec<ModelInfo>> {
+    Ok(engine.provider_models(&id).await?)
+}
+
+/// Checks that a provider answers with its credentials.
+#[tauri::command]
+pub async fn test_provider(engine: State<'_, Engine>, id: String) -> CmdResult<ConnectionTest> {
+    Ok(engine.test_provider(&id).await?)
+}
