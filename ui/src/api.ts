@@ -19,6 +19,14 @@ export const ERROR_KINDS = [
   'database_locked',
   'newer_schema',
   'io',
+  'provider_auth',
+  'model_not_found',
+  'rate_limited',
+  'context_length_exceeded',
+  'tools_unsupported',
+  'provider_unavailable',
+  'provider_rejected',
+  'secrets',
   'internal',
 ] as const satisfies readonly ErrorKind[];
 
