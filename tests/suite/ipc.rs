@@ -174,3 +174,49 @@ fn the_engine_resolves_the_same_directories_as_tauri() {
     };
     assert_eq!(engine, tauri);
 }
+
+#[test]
+fn a_provider_key_goes_in_over_ipc_and_only_its_mask_comes_back() {
+    let h = harness();
+    let key = "sk-ipc-secret-4242";
+    let input = json!({ "input": { "name": "Local", "preset": "ollama", "apiKey": key } });
+    let added = invoke(&h, "add_provider", input).unwrap();
+    assert_eq!(
+        added["key"],
+        json!({ "source": "store", "masked": "••••4242" })
+    );
+    assert_eq!(added["provider"]["baseUrl"], "http://127.0.0.1:11434");
+    assert_eq!(added["provider"]["kind"], "ollama");
+    let listed = invoke(&h, "list_providers", json!({})).unwrap();
+    let presets = invoke(&h, "list_presets", json!({})).unwrap();
+    for response in [&added, &listed, &presets] {
+        assert!(!response.to_string().contains(key), "{response}");
+    }
+    let db = std::fs::read(&h.db).unwrap();
+    let wal = std::fs::read(h.db.with_extension("db-wal")).unwrap_or_default();
+    for bytes in [db, wal] {
+        assert!(!String::from_utf8_lossy(&bytes).contains(key));
+    }
+    let id = added["provider"]["id"].clone();
+    assert_eq!(
+        invoke(&h, "remove_provider", json!({ "id": id })).unwrap(),
+        Value::Null
+    );
+    assert_eq!(invoke(&h, "list_providers", json!({})).unwrap(), json!([]));
+}
+
+#[test]
+fn an_unreachable_provider_is_reported_as_unavailable() {
+    let h = harness();
+    let input = json!({ "input": { "name": "Nowhere", "preset": "openai-compatible", "baseUrl": "http://127.0.0.1:9" } });
+    invoke(&h, "add_provider", input).unwrap();
+    let err = invoke(&h, "test_provider", json!({ "id": "Nowhere" })).unwrap_err();
+    assert_eq!(err["kind"], "provider_unavailable", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("network error: the connection failed or broke"),
+        "{err}"
+    );
+}

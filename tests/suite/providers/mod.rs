@@ -1,6 +1,7 @@
 //! Provider adapters over real HTTP on 127.0.0.1: the seeds' captured exchanges replayed, the
 //! request bodies asserted, and the fault matrix for every wire format.
 
+mod bodies;
 pub mod fake;
 mod faults;
 mod replay;

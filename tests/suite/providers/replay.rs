@@ -261,3 +261,28 @@ async fn seed_000_dashscope_request_shape_and_json_action_reply() {
         })
     );
 }
+
+/// Every captured stream decodes to the same events however the bytes are split.
+#[tokio::test]
+async fn every_seed_stream_decodes_the_same_at_every_split_point() {
+    use switchboard_engine::provider::{framing, wire_format};
+    let cases = [
+        ("seed001_openai_tool_call.sse", ProviderKind::Openai),
+        ("seed001_openai_answer.sse", ProviderKind::Openai),
+        ("seed003_ollama_tool_call.ndjson", ProviderKind::Ollama),
+        ("seed003_ollama_answer.ndjson", ProviderKind::Ollama),
+        ("seed000_dashscope_action.sse", ProviderKind::Dashscope),
+    ];
+    for (name, kind) in cases {
+        let body = fixture(name);
+        let format = wire_format(kind);
+        let events = framing::decode_at_every_split(&body, format.framing(), || format.parser())
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(events.iter().all(Result::is_ok), "{name}: {events:?}");
+        assert!(
+            matches!(events.last(), Some(Ok(ProviderEvent::Finish { .. }))),
+            "{name} ends with Finish"
+        );
+    }
+}
