@@ -4,6 +4,7 @@
 pub mod content;
 pub mod error;
 pub mod logging;
+pub mod mcp;
 pub mod paths;
 pub mod provider;
 pub mod providers;
