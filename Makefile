@@ -41,6 +41,7 @@ test-e2e:
 # A Debian package of the app (release build).
 deb:
 	scripts/deps.sh run
+	$(MAKE) ui
 	ui/node_modules/.bin/tauri build --bundles deb
 
 # Rewrites ui/src/bindings.ts from the Rust types.
