@@ -30,6 +30,13 @@ if ! cmp -s ui/package-lock.json ui/node_modules/.switchboard-lock 2>/dev/null; 
   cp ui/package-lock.json ui/node_modules/.switchboard-lock
 fi
 
+# Real MCP servers the tests run (npm), reinstalled only when their lockfile changed.
+if [ "$what" = test ] && ! cmp -s tests/fixtures/mcp-node/package-lock.json tests/fixtures/mcp-node/node_modules/.switchboard-lock 2>/dev/null; then
+  echo "deps: npm ci in tests/fixtures/mcp-node/"
+  npm ci --prefix tests/fixtures/mcp-node --no-audit --no-fund --loglevel=error
+  cp tests/fixtures/mcp-node/package-lock.json tests/fixtures/mcp-node/node_modules/.switchboard-lock
+fi
+
 if [ "$what" = test ] && ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
   echo "deps: cargo install tauri-driver (2.x)"
   cargo install tauri-driver --version "^2" --locked --quiet

@@ -16,6 +16,13 @@ const COMMANDS: &[&str] = &[
     "remove_provider",
     "provider_models",
     "test_provider",
+    "list_servers",
+    "preview_import_servers",
+    "import_servers",
+    "add_server",
+    "set_server_enabled",
+    "remove_server",
+    "export_servers",
 ];
 
 fn main() {

@@ -1,6 +1,9 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
+use switchboard_engine::mcp::{
+    Approval, ImportAction, ImportPreview, ImportReport, PreviewEntry, ServerConfig, Transport,
+};
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
 use switchboard_engine::provider::{ModelInfo, ProviderKind};
@@ -8,6 +11,7 @@ use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, Prov
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
     Conversation, NewConversation, Page, PageRequest, ProviderRecord, ProviderSettings,
+    ServerRecord,
 };
 use switchboard_engine::{AppInfo, ErrorKind};
 use ts_rs::{Config, TS};
@@ -40,6 +44,14 @@ pub fn typescript() -> String {
         declaration::<NewProvider>(&cfg),
         declaration::<ModelInfo>(&cfg),
         declaration::<ConnectionTest>(&cfg),
+        declaration::<Transport>(&cfg),
+        declaration::<Approval>(&cfg),
+        declaration::<ServerConfig>(&cfg),
+        declaration::<ServerRecord>(&cfg),
+        declaration::<ImportReport>(&cfg),
+        declaration::<ImportAction>(&cfg),
+        declaration::<PreviewEntry>(&cfg),
+        declaration::<ImportPreview>(&cfg),
     ];
     format!("{HEADER}\n{}", decls.join("\n"))
 }

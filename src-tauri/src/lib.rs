@@ -30,6 +30,13 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::providers::remove_provider,
         commands::providers::provider_models,
         commands::providers::test_provider,
+        commands::servers::list_servers,
+        commands::servers::preview_import_servers,
+        commands::servers::import_servers,
+        commands::servers::add_server,
+        commands::servers::set_server_enabled,
+        commands::servers::remove_server,
+        commands::servers::export_servers,
     ])
 }
 

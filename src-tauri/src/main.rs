@@ -23,7 +23,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("switchboard: {message}");
+            // A message listing several problems (e.g. a config file's) has one per line.
+            for line in message.lines() {
+                eprintln!("switchboard: {line}");
+            }
             ExitCode::FAILURE
         }
     }

@@ -8,14 +8,14 @@ use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_context, noop_assets};
 use tauri::webview::{InvokeRequest, WebviewWindow, WebviewWindowBuilder};
 
-struct Harness {
+pub(super) struct Harness {
     _dir: tempfile::TempDir,
     _app: tauri::App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
     db: std::path::PathBuf,
 }
 
-fn harness() -> Harness {
+pub(super) fn harness() -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let paths = Paths::under(dir.path());
     let db = paths.database();
@@ -39,7 +39,7 @@ fn harness() -> Harness {
 }
 
 /// Invokes `cmd` with `args` as the UI would; `Ok` or `Err` carries the JSON payload.
-fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
+pub(super) fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
     let request = InvokeRequest {
         cmd: cmd.into(),
         callback: CallbackFn(0),

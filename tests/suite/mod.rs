@@ -5,3 +5,4 @@ mod bindings;
 mod cli;
 mod ipc;
 mod providers;
+mod servers;

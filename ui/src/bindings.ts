@@ -315,3 +315,155 @@ models: number,
  * Round-trip time, milliseconds.
  */
 latencyMs: number, };
+
+/**
+ * How to reach a server.
+ */
+export type Transport = { "type": "stdio", 
+/**
+ * The program (resolved on the login shell's PATH).
+ */
+command: string, 
+/**
+ * Its arguments.
+ */
+args: Array<string>, 
+/**
+ * Extra environment variables (values may be secrets: never logged or exported).
+ */
+env: { [key in string]: string }, 
+/**
+ * The working directory.
+ */
+cwd?: string, } | { "type": "http", 
+/**
+ * The endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+ */
+url: string, 
+/**
+ * Extra headers (values may be secrets).
+ */
+headers: { [key in string]: string }, } | { "type": "sse", 
+/**
+ * The SSE endpoint, e.g. `http://127.0.0.1:3001/sse`.
+ */
+url: string, 
+/**
+ * Extra headers (values may be secrets).
+ */
+headers: { [key in string]: string }, };
+
+/**
+ * What happens to a call of one of the server's tools when no per-tool policy says otherwise.
+ */
+export type Approval = "ask" | "allow" | "deny";
+
+/**
+ * One configured MCP server.
+ */
+export type ServerConfig = { 
+/**
+ * Unique name (the `mcpServers` key), 1 to 64 characters.
+ */
+name: string, 
+/**
+ * How to reach it.
+ */
+transport: Transport, 
+/**
+ * Whether it is used at all (`"disabled": true` in the file when not).
+ */
+enabled: boolean, 
+/**
+ * How long start-up may take (`startupTimeoutMs`).
+ */
+startupTimeoutMs: number, 
+/**
+ * The default timeout of one tool call (`callTimeoutMs`).
+ */
+callTimeoutMs: number, 
+/**
+ * Whether it starts with the app (when enabled).
+ */
+autoStart: boolean, 
+/**
+ * The default approval policy of its tools.
+ */
+approval: Approval, };
+
+/**
+ * A configured MCP server as stored.
+ */
+export type ServerRecord = { 
+/**
+ * Time-ordered id.
+ */
+id: string, 
+/**
+ * The configuration.
+ */
+config: ServerConfig, 
+/**
+ * Creation time, Unix milliseconds.
+ */
+createdAt: number, 
+/**
+ * Last change, Unix milliseconds.
+ */
+updatedAt: number, };
+
+/**
+ * The outcome of an import, by server name in document order.
+ */
+export type ImportReport = { 
+/**
+ * New servers.
+ */
+added: Array<string>, 
+/**
+ * Names that already existed and were left as they were.
+ */
+skipped: Array<string>, 
+/**
+ * Names that already existed and were replaced (only with [`Conflict::Replace`]).
+ */
+replaced: Array<string>, };
+
+/**
+ * What an import will do with one entry.
+ */
+export type ImportAction = "add" | "skip" | "replace";
+
+/**
+ * One entry of an import preview.
+ */
+export type PreviewEntry = { 
+/**
+ * The server's name.
+ */
+name: string, 
+/**
+ * What the import will do with it.
+ */
+action: ImportAction, 
+/**
+ * Whether it will be enabled.
+ */
+enabled: boolean, 
+/**
+ * Its command line (env values masked) or URL and transport.
+ */
+commandLine: string, };
+
+/**
+ * What an import would do, without doing it.
+ */
+export type ImportPreview = { 
+/**
+ * The report the import would give.
+ */
+report: ImportReport, 
+/**
+ * Each entry, in document order.
+ */
+entries: Array<PreviewEntry>, };

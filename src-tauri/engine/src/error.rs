@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::logging::LoggingError;
+use crate::mcp::ConfigError;
 use crate::paths::PathsError;
 use crate::provider::ProviderError;
 use crate::secrets::SecretError;
@@ -27,6 +28,9 @@ pub enum EngineError {
     /// From the secret store.
     #[error(transparent)]
     Secret(#[from] SecretError),
+    /// An MCP server configuration was rejected; the message lists every problem, one a line.
+    #[error(transparent)]
+    ServerConfig(#[from] ConfigError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -73,6 +77,7 @@ impl EngineError {
             Self::Paths(_) | Self::Logging(_) => ErrorKind::Io,
             Self::Provider(e) => provider_kind(e),
             Self::Secret(_) => ErrorKind::Secrets,
+            Self::ServerConfig(_) => ErrorKind::InvalidInput,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod conversations;
 mod providers;
+mod servers;
 
 use std::path::PathBuf;
 
@@ -35,6 +36,9 @@ pub enum Command {
     /// Add, list and test model providers.
     #[command(subcommand)]
     Providers(providers::ProvidersCmd),
+    /// Configure MCP servers: list, add, import, export, enable, disable, remove.
+    #[command(subcommand)]
+    Servers(servers::ServersCmd),
 }
 
 impl Cli {
@@ -86,6 +90,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
         let result = match command {
             Command::Conversations(cmd) => conversations::run(&engine, cmd).await,
             Command::Providers(cmd) => providers::run(&engine, cmd).await,
+            Command::Servers(cmd) => servers::run(&engine, cmd).await,
         };
         engine.shutdown().await;
         result

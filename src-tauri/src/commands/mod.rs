@@ -4,6 +4,7 @@
 pub mod app;
 pub mod conversations;
 pub mod providers;
+pub mod servers;
 
 /// What every command returns.
 pub type CmdResult<T> = Result<T, crate::error::IpcError>;

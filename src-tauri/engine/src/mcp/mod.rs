@@ -2,6 +2,19 @@
 //! the protocol (on rmcp, wrapped here so its API churn stays in this module), tool
 //! execution for the agent loop, approval policy and built-in servers.
 
+pub mod client;
+pub mod config;
+mod doc;
+pub mod process;
+pub mod servers;
 pub mod spec;
+pub mod types;
 
+#[cfg(test)]
+mod tests;
+
+pub use client::{HostHandler, IgnoreNotifications, McpClient};
+pub use config::{Approval, ConfigError, ServerConfig};
+pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 pub use spec::{ServerSpec, Transport};
+pub use types::{McpError, ServerNotification};

@@ -7,6 +7,7 @@
 
 mod conversations;
 mod error;
+mod mcp_servers;
 mod messages;
 mod page;
 mod providers;
@@ -22,6 +23,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 pub use conversations::{Conversation, NewConversation};
 pub use error::StoreError;
+pub use mcp_servers::ServerRecord;
 pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
 pub use page::{Page, PageRequest};
 pub use providers::{ProviderRecord, ProviderSettings};

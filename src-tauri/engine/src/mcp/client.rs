@@ -1,0 +1,404 @@
+//! [`McpClient`]: the one wrapper around rmcp's client. It connects to a server over stdio
+//! (a child process from [`super::process`]) or streamable HTTP, runs the handshake of the
+//! protocol era the server speaks, and exposes tools, resources, prompts and notifications in
+//! our own types ([`super::types`]); no rmcp type leaves this module.
+//!
+//! Protocol eras: today every server we meet speaks the handshake era (`initialize`, up to
+//! 2025-11-25, negotiated down by the server for older ones). rmcp 3.11 defaults to the
+//! stateless 2026-07-28 revision, so we pin the handshake era explicitly; the stateless era
+//! (`server/discover`, per-request `_meta`) plugs in at [`Era`] / [`lifecycle`].
+
+mod convert;
+
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model as rm;
+use rmcp::service::{
+    ClientLifecycleMode, NotificationContext, PeerRequestOptions, RoleClient, RunningService,
+    serve_client_with_lifecycle,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Map, Value};
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use super::process::{EXIT_GRACE, Launch, ServerProcess, StderrLog};
+use super::spec::{ServerSpec, Transport};
+use super::types::{
+    McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ServerInfo, ServerNotification,
+    ToolInfo, ToolResult,
+};
+
+/// The protocol revision we offer in `initialize`.
+const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;
+/// How many stderr lines a handshake error quotes.
+const STDERR_TAIL_LINES: usize = 5;
+
+/// Where a connection's notifications go (and, later, who answers the server's own requests:
+/// sampling, roots and elicitation are not advertised yet).
+pub trait HostHandler: Send + Sync + 'static {
+    /// Receives one notification; must not block (hand it to a channel).
+    fn notify(&self, notification: ServerNotification);
+}
+
+impl HostHandler for broadcast::Sender<ServerNotification> {
+    fn notify(&self, notification: ServerNotification) {
+        let _ = self.send(notification);
+    }
+}
+
+impl HostHandler for mpsc::UnboundedSender<ServerNotification> {
+    fn notify(&self, notification: ServerNotification) {
+        let _ = self.send(notification);
+    }
+}
+
+/// A host that ignores notifications.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IgnoreNotifications;
+
+impl HostHandler for IgnoreNotifications {
+    fn notify(&self, _notification: ServerNotification) {}
+}
+
+/// rmcp's handler, forwarding to our [`HostHandler`].
+struct Bridge {
+    host: Arc<dyn HostHandler>,
+}
+
+impl rmcp::ClientHandler for Bridge {
+    async fn on_progress(
+        &self,
+        params: rm::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.host.notify(convert::progress(params));
+    }
+
+    #[allow(deprecated)] // logging is deprecated by 2026-07-28, still sent by older servers
+    async fn on_logging_message(
+        &self,
+        params: rm::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.host.notify(convert::log(params));
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rm::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.host
+            .notify(ServerNotification::ResourceUpdated { uri: params.uri });
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.host.notify(ServerNotification::ResourcesChanged);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.host.notify(ServerNotification::ToolsChanged);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.host.notify(ServerNotification::PromptsChanged);
+    }
+
+    fn get_info(&self) -> rm::ClientConfig {
+        rm::ClientConfig::new(
+            rm::ClientCapabilities::default(),
+            rm::Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(HANDSHAKE_VERSION)
+    }
+}
+
+/// The protocol era spoken with one server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Era {
+    /// `initialize` / `notifications/initialized` (revisions up to 2025-11-25).
+    Handshake,
+    // Stateless (2026-07-28: `server/discover`, `_meta` on every request) comes here, chosen
+    // per server (probe, or remembered from the last successful connection).
+}
+
+/// The era to try with `spec`: the handshake era for now, for every server.
+fn era(_spec: &ServerSpec) -> Era {
+    Era::Handshake
+}
+
+/// rmcp's start-up mode for an era.
+fn lifecycle(era: Era) -> ClientLifecycleMode {
+    match era {
+        Era::Handshake => ClientLifecycleMode::Initialize,
+    }
+}
+
+/// A live connection to one MCP server.
+pub struct McpClient {
+    service: RunningService<RoleClient, Bridge>,
+    process: Option<ServerProcess>,
+    info: ServerInfo,
+    request_timeout: Duration,
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("info", &self.info)
+            .field("pid", &self.pid())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpClient {
+    /// Connects to `spec`'s server and completes the handshake within its start-up timeout.
+    /// Notifications go to `host` from then on.
+    pub async fn connect(spec: &ServerSpec, host: impl HostHandler) -> Result<Self, McpError> {
+        let bridge = Bridge {
+            host: Arc::new(host),
+        };
+        match &spec.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let launch = Launch {
+                    command,
+                    args,
+                    env,
+                    cwd: cwd.as_deref(),
+                };
+                connect_stdio(spec, launch, bridge).await
+            }
+            Transport::Http { url, headers } => connect_http(spec, url, headers, bridge).await,
+            Transport::Sse { .. } => Err(McpError::Connect(
+                "the legacy HTTP+SSE transport is not supported yet".to_owned(),
+            )),
+        }
+    }
+
+    /// Who the server is and the negotiated protocol revision.
+    pub fn server_info(&self) -> &ServerInfo {
+        &self.info
+    }
+
+    /// The server process's pid (also its process group id), for stdio servers.
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().and_then(ServerProcess::pid)
+    }
+
+    /// The server's stderr buffer, for stdio servers.
+    pub fn stderr(&self) -> Option<StderrLog> {
+        self.process.as_ref().map(ServerProcess::stderr)
+    }
+
+    /// Every tool the server offers (all pages).
+    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
+        let tools = self.bounded(self.service.list_all_tools()).await?;
+        Ok(tools.into_iter().map(convert::tool).collect())
+    }
+
+    /// Calls tool `name` with `args`. `timeout` is reset by each progress notification of the
+    /// call. On timeout or when `cancel` fires, the server is sent `notifications/cancelled`
+    /// and the call returns [`McpError::Timeout`] / [`McpError::Cancelled`] at once.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        timeout: Duration,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, McpError> {
+        if cancel.is_cancelled() {
+            return Err(McpError::Cancelled);
+        }
+        let mut params = rm::CallToolRequestParams::new(name.to_owned());
+        params.arguments = Some(args);
+        let request = rm::ClientRequest::CallToolRequest(rm::CallToolRequest::new(params));
+        let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
+        let handle = self
+            .service
+            .send_request_with_option(request, options)
+            .await
+            .map_err(convert::service_error)?;
+        let (id, peer) = (handle.id.clone(), handle.peer.clone());
+        tokio::select! {
+            answer = handle.await_response() => match answer.map_err(convert::service_error)? {
+                rm::ServerResult::CallToolResult(result) => Ok(convert::tool_result(result)),
+                other => Err(unexpected("tools/call", &other)),
+            },
+            () = cancel.cancelled() => {
+                let cancelled = rm::CancelledNotificationParam::new(
+                    Some(id),
+                    Some("cancelled by the user".to_owned()),
+                );
+                let notification = rm::CancelledNotification::new(cancelled);
+                let send = peer.send_notification(notification.into());
+                let _ = tokio::time::timeout(Duration::from_secs(1), send).await;
+                Err(McpError::Cancelled)
+            }
+        }
+    }
+
+    /// Every resource the server lists (all pages).
+    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
+        let resources = self.bounded(self.service.list_all_resources()).await?;
+        Ok(resources.into_iter().map(convert::resource).collect())
+    }
+
+    /// Reads resource `uri`.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, McpError> {
+        let params = rm::ReadResourceRequestParams::new(uri);
+        let result = self.bounded(self.service.read_resource(params)).await?;
+        Ok(result.contents.into_iter().map(convert::contents).collect())
+    }
+
+    /// Every prompt the server lists (all pages).
+    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
+        let prompts = self.bounded(self.service.list_all_prompts()).await?;
+        Ok(prompts.into_iter().map(convert::prompt_info).collect())
+    }
+
+    /// Expands prompt `name` with `args`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        args: BTreeMap<String, String>,
+    ) -> Result<Prompt, McpError> {
+        let mut params = rm::GetPromptRequestParams::new(name);
+        params.arguments = Some(args.into_iter().map(|(k, v)| (k, v.into())).collect());
+        let result = self.bounded(self.service.get_prompt(params)).await?;
+        Ok(convert::prompt(result))
+    }
+
+    /// Closes the connection (for stdio: closes the server's stdin), then ends the process
+    /// group: a grace period to exit, SIGTERM, SIGKILL, and a sweep of leftover grandchildren.
+    pub async fn shutdown(mut self) {
+        let _ = self.service.close_with_timeout(EXIT_GRACE).await;
+        if let Some(process) = self.process.take() {
+            process.shutdown(EXIT_GRACE).await;
+        }
+    }
+
+    /// Runs one request under the server's default request timeout (rmcp sets none).
+    async fn bounded<T>(
+        &self,
+        request: impl Future<Output = Result<T, rmcp::ServiceError>>,
+    ) -> Result<T, McpError> {
+        match tokio::time::timeout(self.request_timeout, request).await {
+            Ok(answer) => answer.map_err(convert::service_error),
+            Err(_) => Err(McpError::Timeout {
+                after: self.request_timeout,
+            }),
+        }
+    }
+}
+
+/// An answer of the wrong type.
+fn unexpected(method: &str, answer: &rm::ServerResult) -> McpError {
+    let json = serde_json::to_string(answer).unwrap_or_default();
+    let shown: String = json.chars().take(200).collect();
+    McpError::Protocol(format!("unexpected answer to {method}: {shown}"))
+}
+
+/// Spawns the server and runs the handshake over its stdio.
+async fn connect_stdio(
+    spec: &ServerSpec,
+    launch: Launch<'_>,
+    bridge: Bridge,
+) -> Result<McpClient, McpError> {
+    let (process, stdout, stdin) =
+        ServerProcess::spawn(launch)
+            .await
+            .map_err(|e| McpError::Spawn {
+                command: launch.command.to_owned(),
+                reason: e.reason,
+            })?;
+    let startup = serve_client_with_lifecycle(bridge, (stdout, stdin), lifecycle(era(spec)));
+    match tokio::time::timeout(spec.startup_timeout, startup).await {
+        Ok(Ok(service)) => McpClient::ready(spec, service, Some(process)),
+        Ok(Err(error)) => {
+            let log = process.stderr();
+            process.shutdown(Duration::from_millis(200)).await;
+            Err(convert::init_error(error, &stderr_tail(&log)))
+        }
+        Err(_) => {
+            process.shutdown(Duration::ZERO).await;
+            Err(McpError::Timeout {
+                after: spec.startup_timeout,
+            })
+        }
+    }
+}
+
+/// Opens a streamable HTTP session and runs the handshake.
+async fn connect_http(
+    spec: &ServerSpec,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    bridge: Bridge,
+) -> Result<McpClient, McpError> {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
+    match tokio::time::timeout(spec.startup_timeout, startup).await {
+        Ok(Ok(service)) => McpClient::ready(spec, service, None),
+        Ok(Err(error)) => Err(convert::init_error(error, "")),
+        Err(_) => Err(McpError::Timeout {
+            after: spec.startup_timeout,
+        }),
+    }
+}
+
+/// The spec's headers as HTTP headers. Errors name the header, never its (secret) value.
+fn header_map(
+    headers: &BTreeMap<String, String>,
+) -> Result<HashMap<HeaderName, HeaderValue>, McpError> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let invalid = || McpError::Connect(format!("invalid HTTP header `{name}`"));
+            let name = HeaderName::try_from(name.as_str()).map_err(|_| invalid())?;
+            let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| invalid())?;
+            value.set_sensitive(true);
+            Ok((name, value))
+        })
+        .collect()
+}
+
+impl McpClient {
+    /// Wraps a service whose handshake completed.
+    fn ready(
+        spec: &ServerSpec,
+        service: RunningService<RoleClient, Bridge>,
+        process: Option<ServerProcess>,
+    ) -> Result<Self, McpError> {
+        let Some(peer_info) = service.peer_info() else {
+            return Err(McpError::Handshake(
+                "the server sent no initialize result".to_owned(),
+            ));
+        };
+        Ok(Self {
+            info: convert::server_info(&peer_info),
+            service,
+            process,
+            request_timeout: spec.call_timeout,
+        })
+    }
+}
+
+/// The last few stderr lines, one per line.
+fn stderr_tail(log: &StderrLog) -> String {
+    let lines = log.lines();
+    let start = lines.len().saturating_sub(STDERR_TAIL_LINES);
+    lines[start..].join("\n")
+}

@@ -1,0 +1,597 @@
+//! The user's MCP server configuration in the `mcpServers` JSON format of Claude Desktop's
+//! `claude_desktop_config.json` (which Cherry Studio, Cursor and Chatbox also read): parsing
+//! with every error found at once, each naming the server and the field, and exporting back to
+//! the same format. Our own optional fields per entry: `startupTimeoutMs`, `callTimeoutMs`,
+//! `autoStart` and `approval`.
+//!
+//! Env and header values may be secrets: [`ServerConfig`]'s `Debug` never prints them and
+//! [`ServerConfig::without_secrets`] blanks them for exports that must not carry them.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::doc::{self, Entries};
+use super::spec::{ServerSpec, Transport};
+
+/// The longest server name accepted, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// What happens to a call of one of the server's tools when no per-tool policy says otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// Ask the user each time.
+    #[default]
+    Ask,
+    /// Run without asking.
+    Allow,
+    /// Never run.
+    Deny,
+}
+
+/// One configured MCP server.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerConfig {
+    /// Unique name (the `mcpServers` key), 1 to 64 characters.
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+    /// Whether it is used at all (`"disabled": true` in the file when not).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// How long start-up may take (`startupTimeoutMs`).
+    #[serde(
+        rename = "startupTimeoutMs",
+        with = "millis",
+        default = "startup_default"
+    )]
+    #[ts(type = "number")]
+    pub startup_timeout: Duration,
+    /// The default timeout of one tool call (`callTimeoutMs`).
+    #[serde(rename = "callTimeoutMs", with = "millis", default = "call_default")]
+    #[ts(type = "number")]
+    pub call_timeout: Duration,
+    /// Whether it starts with the app (when enabled).
+    #[serde(default = "yes")]
+    pub auto_start: bool,
+    /// The default approval policy of its tools.
+    #[serde(default)]
+    pub approval: Approval,
+}
+
+fn yes() -> bool {
+    true
+}
+fn startup_default() -> Duration {
+    ServerSpec::STARTUP_TIMEOUT
+}
+fn call_default() -> Duration {
+    ServerSpec::CALL_TIMEOUT
+}
+
+/// Durations as whole milliseconds on the wire.
+mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_millis)
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    /// Like the derived one, but env and header values are never printed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("name", &self.name)
+            .field("transport", &self.without_secrets().transport)
+            .field("enabled", &self.enabled)
+            .field("startup_timeout", &self.startup_timeout)
+            .field("call_timeout", &self.call_timeout)
+            .field("auto_start", &self.auto_start)
+            .field("approval", &self.approval)
+            .finish()
+    }
+}
+
+/// What replaces a secret value in [`ServerConfig::without_secrets`].
+pub const SECRET_PLACEHOLDER: &str = "";
+
+impl ServerConfig {
+    /// A config with the defaults: enabled, auto-started, default timeouts, approval "ask".
+    pub fn new(name: impl Into<String>, transport: Transport) -> Self {
+        Self {
+            name: name.into(),
+            transport,
+            enabled: true,
+            startup_timeout: ServerSpec::STARTUP_TIMEOUT,
+            call_timeout: ServerSpec::CALL_TIMEOUT,
+            auto_start: true,
+            approval: Approval::Ask,
+        }
+    }
+
+    /// What the client and supervisor need to reach it.
+    pub fn spec(&self) -> ServerSpec {
+        ServerSpec {
+            name: self.name.clone(),
+            transport: self.transport.clone(),
+            startup_timeout: self.startup_timeout,
+            call_timeout: self.call_timeout,
+        }
+    }
+
+    /// The env (stdio) or header (remote) values: the parts that may be secrets.
+    pub fn secret_values(&self) -> impl Iterator<Item = &str> {
+        secrets_of(&self.transport).values().map(String::as_str)
+    }
+
+    /// A copy whose env and header values are blanked (their names are kept).
+    pub fn without_secrets(&self) -> Self {
+        let mut copy = self.clone();
+        for v in secrets_of_mut(&mut copy.transport).values_mut() {
+            SECRET_PLACEHOLDER.clone_into(v);
+        }
+        copy
+    }
+
+    /// A one-line description for previews and listings: the command line (env values
+    /// masked) or the URL and transport.
+    pub fn command_line(&self) -> String {
+        match &self.transport {
+            Transport::Stdio {
+                command, args, env, ..
+            } => {
+                let env = env.keys().map(|k| format!("{}=••••", shell_word(k)));
+                let words = std::iter::once(command).chain(args).map(|w| shell_word(w));
+                env.chain(words).collect::<Vec<_>>().join(" ")
+            }
+            Transport::Http { url, .. } => format!("{url} (streamable HTTP)"),
+            Transport::Sse { url, .. } => format!("{url} (SSE)"),
+        }
+    }
+
+    /// Checks the config as a parsed entry would be checked (e.g. one built in a form).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let value = serde_json::to_value(Entry::from(self)).unwrap_or_default();
+        let mut errors = Vec::new();
+        check_name(&self.name, &mut errors);
+        if errors.is_empty() {
+            parse_entry(&self.name, &value, &mut errors);
+        }
+        ConfigError::from_list(errors).map_or(Ok(()), Err)
+    }
+}
+
+/// The env of a stdio server or the headers of a remote one.
+pub(crate) fn secrets_of(t: &Transport) -> &BTreeMap<String, String> {
+    match t {
+        Transport::Stdio { env, .. } => env,
+        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
+    }
+}
+
+/// [`secrets_of`], mutable.
+pub(crate) fn secrets_of_mut(t: &mut Transport) -> &mut BTreeMap<String, String> {
+    match t {
+        Transport::Stdio { env, .. } => env,
+        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
+    }
+}
+
+/// `word`, single-quoted when a shell would split or expand it.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_alphanumeric() || "-_./:=@%+,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Every problem found in a configuration document, in document order, one per line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .errors.join("\n"))]
+pub struct ConfigError {
+    /// One message per problem, each naming the server and the field.
+    pub errors: Vec<String>,
+}
+
+impl ConfigError {
+    fn from_list(errors: Vec<String>) -> Option<Self> {
+        (!errors.is_empty()).then_some(Self { errors })
+    }
+}
+
+/// Parses an `mcpServers` document: the whole `claude_desktop_config.json`, a bare
+/// `{ "name": {...} }` map, or one pasted `"name": {...}` entry (braces optional).
+pub fn parse(text: &str) -> Result<Vec<ServerConfig>, ConfigError> {
+    let entries = doc::read(text).map_err(|e| ConfigError { errors: vec![e] })?;
+    let mut errors = Vec::new();
+    let configs = parse_entries(&entries, &mut errors);
+    match ConfigError::from_list(errors) {
+        Some(e) => Err(e),
+        None => Ok(configs),
+    }
+}
+
+fn parse_entries(entries: &Entries, errors: &mut Vec<String>) -> Vec<ServerConfig> {
+    let mut seen = HashSet::new();
+    let mut reported = HashSet::new();
+    let mut configs = Vec::new();
+    for (name, value) in entries {
+        if !seen.insert(name.as_str()) {
+            if reported.insert(name.as_str()) {
+                errors.push(format!("{}: the name appears more than once", server(name)));
+            }
+            continue;
+        }
+        let before = errors.len();
+        check_name(name, errors);
+        let config = parse_entry(name, value, errors);
+        if errors.len() == before
+            && let Some(c) = config
+        {
+            configs.push(c);
+        }
+    }
+    configs
+}
+
+/// `server "name"`, the prefix of every message about one entry.
+fn server(name: &str) -> String {
+    format!("server {name:?}")
+}
+
+fn check_name(name: &str, errors: &mut Vec<String>) {
+    if name.trim().is_empty() {
+        errors.push(format!("{}: the name cannot be empty", server(name)));
+    } else if name.chars().count() > MAX_NAME_CHARS {
+        let short: String = name.chars().take(20).collect();
+        errors.push(format!(
+            "server \"{short}…\": the name is longer than {MAX_NAME_CHARS} characters"
+        ));
+    }
+}
+
+/// Collects the problems of one entry into `errors` as it goes.
+struct Checker<'a> {
+    name: &'a str,
+    obj: &'a serde_json::Map<String, serde_json::Value>,
+    errors: &'a mut Vec<String>,
+}
+
+impl Checker<'_> {
+    fn fail(&mut self, field: &str, what: &str) {
+        let msg = format!("{}: \"{field}\" {what}", server(self.name));
+        self.errors.push(msg);
+    }
+
+    fn string(&mut self, field: &str) -> Option<String> {
+        match self.obj.get(field)? {
+            serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+            _ => {
+                self.fail(field, "must be a non-empty string");
+                None
+            }
+        }
+    }
+
+    fn flag(&mut self, field: &str, default: bool) -> bool {
+        match self.obj.get(field) {
+            None => default,
+            Some(serde_json::Value::Bool(b)) => *b,
+            Some(_) => {
+                self.fail(field, "must be true or false");
+                default
+            }
+        }
+    }
+
+    fn string_list(&mut self, field: &str) -> Vec<String> {
+        let Some(value) = self.obj.get(field) else {
+            return Vec::new();
+        };
+        let items = value.as_array().map(|a| {
+            a.iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+        });
+        items.flatten().unwrap_or_else(|| {
+            self.fail(field, "must be an array of strings");
+            Vec::new()
+        })
+    }
+
+    fn string_map(&mut self, field: &str) -> BTreeMap<String, String> {
+        let Some(value) = self.obj.get(field) else {
+            return BTreeMap::new();
+        };
+        let Some(map) = value.as_object() else {
+            self.fail(field, "must be an object of strings");
+            return BTreeMap::new();
+        };
+        let mut out = BTreeMap::new();
+        for (k, v) in map {
+            match v.as_str() {
+                Some(s) => drop(out.insert(k.clone(), s.to_owned())),
+                None => self.fail(field, &format!("value of {k:?} must be a string")),
+            }
+        }
+        out
+    }
+
+    fn millis(&mut self, field: &str, default: Duration) -> Duration {
+        match self.obj.get(field) {
+            None => default,
+            Some(v) => match v.as_u64().filter(|n| *n > 0) {
+                Some(n) => Duration::from_millis(n),
+                None => {
+                    self.fail(field, "must be a positive whole number of milliseconds");
+                    default
+                }
+            },
+        }
+    }
+
+    fn approval(&mut self) -> Approval {
+        match self.obj.get("approval") {
+            None => Approval::Ask,
+            Some(v) => serde_json::from_value(v.clone()).unwrap_or_else(|_| {
+                self.fail("approval", "must be \"ask\", \"allow\" or \"deny\"");
+                Approval::Ask
+            }),
+        }
+    }
+}
+
+/// The declared kind of transport: `type`, or Cursor's and Cherry Studio's `transport`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Stdio,
+    Http,
+    Sse,
+}
+
+const KINDS: &str = "\"stdio\", \"http\", \"streamable-http\", \"streamableHttp\" or \"sse\"";
+
+/// The declared kind and the field declaring it; `Some((field, None))` when it is invalid.
+fn declared_kind(c: &mut Checker<'_>) -> Option<(&'static str, Option<Kind>)> {
+    let field = ["type", "transport"]
+        .into_iter()
+        .find(|f| c.obj.contains_key(*f))?;
+    let kind = match c.obj.get(field).and_then(|v| v.as_str()) {
+        Some("stdio") => Some(Kind::Stdio),
+        Some("http" | "streamable-http" | "streamableHttp" | "streamable_http") => Some(Kind::Http),
+        Some("sse") => Some(Kind::Sse),
+        Some(other) => {
+            c.fail(
+                field,
+                &format!("{other:?} is not a known transport; use {KINDS}"),
+            );
+            None
+        }
+        None => {
+            c.fail(field, &format!("must be one of {KINDS}"));
+            None
+        }
+    };
+    Some((field, kind))
+}
+
+/// The URL field: `url`, or Windsurf's `serverUrl` / Cherry Studio's `baseUrl`.
+fn url_field(obj: &serde_json::Map<String, serde_json::Value>) -> Option<&'static str> {
+    ["url", "serverUrl", "baseUrl"]
+        .into_iter()
+        .find(|f| obj.contains_key(*f))
+}
+
+fn parse_entry(
+    name: &str,
+    value: &serde_json::Value,
+    errors: &mut Vec<String>,
+) -> Option<ServerConfig> {
+    let Some(obj) = value.as_object() else {
+        errors.push(format!("{}: the entry must be an object", server(name)));
+        return None;
+    };
+    let mut c = Checker { name, obj, errors };
+    let kind = declared_kind(&mut c);
+    let transport = transport(&mut c, kind);
+    Some(ServerConfig {
+        name: name.to_owned(),
+        enabled: !c.flag("disabled", false),
+        startup_timeout: c.millis("startupTimeoutMs", ServerSpec::STARTUP_TIMEOUT),
+        call_timeout: c.millis("callTimeoutMs", ServerSpec::CALL_TIMEOUT),
+        auto_start: c.flag("autoStart", true),
+        approval: c.approval(),
+        transport: transport?,
+    })
+}
+
+fn transport(c: &mut Checker<'_>, declared: Option<(&str, Option<Kind>)>) -> Option<Transport> {
+    let kind = declared.map(|(_, k)| k);
+    let kind_field = declared.map_or("type", |(f, _)| f);
+    let url = url_field(c.obj);
+    let has_command = c.obj.contains_key("command");
+    match (has_command, url, kind) {
+        (true, Some(_), _) => {
+            let msg = format!(
+                "{}: give either \"command\" or \"url\", not both",
+                server(c.name)
+            );
+            c.errors.push(msg);
+            None
+        }
+        (false, None, _) => {
+            let msg = format!(
+                "{}: needs a \"command\" (a local server) or a \"url\" (a remote one)",
+                server(c.name)
+            );
+            c.errors.push(msg);
+            None
+        }
+        (true, None, Some(Some(Kind::Http | Kind::Sse))) => {
+            c.fail(
+                kind_field,
+                "is a remote transport but the entry has a \"command\"",
+            );
+            None
+        }
+        (false, Some(_), Some(Some(Kind::Stdio))) => {
+            c.fail(kind_field, "is \"stdio\" but the entry has a \"url\"");
+            None
+        }
+        (true, None, kind) => stdio(c, kind.is_some_and(|k| k.is_none())),
+        (false, Some(field), kind) => remote(c, field, kind),
+    }
+}
+
+fn stdio(c: &mut Checker<'_>, bad_kind: bool) -> Option<Transport> {
+    let command = c.string("command");
+    let args = c.string_list("args");
+    let env = c.string_map("env");
+    let cwd = match c.obj.contains_key("cwd") {
+        false => Some(None),
+        true => c.string("cwd").map(|s| Some(s.into())),
+    };
+    if bad_kind {
+        return None;
+    }
+    Some(Transport::Stdio {
+        command: command?,
+        args,
+        env,
+        cwd: cwd?,
+    })
+}
+
+fn remote(c: &mut Checker<'_>, field: &str, kind: Option<Option<Kind>>) -> Option<Transport> {
+    let url = c.string(field);
+    let headers = c.string_map("headers");
+    let url = url?;
+    if !is_http_url(&url) {
+        c.fail(field, "is not an http(s) URL");
+        return None;
+    }
+    let kind = match kind {
+        Some(k) => k?,
+        None if url_path_is_sse(&url) => Kind::Sse,
+        None => Kind::Http,
+    };
+    Some(match kind {
+        Kind::Sse => Transport::Sse { url, headers },
+        Kind::Http | Kind::Stdio => Transport::Http { url, headers },
+    })
+}
+
+fn is_http_url(url: &str) -> bool {
+    reqwest::Url::parse(url)
+        .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+}
+
+fn url_path_is_sse(url: &str) -> bool {
+    reqwest::Url::parse(url).is_ok_and(|u| u.path().trim_end_matches('/').ends_with("/sse"))
+}
+
+/// One entry as written back to the file: Claude Desktop's fields, then ours when not default.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    env: Option<&'a BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", rename = "type")]
+    kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    headers: Option<&'a BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    startup_timeout_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_timeout_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    auto_start: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approval: Option<Approval>,
+}
+
+fn non_empty<K, V>(m: &BTreeMap<K, V>) -> Option<&BTreeMap<K, V>> {
+    (!m.is_empty()).then_some(m)
+}
+
+fn unless_default(d: Duration, default: Duration) -> Option<u64> {
+    (d != default).then(|| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl<'a> From<&'a ServerConfig> for Entry<'a> {
+    fn from(s: &'a ServerConfig) -> Self {
+        let mut e = Entry {
+            command: None,
+            args: None,
+            env: None,
+            cwd: None,
+            kind: None,
+            url: None,
+            headers: None,
+            disabled: (!s.enabled).then_some(true),
+            startup_timeout_ms: unless_default(s.startup_timeout, ServerSpec::STARTUP_TIMEOUT),
+            call_timeout_ms: unless_default(s.call_timeout, ServerSpec::CALL_TIMEOUT),
+            auto_start: (!s.auto_start).then_some(false),
+            approval: (s.approval != Approval::Ask).then_some(s.approval),
+        };
+        match &s.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                e.command = Some(command);
+                e.args = Some(args);
+                e.env = non_empty(env);
+                e.cwd = cwd.as_ref().map(|p| p.display().to_string());
+            }
+            Transport::Http { url, headers } | Transport::Sse { url, headers } => {
+                let sse = matches!(s.transport, Transport::Sse { .. });
+                e.kind = Some(if sse { "sse" } else { "http" });
+                e.url = Some(url);
+                e.headers = non_empty(headers);
+            }
+        }
+        e
+    }
+}
+
+/// The configs as an `mcpServers` document (pretty JSON, servers by name); [`parse`] reads
+/// it back to the same configs.
+pub fn export(configs: &[ServerConfig]) -> String {
+    let servers: BTreeMap<&str, Entry<'_>> = configs
+        .iter()
+        .map(|c| (c.name.as_str(), Entry::from(c)))
+        .collect();
+    let doc = BTreeMap::from([("mcpServers", servers)]);
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

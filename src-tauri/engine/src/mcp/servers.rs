@@ -1,0 +1,227 @@
+//! The engine's MCP server configuration service: import an `mcpServers` document (with a
+//! dry-run preview; existing servers are never overwritten unless asked), add, list, enable,
+//! disable, remove and export servers. Env and header values are registered with the log
+//! redactor whenever they pass through here.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::config::{self, ServerConfig};
+use crate::store::ServerRecord;
+use crate::{Engine, EngineError};
+
+/// Values shorter than this are not registered with the log redactor (an env value such as
+/// `3000` or `true` is no secret, and scrubbing it would garble ordinary log lines).
+const MIN_SECRET_CHARS: usize = 8;
+
+/// What an import does with a server whose name is already configured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Conflict {
+    /// Keep the existing server; report the name as skipped.
+    #[default]
+    Skip,
+    /// Replace the existing server's configuration (its id and tool policies stay).
+    Replace,
+}
+
+/// The outcome of an import, by server name in document order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportReport {
+    /// New servers.
+    pub added: Vec<String>,
+    /// Names that already existed and were left as they were.
+    pub skipped: Vec<String>,
+    /// Names that already existed and were replaced (only with [`Conflict::Replace`]).
+    pub replaced: Vec<String>,
+}
+
+/// What an import will do with one entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportAction {
+    /// Add it.
+    Add,
+    /// Leave the existing server of that name.
+    Skip,
+    /// Replace the existing server of that name.
+    Replace,
+}
+
+/// One entry of an import preview.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewEntry {
+    /// The server's name.
+    pub name: String,
+    /// What the import will do with it.
+    pub action: ImportAction,
+    /// Whether it will be enabled.
+    pub enabled: bool,
+    /// Its command line (env values masked) or URL and transport.
+    pub command_line: String,
+}
+
+/// What an import would do, without doing it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportPreview {
+    /// The report the import would give.
+    pub report: ImportReport,
+    /// Each entry, in document order.
+    pub entries: Vec<PreviewEntry>,
+}
+
+/// A parsed document matched against the configured servers.
+struct Plan {
+    preview: ImportPreview,
+    added: Vec<ServerConfig>,
+    replaced: Vec<(String, ServerConfig)>,
+}
+
+impl Engine {
+    /// What importing `json` would do; changes nothing.
+    pub async fn preview_import(
+        &self,
+        json: &str,
+        on_conflict: Conflict,
+    ) -> Result<ImportPreview, EngineError> {
+        Ok(self.plan_import(json, on_conflict).await?.preview)
+    }
+
+    /// Imports the servers of an `mcpServers` document, all or nothing. Names already
+    /// configured are skipped, or replaced with [`Conflict::Replace`].
+    pub async fn import_servers(
+        &self,
+        json: &str,
+        on_conflict: Conflict,
+    ) -> Result<ImportReport, EngineError> {
+        let plan = self.plan_import(json, on_conflict).await?;
+        self.store()
+            .import_servers(&plan.added, &plan.replaced)
+            .await?;
+        let report = plan.preview.report;
+        tracing::info!(
+            added = report.added.len(),
+            skipped = report.skipped.len(),
+            replaced = report.replaced.len(),
+            "imported MCP servers"
+        );
+        Ok(report)
+    }
+
+    /// Adds one server; its name must be new.
+    pub async fn add_server(&self, config: ServerConfig) -> Result<ServerRecord, EngineError> {
+        config.validate()?;
+        self.guard_secrets(std::slice::from_ref(&config));
+        let record = self.store().insert_server(&config).await?;
+        tracing::info!(server = %record.config.name, "added an MCP server");
+        Ok(record)
+    }
+
+    /// Every configured server, by name.
+    pub async fn list_servers(&self) -> Result<Vec<ServerRecord>, EngineError> {
+        let records = self.store().list_servers().await?;
+        for r in &records {
+            self.guard_secrets(std::slice::from_ref(&r.config));
+        }
+        Ok(records)
+    }
+
+    /// Turns the server with this id or name on or off.
+    pub async fn set_server_enabled(
+        &self,
+        id_or_name: &str,
+        enabled: bool,
+    ) -> Result<ServerRecord, EngineError> {
+        let record = self.store().find_server(id_or_name).await?;
+        Ok(self.store().set_server_enabled(&record.id, enabled).await?)
+    }
+
+    /// Removes the server with this id or name.
+    pub async fn remove_server(&self, id_or_name: &str) -> Result<(), EngineError> {
+        let record = self.store().find_server(id_or_name).await?;
+        self.store().delete_server(&record.id).await?;
+        tracing::info!(server = %record.config.name, "removed an MCP server");
+        Ok(())
+    }
+
+    /// Every server as an `mcpServers` document (pretty JSON, env and header values included:
+    /// this is the user's own configuration file).
+    pub async fn export_servers(&self) -> Result<String, EngineError> {
+        let configs: Vec<ServerConfig> = self
+            .list_servers()
+            .await?
+            .into_iter()
+            .map(|r| r.config)
+            .collect();
+        Ok(config::export(&configs))
+    }
+
+    async fn plan_import(&self, json: &str, on_conflict: Conflict) -> Result<Plan, EngineError> {
+        let configs = config::parse(json)?;
+        self.guard_secrets(&configs);
+        let existing: HashMap<String, String> = self
+            .store()
+            .list_servers()
+            .await?
+            .into_iter()
+            .map(|r| (r.config.name, r.id))
+            .collect();
+        Ok(plan(configs, &existing, on_conflict))
+    }
+
+    /// Keeps the configs' env and header values out of the logs.
+    fn guard_secrets(&self, configs: &[ServerConfig]) {
+        let values = configs.iter().flat_map(ServerConfig::secret_values);
+        for v in values.filter(|v| v.chars().count() >= MIN_SECRET_CHARS) {
+            self.redactor().add(v);
+        }
+    }
+}
+
+/// Sorts parsed configs into added, skipped and replaced against `existing` (name → id).
+fn plan(
+    configs: Vec<ServerConfig>,
+    existing: &HashMap<String, String>,
+    on_conflict: Conflict,
+) -> Plan {
+    let mut p = Plan {
+        preview: ImportPreview {
+            report: ImportReport::default(),
+            entries: Vec::new(),
+        },
+        added: Vec::new(),
+        replaced: Vec::new(),
+    };
+    for config in configs {
+        let name = config.name.clone();
+        let report = &mut p.preview.report;
+        let action = match (existing.get(&name), on_conflict) {
+            (None, _) => ImportAction::Add,
+            (Some(_), Conflict::Skip) => ImportAction::Skip,
+            (Some(_), Conflict::Replace) => ImportAction::Replace,
+        };
+        p.preview.entries.push(PreviewEntry {
+            name: name.clone(),
+            action,
+            enabled: config.enabled,
+            command_line: config.command_line(),
+        });
+        match (action, existing.get(&name)) {
+            (ImportAction::Add, _) => {
+                report.added.push(name);
+                p.added.push(config);
+            }
+            (ImportAction::Replace, Some(id)) => {
+                report.replaced.push(name);
+                p.replaced.push((id.clone(), config));
+            }
+            (ImportAction::Skip | ImportAction::Replace, _) => report.skipped.push(name),
+        }
+    }
+    p
+}

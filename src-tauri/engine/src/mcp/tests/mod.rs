@@ -1,0 +1,75 @@
+//! Tests of the MCP client and child-process handling against real servers from npm
+//! (`tests/fixtures/mcp-node`, installed with `npm ci --prefix tests/fixtures/mcp-node`).
+
+mod http;
+mod process;
+mod stdio;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::{McpClient, ServerNotification, ServerSpec, Transport};
+
+/// The fixtures folder of the npm servers.
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mcp-node")
+}
+
+/// server-everything's entry point; panics with the fix when it is not installed.
+fn everything_js() -> String {
+    let path =
+        fixtures().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        path.exists(),
+        "{} is missing: run `npm ci --prefix tests/fixtures/mcp-node` from the repository root",
+        path.display()
+    );
+    path.to_string_lossy().into_owned()
+}
+
+/// A spec running `node <args…>` over stdio.
+fn node_spec(args: Vec<String>) -> ServerSpec {
+    let mut spec = ServerSpec::new(
+        "everything",
+        Transport::Stdio {
+            command: "node".to_owned(),
+            args,
+            env: BTreeMap::new(),
+            cwd: None,
+        },
+    );
+    spec.startup_timeout = Duration::from_secs(30);
+    spec.call_timeout = Duration::from_secs(30);
+    spec
+}
+
+/// server-everything over stdio.
+fn everything_spec() -> ServerSpec {
+    node_spec(vec![everything_js(), "stdio".to_owned()])
+}
+
+/// Connects to `spec`, with a channel receiving its notifications.
+async fn connect(spec: &ServerSpec) -> (McpClient, mpsc::UnboundedReceiver<ServerNotification>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let client = McpClient::connect(spec, tx).await.expect("connect");
+    (client, rx)
+}
+
+/// A JSON object from a `json!` literal.
+fn args(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    value.as_object().expect("an object").clone()
+}
+
+/// Whether `/proc/<pid>` exists and is not a zombie.
+fn process_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}

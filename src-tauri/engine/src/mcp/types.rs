@@ -1,0 +1,284 @@
+//! Our own vocabulary for what MCP servers offer and answer: tools, results, resources,
+//! prompts, notifications and errors. The client converts rmcp's types into these, so no
+//! rmcp type is visible outside `client.rs`.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Who the server says it is, and the protocol revision both sides agreed on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// The server's implementation name (`serverInfo.name`).
+    pub name: String,
+    /// Its human-readable title, if given.
+    pub title: Option<String>,
+    /// Its version string.
+    pub version: String,
+    /// The negotiated protocol revision, e.g. `2025-11-25`.
+    pub protocol_version: String,
+    /// Usage instructions for the model, if the server gives any.
+    pub instructions: Option<String>,
+}
+
+/// One tool a server offers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// The tool's name, unique within its server.
+    pub name: String,
+    /// A human-readable title (the tool's own, else its annotations').
+    pub title: Option<String>,
+    /// What the tool does (shown to the model).
+    pub description: Option<String>,
+    /// The JSON Schema of its arguments (an `object` schema).
+    pub input_schema: Map<String, Value>,
+    /// The JSON Schema of its structured output, if declared.
+    pub output_schema: Option<Map<String, Value>>,
+    /// Behaviour hints (untrusted: never base security decisions on them).
+    pub annotations: ToolAnnotations,
+}
+
+/// A tool's behaviour hints; `None` means the server said nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolAnnotations {
+    /// Does not modify its environment.
+    pub read_only: Option<bool>,
+    /// May destroy data (meaningful when not read-only).
+    pub destructive: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// Reaches an open world (the internet) rather than a closed domain.
+    pub open_world: Option<bool>,
+}
+
+/// The result of one tool call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The unstructured content, in order.
+    pub content: Vec<ResultPart>,
+    /// The structured result (`structuredContent`), if any.
+    pub structured: Option<Value>,
+    /// The tool reports a failure (the model should see it, it is not a protocol error).
+    pub is_error: bool,
+}
+
+/// One piece of a tool result or prompt message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResultPart {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// Its MIME type, e.g. `image/png`.
+        mime: String,
+        /// Base64 data.
+        data: String,
+    },
+    /// Audio, base64-encoded.
+    Audio {
+        /// Its MIME type, e.g. `audio/wav`.
+        mime: String,
+        /// Base64 data.
+        data: String,
+    },
+    /// A link to a resource the client may read.
+    ResourceLink(ResourceInfo),
+    /// A resource's contents, inline.
+    Resource(ResourceContent),
+}
+
+/// A resource a server lists (or links to).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceInfo {
+    /// Its URI.
+    pub uri: String,
+    /// Its programmatic name.
+    pub name: String,
+    /// A human-readable title.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// Its MIME type, if known.
+    pub mime: Option<String>,
+    /// Its size in bytes, if known.
+    pub size: Option<u64>,
+}
+
+/// The contents of a resource: text or a base64 blob.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceContent {
+    /// The URI these contents belong to.
+    pub uri: String,
+    /// Their MIME type, if known.
+    pub mime: Option<String>,
+    /// The contents.
+    pub body: ResourceBody,
+}
+
+/// Text or binary resource contents.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum ResourceBody {
+    /// UTF-8 text.
+    Text(String),
+    /// Base64-encoded bytes.
+    Blob(String),
+}
+
+/// A prompt template a server offers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptInfo {
+    /// Its name.
+    pub name: String,
+    /// A human-readable title.
+    pub title: Option<String>,
+    /// What it does.
+    pub description: Option<String>,
+    /// The arguments it takes.
+    pub arguments: Vec<PromptArgument>,
+}
+
+/// One argument of a prompt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptArgument {
+    /// Its name.
+    pub name: String,
+    /// What it means.
+    pub description: Option<String>,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+/// A prompt expanded with arguments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prompt {
+    /// The server's description of this expansion.
+    pub description: Option<String>,
+    /// The messages, in order.
+    pub messages: Vec<PromptMessage>,
+}
+
+/// One message of an expanded prompt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// `user` or `assistant`.
+    pub role: PromptRole,
+    /// Its content.
+    pub content: ResultPart,
+}
+
+/// The author of a prompt message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptRole {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+}
+
+/// Something a server told us without being asked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerNotification {
+    /// Progress of a request we sent (`notifications/progress`).
+    Progress {
+        /// The progress token of the request (as text).
+        token: String,
+        /// Progress so far.
+        progress: f64,
+        /// The total, if known.
+        total: Option<f64>,
+        /// A human-readable status.
+        message: Option<String>,
+    },
+    /// A log message (`notifications/message`).
+    Log {
+        /// Its severity.
+        level: LogLevel,
+        /// The logger's name.
+        logger: Option<String>,
+        /// The payload (any JSON).
+        data: Value,
+    },
+    /// The tool list changed: list tools again.
+    ToolsChanged,
+    /// The resource list changed.
+    ResourcesChanged,
+    /// The prompt list changed.
+    PromptsChanged,
+    /// A subscribed resource changed.
+    ResourceUpdated {
+        /// Its URI.
+        uri: String,
+    },
+}
+
+/// The syslog severities MCP logging uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    /// Debug detail.
+    Debug,
+    /// Information.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// A warning.
+    Warning,
+    /// An error.
+    Error,
+    /// A critical condition.
+    Critical,
+    /// Action must be taken.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+/// What can go wrong talking to an MCP server.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    /// The server process could not be started.
+    #[error("{reason}")]
+    Spawn {
+        /// The program we tried to run.
+        command: String,
+        /// Why, as a sentence for the user (names the command).
+        reason: String,
+    },
+    /// The transport failed: no connection, or sending failed.
+    #[error("cannot reach the server: {0}")]
+    Connect(String),
+    /// The server did not complete the `initialize` handshake.
+    #[error("handshake failed: {0}")]
+    Handshake(String),
+    /// No answer in time (start-up or a request); a cancellation was sent.
+    #[error("no answer after {after:?}")]
+    Timeout {
+        /// The limit that passed.
+        after: Duration,
+    },
+    /// We cancelled the request.
+    #[error("cancelled")]
+    Cancelled,
+    /// The server broke the protocol (e.g. answered with the wrong result type).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The server answered with a JSON-RPC error.
+    #[error("server error {code}: {message}")]
+    ServerError {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// Its message.
+        message: String,
+    },
+    /// The connection is closed (the server exited or hung up).
+    #[error("the connection to the server is closed")]
+    Closed,
+}

@@ -1,0 +1,267 @@
+//! The MCP servers repository: each configured server's name, transport kind, enabled flag and
+//! its configuration as JSON.
+//!
+//! Env and header values may be secrets. They are user configuration (like Claude Desktop's
+//! file) so they stay in the database, but apart: the `config` column holds the config with
+//! those values blanked, and the values themselves under its `"secrets"` key, so an export can
+//! drop that one key. They are never logged (see `ServerConfig`'s `Debug`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sqlx::SqliteConnection;
+use ts_rs::TS;
+
+use super::page::{new_id, now_ms};
+use super::{Store, StoreError};
+use crate::mcp::config::{secrets_of, secrets_of_mut};
+use crate::mcp::{ServerConfig, Transport};
+
+/// A configured MCP server as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerRecord {
+    /// Time-ordered id.
+    pub id: String,
+    /// The configuration.
+    pub config: ServerConfig,
+    /// Creation time, Unix milliseconds.
+    pub created_at: i64,
+    /// Last change, Unix milliseconds.
+    pub updated_at: i64,
+}
+
+/// The `config` column: the config with env/header values blanked, and those values apart.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    #[serde(flatten)]
+    config: ServerConfig,
+    /// The env (stdio) or header (remote) values: possibly secrets.
+    #[serde(default)]
+    secrets: BTreeMap<String, String>,
+}
+
+impl Stored {
+    fn of(config: &ServerConfig) -> Self {
+        Self {
+            secrets: secrets_of(&config.transport).clone(),
+            config: config.without_secrets(),
+        }
+    }
+
+    fn into_config(self) -> ServerConfig {
+        let mut config = self.config;
+        let values = secrets_of_mut(&mut config.transport);
+        for (k, v) in self.secrets {
+            values.insert(k, v);
+        }
+        config
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    name: String,
+    config: String,
+    enabled: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl TryFrom<Row> for ServerRecord {
+    type Error = StoreError;
+    fn try_from(r: Row) -> Result<Self, StoreError> {
+        let stored: Stored = serde_json::from_str(&r.config).map_err(|e| {
+            StoreError::Invalid(format!("server {:?} has an unreadable config: {e}", r.name))
+        })?;
+        let mut config = stored.into_config();
+        config.name = r.name;
+        config.enabled = r.enabled != 0;
+        Ok(Self {
+            id: r.id,
+            config,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+const COLUMNS: &str = "id, name, config, enabled, created_at, updated_at";
+
+/// The `transport` column's value.
+fn kind_text(t: &Transport) -> &'static str {
+    match t {
+        Transport::Stdio { .. } => "stdio",
+        Transport::Http { .. } => "http",
+        Transport::Sse { .. } => "sse",
+    }
+}
+
+fn config_json(config: &ServerConfig) -> Result<String, StoreError> {
+    serde_json::to_string(&Stored::of(config)).map_err(|e| StoreError::Invalid(e.to_string()))
+}
+
+fn not_found(id: &str) -> StoreError {
+    StoreError::NotFound {
+        entity: "server",
+        id: id.to_owned(),
+    }
+}
+
+fn exists(name: &str) -> StoreError {
+    StoreError::Invalid(format!("a server named {name:?} already exists"))
+}
+
+async fn insert(conn: &mut SqliteConnection, config: &ServerConfig) -> Result<Row, sqlx::Error> {
+    let now = now_ms();
+    let sql = format!(
+        "INSERT INTO mcp_servers (id, name, transport, config, enabled, created_at, updated_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+    );
+    let json = config_json(config).map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(new_id())
+        .bind(&config.name)
+        .bind(kind_text(&config.transport))
+        .bind(json)
+        .bind(i64::from(config.enabled))
+        .bind(now)
+        .bind(now)
+        .fetch_one(conn)
+        .await
+}
+
+async fn update(
+    conn: &mut SqliteConnection,
+    id: &str,
+    config: &ServerConfig,
+) -> Result<Option<Row>, sqlx::Error> {
+    let sql = format!(
+        "UPDATE mcp_servers SET name = ?, transport = ?, config = ?, enabled = ?, \
+         updated_at = ? WHERE id = ? RETURNING {COLUMNS}"
+    );
+    let json = config_json(config).map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(&config.name)
+        .bind(kind_text(&config.transport))
+        .bind(json)
+        .bind(i64::from(config.enabled))
+        .bind(now_ms())
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}
+
+impl Store {
+    /// Saves a new server; its name must be unique.
+    pub async fn insert_server(&self, config: &ServerConfig) -> Result<ServerRecord, StoreError> {
+        let mut conn = self.writer.acquire().await.map_err(|e| self.classify(e))?;
+        match insert(&mut conn, config).await {
+            Ok(row) => row.try_into(),
+            Err(e) if is_unique_violation(&e) => Err(exists(&config.name)),
+            Err(e) => Err(self.classify(e)),
+        }
+    }
+
+    /// Every server, by name.
+    pub async fn list_servers(&self) -> Result<Vec<ServerRecord>, StoreError> {
+        let sql = format!("SELECT {COLUMNS} FROM mcp_servers ORDER BY name COLLATE NOCASE, name");
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        rows.into_iter().map(ServerRecord::try_from).collect()
+    }
+
+    /// The server with this id or, failing that, this name.
+    pub async fn find_server(&self, id_or_name: &str) -> Result<ServerRecord, StoreError> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM mcp_servers WHERE id = ? OR name = ? \
+             ORDER BY id = ? DESC LIMIT 1"
+        );
+        let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id_or_name)
+            .bind(id_or_name)
+            .bind(id_or_name)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        row.ok_or_else(|| not_found(id_or_name))?.try_into()
+    }
+
+    /// Replaces a server's configuration (name, transport, settings and enabled flag).
+    pub async fn update_server(
+        &self,
+        id: &str,
+        config: &ServerConfig,
+    ) -> Result<ServerRecord, StoreError> {
+        let mut conn = self.writer.acquire().await.map_err(|e| self.classify(e))?;
+        match update(&mut conn, id, config).await {
+            Ok(row) => row.ok_or_else(|| not_found(id))?.try_into(),
+            Err(e) if is_unique_violation(&e) => Err(exists(&config.name)),
+            Err(e) => Err(self.classify(e)),
+        }
+    }
+
+    /// Turns a server on or off.
+    pub async fn set_server_enabled(
+        &self,
+        id: &str,
+        enabled: bool,
+    ) -> Result<ServerRecord, StoreError> {
+        let sql = format!(
+            "UPDATE mcp_servers SET enabled = ?, updated_at = ? WHERE id = ? RETURNING {COLUMNS}"
+        );
+        let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(i64::from(enabled))
+            .bind(now_ms())
+            .bind(id)
+            .fetch_optional(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        row.ok_or_else(|| not_found(id))?.try_into()
+    }
+
+    /// Deletes a server (and its tool policies).
+    pub async fn delete_server(&self, id: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("DELETE FROM mcp_servers WHERE id = ?")
+            .bind(id)
+            .execute(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        if done.rows_affected() == 0 {
+            return Err(not_found(id));
+        }
+        Ok(())
+    }
+
+    /// Adds `added` and replaces the configs of the servers with the ids in `replaced`, all or
+    /// nothing.
+    pub async fn import_servers(
+        &self,
+        added: &[ServerConfig],
+        replaced: &[(String, ServerConfig)],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
+        for config in added {
+            match insert(&mut tx, config).await {
+                Ok(_) => {}
+                Err(e) if is_unique_violation(&e) => return Err(exists(&config.name)),
+                Err(e) => return Err(self.classify(e)),
+            }
+        }
+        for (id, config) in replaced {
+            let row = update(&mut tx, id, config)
+                .await
+                .map_err(|e| self.classify(e))?;
+            row.ok_or_else(|| not_found(id))?;
+        }
+        tx.commit().await.map_err(|e| self.classify(e))
+    }
+}
+
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    e.as_database_error()
+        .is_some_and(|d| d.is_unique_violation())
+}

@@ -1,0 +1,247 @@
+//! `switchboard servers list|add|import|export|enable|disable|remove`: the MCP server
+//! configuration, in the `mcpServers` format of Claude Desktop's config file.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Subcommand};
+use switchboard_engine::Engine;
+use switchboard_engine::mcp::{
+    Conflict, ImportAction, ImportPreview, ImportReport, ServerConfig, Transport,
+};
+use switchboard_engine::store::ServerRecord;
+
+use super::CliError;
+
+/// What to do with MCP servers.
+#[derive(Debug, Subcommand)]
+pub enum ServersCmd {
+    /// List the configured servers.
+    List {
+        /// Print JSON (env and header values included).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a local (--command) or remote (--url) server.
+    #[command(group(ArgGroup::new("target").required(true).args(["command", "url"])))]
+    Add {
+        /// A unique name for it.
+        name: String,
+        /// The program to run (a local server speaking over stdin/stdout).
+        #[arg(long)]
+        command: Option<String>,
+        /// An argument of the program (repeatable; `--arg=-y` or `--arg -y`).
+        #[arg(
+            long = "arg",
+            value_name = "ARG",
+            allow_hyphen_values = true,
+            requires = "command"
+        )]
+        args: Vec<String>,
+        /// An environment variable, `NAME=value` (repeatable).
+        #[arg(long = "env", value_name = "NAME=VALUE", requires = "command")]
+        env: Vec<String>,
+        /// The working directory of the program.
+        #[arg(long, value_name = "DIR", requires = "command")]
+        cwd: Option<PathBuf>,
+        /// The URL of a remote server (streamable HTTP unless --sse).
+        #[arg(long)]
+        url: Option<String>,
+        /// The remote server uses the legacy HTTP+SSE transport.
+        #[arg(long, requires = "url")]
+        sse: bool,
+        /// An extra header, `Name: value` (repeatable).
+        #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+        headers: Vec<String>,
+    },
+    /// Import servers from an `mcpServers` JSON file (`-` reads standard input). Existing
+    /// names are skipped unless --replace.
+    Import {
+        /// The file, e.g. claude_desktop_config.json, or `-`.
+        file: PathBuf,
+        /// Show what would be imported without changing anything.
+        #[arg(long)]
+        dry_run: bool,
+        /// Replace servers whose names already exist.
+        #[arg(long)]
+        replace: bool,
+    },
+    /// Print every server as an `mcpServers` JSON document.
+    Export,
+    /// Turn a server on.
+    Enable {
+        /// The server's name or id.
+        name: String,
+    },
+    /// Turn a server off.
+    Disable {
+        /// The server's name or id.
+        name: String,
+    },
+    /// Remove a server.
+    Remove {
+        /// The server's name or id.
+        name: String,
+    },
+}
+
+/// Runs one servers subcommand.
+pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match cmd {
+        ServersCmd::List { json } => list(&mut out, &engine.list_servers().await?, *json)?,
+        ServersCmd::Add { name, .. } => {
+            let record = engine.add_server(config_of(name, cmd)?).await?;
+            writeln!(out, "added {}", describe(&record))?;
+        }
+        ServersCmd::Import {
+            file,
+            dry_run,
+            replace,
+        } => {
+            let text = read_input(file)?;
+            let on_conflict = if *replace {
+                Conflict::Replace
+            } else {
+                Conflict::Skip
+            };
+            if *dry_run {
+                print_preview(&mut out, &engine.preview_import(&text, on_conflict).await?)?;
+            } else {
+                print_report(&mut out, &engine.import_servers(&text, on_conflict).await?)?;
+            }
+        }
+        ServersCmd::Export => writeln!(out, "{}", engine.export_servers().await?)?,
+        ServersCmd::Enable { name } => {
+            let record = engine.set_server_enabled(name, true).await?;
+            writeln!(out, "enabled {}", record.config.name)?;
+        }
+        ServersCmd::Disable { name } => {
+            let record = engine.set_server_enabled(name, false).await?;
+            writeln!(out, "disabled {}", record.config.name)?;
+        }
+        ServersCmd::Remove { name } => {
+            engine.remove_server(name).await?;
+            writeln!(out, "removed {name}")?;
+        }
+    }
+    Ok(())
+}
+
+fn list(out: &mut impl Write, records: &[ServerRecord], json: bool) -> Result<(), CliError> {
+    if json {
+        serde_json::to_writer_pretty(&mut *out, records).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else if records.is_empty() {
+        writeln!(
+            out,
+            "no servers; add one with `switchboard servers add NAME --command CMD` or \
+             `switchboard servers import FILE`"
+        )?;
+    } else {
+        for r in records {
+            writeln!(out, "{}", describe(r))?;
+        }
+    }
+    Ok(())
+}
+
+/// `name  enabled  command line` in one line.
+fn describe(r: &ServerRecord) -> String {
+    let state = if r.config.enabled {
+        "enabled"
+    } else {
+        "disabled"
+    };
+    format!("{}  {state}  {}", r.config.name, r.config.command_line())
+}
+
+fn print_report(out: &mut impl Write, r: &ImportReport) -> Result<(), CliError> {
+    for name in &r.added {
+        writeln!(out, "added {name}")?;
+    }
+    for name in &r.replaced {
+        writeln!(out, "replaced {name}")?;
+    }
+    for name in &r.skipped {
+        writeln!(
+            out,
+            "skipped {name} (it already exists; --replace overwrites it)"
+        )?;
+    }
+    Ok(())
+}
+
+fn print_preview(out: &mut impl Write, p: &ImportPreview) -> Result<(), CliError> {
+    for e in &p.entries {
+        let action = match e.action {
+            ImportAction::Add => "would add",
+            ImportAction::Replace => "would replace",
+            ImportAction::Skip => "would skip (exists)",
+        };
+        let off = if e.enabled { "" } else { " [disabled]" };
+        writeln!(out, "{action} {}{off}: {}", e.name, e.command_line)?;
+    }
+    writeln!(out, "dry run: nothing was changed")?;
+    Ok(())
+}
+
+fn read_input(file: &PathBuf) -> Result<String, CliError> {
+    if file.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin().lock().read_to_string(&mut text)?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(file)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", file.display())))
+}
+
+/// The config an `add` command describes.
+fn config_of(name: &str, cmd: &ServersCmd) -> Result<ServerConfig, CliError> {
+    let ServersCmd::Add {
+        command,
+        args,
+        env,
+        cwd,
+        url,
+        sse,
+        headers,
+        ..
+    } = cmd
+    else {
+        return Err(CliError::Usage("not an add command".into()));
+    };
+    let transport = match (command, url) {
+        (Some(command), _) => Transport::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+            env: pairs(env, '=', "an env variable must look like `NAME=value`")?,
+            cwd: cwd.clone(),
+        },
+        (None, Some(url)) => {
+            let url = url.clone();
+            let headers = pairs(headers, ':', "a header must look like `Name: value`")?;
+            if *sse {
+                Transport::Sse { url, headers }
+            } else {
+                Transport::Http { url, headers }
+            }
+        }
+        (None, None) => return Err(CliError::Usage("give --command or --url".into())),
+    };
+    Ok(ServerConfig::new(name, transport))
+}
+
+/// `K<sep>V` items as a map; values are not echoed in errors (they may be secrets).
+fn pairs(raw: &[String], sep: char, usage: &str) -> Result<BTreeMap<String, String>, CliError> {
+    raw.iter()
+        .map(|item| match item.split_once(sep) {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
+            _ => Err(CliError::Usage(format!(
+                "{usage}, not {:?}",
+                item.split(sep).next().unwrap_or_default()
+            ))),
+        })
+        .collect()
+}

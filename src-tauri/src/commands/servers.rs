@@ -1,0 +1,73 @@
+//! Commands over the MCP server configuration: list, preview and run an import of an
+//! `mcpServers` document, add, enable/disable, remove and export.
+
+use switchboard_engine::Engine;
+use switchboard_engine::mcp::{Conflict, ImportPreview, ImportReport, ServerConfig};
+use switchboard_engine::store::ServerRecord;
+use tauri::State;
+
+use super::CmdResult;
+
+fn conflict(replace: bool) -> Conflict {
+    if replace {
+        Conflict::Replace
+    } else {
+        Conflict::Skip
+    }
+}
+
+/// Every configured server, by name.
+#[tauri::command]
+pub async fn list_servers(engine: State<'_, Engine>) -> CmdResult<Vec<ServerRecord>> {
+    Ok(engine.list_servers().await?)
+}
+
+/// What importing `json` would do (with `replace`, existing names are replaced); changes
+/// nothing.
+#[tauri::command]
+pub async fn preview_import_servers(
+    engine: State<'_, Engine>,
+    json: String,
+    replace: Option<bool>,
+) -> CmdResult<ImportPreview> {
+    let on_conflict = conflict(replace.unwrap_or(false));
+    Ok(engine.preview_import(&json, on_conflict).await?)
+}
+
+/// Imports the servers of an `mcpServers` document, all or nothing.
+#[tauri::command]
+pub async fn import_servers(
+    engine: State<'_, Engine>,
+    json: String,
+    replace: bool,
+) -> CmdResult<ImportReport> {
+    Ok(engine.import_servers(&json, conflict(replace)).await?)
+}
+
+/// Adds one server.
+#[tauri::command]
+pub async fn add_server(engine: State<'_, Engine>, input: ServerConfig) -> CmdResult<ServerRecord> {
+    Ok(engine.add_server(input).await?)
+}
+
+/// Turns a server (by id or name) on or off.
+#[tauri::command]
+pub async fn set_server_enabled(
+    engine: State<'_, Engine>,
+    id: String,
+    enabled: bool,
+) -> CmdResult<ServerRecord> {
+    Ok(engine.set_server_enabled(&id, enabled).await?)
+}
+
+/// Removes a server (by id or name).
+#[tauri::command]
+pub async fn remove_server(engine: State<'_, Engine>, id: String) -> CmdResult<()> {
+    Ok(engine.remove_server(&id).await?)
+}
+
+/// Every server as an `mcpServers` JSON document.
+#[tauri::command]
+pub async fn export_servers(engine: State<'_, Engine>) -> CmdResult<String> {
+    Ok(engine.export_servers().await?)
+}
