@@ -4,5 +4,6 @@
 mod bindings;
 mod cli;
 mod ipc;
+mod mcp_cli;
 mod providers;
 mod servers;

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::logging::LoggingError;
-use crate::mcp::ConfigError;
+use crate::mcp::{ConfigError, ToolError};
 use crate::paths::PathsError;
 use crate::provider::ProviderError;
 use crate::secrets::SecretError;
@@ -31,6 +31,9 @@ pub enum EngineError {
     /// An MCP server configuration was rejected; the message lists every problem, one a line.
     #[error(transparent)]
     ServerConfig(#[from] ConfigError),
+    /// A tool could not be called, or an MCP server could not be started.
+    #[error(transparent)]
+    Tool(#[from] ToolError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -78,6 +81,7 @@ impl EngineError {
             Self::Provider(e) => provider_kind(e),
             Self::Secret(_) => ErrorKind::Secrets,
             Self::ServerConfig(_) => ErrorKind::InvalidInput,
+            Self::Tool(e) => tool_kind(e),
         }
     }
 }
@@ -107,5 +111,16 @@ fn store_kind(e: &StoreError) -> ErrorKind {
         StoreError::NewerSchema { .. } => ErrorKind::NewerSchema,
         StoreError::Open { .. } | StoreError::Backup { .. } => ErrorKind::Io,
         StoreError::Migration { .. } | StoreError::Database(_) => ErrorKind::Internal,
+    }
+}
+
+fn tool_kind(e: &ToolError) -> ErrorKind {
+    match e {
+        ToolError::UnknownServer { .. } | ToolError::UnknownTool { .. } => ErrorKind::NotFound,
+        ToolError::InvalidArguments { .. } => ErrorKind::InvalidInput,
+        ToolError::NotReady { .. }
+        | ToolError::BadSchema { .. }
+        | ToolError::StartFailed { .. }
+        | ToolError::Mcp(_) => ErrorKind::Internal,
     }
 }

@@ -46,6 +46,8 @@ pub struct Engine {
     store: Store,
     redactor: Redactor,
     secrets: Secrets,
+    supervisor: mcp::Supervisor,
+    policies: mcp::Policies,
 }
 
 impl Engine {
@@ -68,6 +70,8 @@ impl Engine {
             store,
             redactor,
             secrets,
+            supervisor: mcp::Supervisor::default(),
+            policies: mcp::Policies::default(),
         })
     }
 
@@ -86,6 +90,16 @@ impl Engine {
         &self.secrets
     }
 
+    /// The running MCP servers (none until started).
+    pub fn supervisor(&self) -> &mcp::Supervisor {
+        &self.supervisor
+    }
+
+    /// Tool approval policies.
+    pub fn policies(&self) -> &mcp::Policies {
+        &self.policies
+    }
+
     /// The secrets scrubbed from logs.
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
@@ -102,8 +116,9 @@ impl Engine {
         })
     }
 
-    /// Closes the database cleanly; call at exit.
+    /// Stops every MCP server (in parallel) and closes the database cleanly; call at exit.
     pub async fn shutdown(&self) {
+        self.supervisor.shutdown_all().await;
         self.store.close().await;
         tracing::info!("engine shut down");
     }

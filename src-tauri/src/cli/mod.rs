@@ -4,6 +4,7 @@
 mod conversations;
 mod providers;
 mod servers;
+mod servers_run;
 
 use std::path::PathBuf;
 
@@ -36,7 +37,8 @@ pub enum Command {
     /// Add, list and test model providers.
     #[command(subcommand)]
     Providers(providers::ProvidersCmd),
-    /// Configure MCP servers: list, add, import, export, enable, disable, remove.
+    /// Configure MCP servers (list, add, import, export, enable, disable, remove) and try
+    /// one out (tools, call, logs).
     #[command(subcommand)]
     Servers(servers::ServersCmd),
 }

@@ -1,5 +1,7 @@
 //! `switchboard servers list|add|import|export|enable|disable|remove`: the MCP server
-//! configuration, in the `mcpServers` format of Claude Desktop's config file.
+//! configuration, in the `mcpServers` format of Claude Desktop's config file; and
+//! `servers tools|call|logs`, one-shot commands that start one server, use it and stop it
+//! (see `servers_run.rs`).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -84,6 +86,26 @@ pub enum ServersCmd {
         /// The server's name or id.
         name: String,
     },
+    /// Start a server, list its tools (one line each), stop it.
+    Tools {
+        /// The server's name or id.
+        name: String,
+    },
+    /// Start a server, call one of its tools with JSON arguments, print the result, stop it.
+    Call {
+        /// The server's name or id.
+        name: String,
+        /// The tool's name.
+        tool: String,
+        /// The arguments, a JSON object (default `{}`).
+        #[arg(default_value = "{}")]
+        json: String,
+    },
+    /// Start a server, wait until it is ready, print its stderr lines, stop it.
+    Logs {
+        /// The server's name or id.
+        name: String,
+    },
 }
 
 /// Runs one servers subcommand.
@@ -125,6 +147,11 @@ pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
             engine.remove_server(name).await?;
             writeln!(out, "removed {name}")?;
         }
+        ServersCmd::Tools { name } => super::servers_run::tools(engine, &mut out, name).await?,
+        ServersCmd::Call { name, tool, json } => {
+            super::servers_run::call(engine, &mut out, name, tool, json).await?;
+        }
+        ServersCmd::Logs { name } => super::servers_run::logs(engine, &mut out, name).await?,
     }
     Ok(())
 }

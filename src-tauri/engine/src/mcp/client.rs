@@ -21,14 +21,15 @@ use rmcp::service::{
     ClientLifecycleMode, NotificationContext, PeerRequestOptions, RoleClient, RunningService,
     serve_client_with_lifecycle,
 };
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use super::process::{EXIT_GRACE, Launch, ServerProcess, StderrLog};
 use super::spec::{ServerSpec, Transport};
+use super::sse::SseTransport;
 use super::types::{
     McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ServerInfo, ServerNotification,
     ToolInfo, ToolResult,
@@ -38,6 +39,8 @@ use super::types::{
 const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;
 /// How many stderr lines a handshake error quotes.
 const STDERR_TAIL_LINES: usize = 5;
+/// How often [`McpClient::closed`] checks whether the connection has ended.
+pub const CLOSED_POLL: Duration = Duration::from_millis(100);
 
 /// Where a connection's notifications go (and, later, who answers the server's own requests:
 /// sampling, roots and elicitation are not advertised yet).
@@ -180,10 +183,28 @@ impl McpClient {
                 connect_stdio(spec, launch, bridge).await
             }
             Transport::Http { url, headers } => connect_http(spec, url, headers, bridge).await,
-            Transport::Sse { .. } => Err(McpError::Connect(
-                "the legacy HTTP+SSE transport is not supported yet".to_owned(),
-            )),
+            Transport::Sse { url, headers } => {
+                let headers = header_map(headers)?.into_iter().collect();
+                let transport = SseTransport::open(url, headers, spec.startup_timeout).await?;
+                connect_transport(spec, transport, bridge).await
+            }
         }
+    }
+
+    /// Connects over an in-process transport (a built-in server's end of a duplex pipe).
+    pub(crate) async fn connect_in_process<T, E, A>(
+        spec: &ServerSpec,
+        transport: T,
+        host: impl HostHandler,
+    ) -> Result<Self, McpError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let bridge = Bridge {
+            host: Arc::new(host),
+        };
+        connect_transport(spec, transport, bridge).await
     }
 
     /// Who the server is and the negotiated protocol revision.
@@ -194,6 +215,18 @@ impl McpClient {
     /// The server process's pid (also its process group id), for stdio servers.
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().and_then(ServerProcess::pid)
+    }
+
+    /// A future that resolves once the connection has ended: the server exited or hung up,
+    /// or we closed it. It does not borrow the client (a supervisor can wait on it while the
+    /// client is shared); it checks the connection every [`CLOSED_POLL`].
+    pub fn closed(&self) -> impl Future<Output = ()> + Send + 'static {
+        let peer = self.service.peer().clone();
+        async move {
+            while !peer.is_transport_closed() {
+                tokio::time::sleep(CLOSED_POLL).await;
+            }
+        }
     }
 
     /// The server's stderr buffer, for stdio servers.
@@ -349,6 +382,19 @@ async fn connect_http(
     let config =
         StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
     let transport = StreamableHttpClientTransport::from_config(config);
+    connect_transport(spec, transport, bridge).await
+}
+
+/// Runs the handshake over a transport that needs no process (HTTP, SSE, in-process).
+async fn connect_transport<T, E, A>(
+    spec: &ServerSpec,
+    transport: T,
+    bridge: Bridge,
+) -> Result<McpClient, McpError>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, None),

@@ -11,6 +11,7 @@ mod mcp_servers;
 mod messages;
 mod page;
 mod providers;
+mod settings;
 #[cfg(test)]
 mod tests;
 

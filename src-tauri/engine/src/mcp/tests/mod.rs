@@ -2,8 +2,12 @@
 //! (`tests/fixtures/mcp-node`, installed with `npm ci --prefix tests/fixtures/mcp-node`).
 
 mod http;
+mod policy;
 mod process;
+mod sse;
 mod stdio;
+mod supervisor;
+mod tools;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

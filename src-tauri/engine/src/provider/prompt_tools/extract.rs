@@ -150,23 +150,38 @@ enum Found {
         calls: Vec<(String, Value)>,
         leftover: Option<String>,
     },
-    /// Not calls: keep it as text and go on after `end`.
-    Skip(usize),
+    /// Not calls: keep it as text and go on after `end`. `settled` when no text that could
+    /// follow changes that (the block is closed).
+    Skip { end: usize, settled: bool },
     /// A JSON object that never closes: no more bare JSON from here on.
     Unclosed,
     /// Nothing starts here.
     Nothing,
 }
 
+/// If `text` starts with a closed block that holds no calls, its length: the text up to there
+/// reads the same whatever follows.
+pub(super) fn settled_prose(text: &str, known: &[&str]) -> Option<usize> {
+    match block(text, known, 0, true) {
+        Found::Skip { end, settled: true } => Some(end),
+        _ => None,
+    }
+}
+
+/// The block that starts `rest`, if any.
+fn block(rest: &str, known: &[&str], depth: usize, bare_json: bool) -> Found {
+    match start_at(rest) {
+        Start::Fence if depth < MAX_DEPTH => fence(rest, known, depth),
+        Start::Tag if depth < MAX_DEPTH => tag(rest, known, depth),
+        Start::Json if bare_json => json(rest, known),
+        _ => Found::Nothing,
+    }
+}
+
 fn scan(text: &str, known: &[&str], depth: usize, out: &mut Out) {
     let (mut last, mut i, mut bare_json) = (0, 0, true);
     while let Some(rest) = text.get(i..).filter(|r| !r.is_empty()) {
-        let found = match start_at(rest) {
-            Start::Fence if depth < MAX_DEPTH => fence(rest, known, depth),
-            Start::Tag if depth < MAX_DEPTH => tag(rest, known, depth),
-            Start::Json if bare_json => json(rest, known),
-            _ => Found::Nothing,
-        };
+        let found = block(rest, known, depth, bare_json);
         let step = rest.chars().next().map_or(1, char::len_utf8);
         match found {
             Found::Calls {
@@ -183,7 +198,7 @@ fn scan(text: &str, known: &[&str], depth: usize, out: &mut Out) {
                 i += end;
                 last = i;
             }
-            Found::Skip(end) => i += end,
+            Found::Skip { end, .. } => i += end,
             Found::Unclosed => {
                 bare_json = false;
                 i += step;
@@ -205,7 +220,7 @@ fn json(rest: &str, known: &[&str]) -> Found {
             calls,
             leftover: None,
         },
-        None => Found::Skip(end),
+        None => Found::Skip { end, settled: true },
     }
 }
 
@@ -228,7 +243,9 @@ fn fence(rest: &str, known: &[&str], depth: usize) -> Found {
     };
     let (calls, leftover) = calls_in_block(body, known, depth + 1);
     if calls.is_empty() {
-        return Found::Skip(end);
+        // A closing fence at the very end may still grow.
+        let settled = closed && end < rest.len();
+        return Found::Skip { end, settled };
     }
     let leftover = (!leftover.is_empty()).then(|| match closed {
         true => format!(
@@ -246,12 +263,16 @@ fn fence(rest: &str, known: &[&str], depth: usize) -> Found {
 }
 
 /// Where the closing fence `mark` is in a block's `body`, and how long it is: the first fence
-/// that starts a line or follows the JSON value opening the body (so fences inside its strings
-/// don't close the block).
+/// that starts a line, or that follows the JSON value opening the body (so fences inside its
+/// strings don't close the block; none while that value is unclosed). Text appended to `body`
+/// never moves a fence found.
 fn find_close(body: &str, mark: &str) -> Option<(usize, usize)> {
     let lead = body.len() - body.trim_start().len();
-    let from = balanced_end(&body[lead..]).map_or(0, |e| lead + e);
-    let after_json = body[from..].find(mark).map(|i| from + i);
+    let from = match body[lead..].starts_with(['{', '[']) {
+        true => balanced_end(&body[lead..]).map(|e| lead + e),
+        false => Some(lead),
+    };
+    let after_json = from.and_then(|from| body[from..].find(mark).map(|i| from + i));
     let mut offset = 0;
     let line_start = body.split('\n').find_map(|line| {
         let (here, indent) = (offset, line.len() - line.trim_start().len());
@@ -270,13 +291,13 @@ fn find_close(body: &str, mark: &str) -> Option<(usize, usize)> {
 /// A `<tool_call>…</tool_call>` block at the start of `rest`; an unclosed tag runs to the end.
 fn tag(rest: &str, known: &[&str], depth: usize) -> Found {
     let inner = &rest[TAG_OPEN.len()..];
-    let (body, end) = match inner.find(TAG_CLOSE) {
-        Some(at) => (&inner[..at], TAG_OPEN.len() + at + TAG_CLOSE.len()),
-        None => (inner, rest.len()),
+    let (body, end, settled) = match inner.find(TAG_CLOSE) {
+        Some(at) => (&inner[..at], TAG_OPEN.len() + at + TAG_CLOSE.len(), true),
+        None => (inner, rest.len(), false),
     };
     let (calls, leftover) = calls_in_block(body, known, depth + 1);
     if calls.is_empty() {
-        return Found::Skip(end);
+        return Found::Skip { end, settled };
     }
     Found::Calls {
         end,

@@ -1,11 +1,13 @@
 //! [`PromptTools`]: any provider in prompt mode. The request is rewritten with
 //! [`to_prompt_request`]; the answer's text streams through until something that may start a
-//! tool call appears, is held from there, and at the end is split into prose and calls.
+//! tool call appears (a fence, a `<tool_call>` tag, a JSON object) and is held from there. A
+//! held block that closes without holding a call (a code sample, say) is let go at once;
+//! otherwise the held text is split into prose and calls at the end.
 
 use futures::future::BoxFuture;
 use futures::{StreamExt, stream};
 
-use super::extract::{Start, extract_tool_calls, start_at};
+use super::extract::{Start, extract_tool_calls, settled_prose, start_at};
 use super::to_prompt_request;
 use crate::provider::{
     ChatRequest, EventStream, FinishReason, ModelInfo, Provider, ProviderError, ProviderEvent,
@@ -61,13 +63,20 @@ fn scan_events(events: EventStream, names: Vec<String>) -> EventStream {
 
 type Item = Result<ProviderEvent, ProviderError>;
 
+/// The characters that may close a held block.
+const CLOSERS: [char; 5] = ['}', ']', '`', '~', '>'];
+
 /// The state of one answer: text not yet passed on, and whether a call may have started.
 struct Scanner {
     names: Vec<String>,
     /// Text not yet emitted: an undecided tail, or everything since a possible call start.
     held: String,
-    /// Whether `held` starts where a call may start (so it is kept to the end).
+    /// Whether `held` starts where a call may start (so it is kept until it closes).
     holding: bool,
+    /// Whether text that may close the held block came since it was last looked at.
+    may_close: bool,
+    /// The length of `held` when it was last looked at.
+    checked: usize,
 }
 
 impl Scanner {
@@ -76,6 +85,8 @@ impl Scanner {
             names,
             held: String::new(),
             holding: false,
+            may_close: false,
+            checked: 0,
         }
     }
 
@@ -103,21 +114,50 @@ impl Scanner {
         }
     }
 
-    /// A text delta: emits what surely is prose, holds the rest.
+    /// A text delta: emits what surely is prose, holds the rest. Held blocks that turn out to
+    /// be closed and hold no calls (code samples, say) are let go as soon as they close.
     fn text(&mut self, delta: &str) -> Vec<Item> {
+        self.may_close |= self.held.ends_with(['`', '~']) || delta.contains(CLOSERS);
         self.held.push_str(delta);
-        if self.holding {
-            return Vec::new();
+        let mut prose = String::new();
+        loop {
+            if self.holding {
+                if !self.check_due() {
+                    break;
+                }
+                (self.may_close, self.checked) = (false, self.held.len());
+                let Some(end) = self.settled() else {
+                    break;
+                };
+                prose.extend(self.held.drain(..end));
+                (self.holding, self.may_close, self.checked) = (false, true, 0);
+            } else {
+                let (safe, holding) = prose_prefix(&self.held);
+                prose.extend(self.held.drain(..safe));
+                self.holding = holding;
+                if !holding {
+                    break;
+                }
+            }
         }
-        let (safe, holding) = prose_prefix(&self.held);
-        self.holding = holding;
-        let rest = self.held.split_off(safe);
-        let prose = std::mem::replace(&mut self.held, rest);
         text_event(prose).into_iter().map(Ok).collect()
+    }
+
+    /// Whether to look again if the held block has closed: something that may close it came,
+    /// and the block grew by a quarter since the last look (so a long block costs linear time).
+    fn check_due(&self) -> bool {
+        self.may_close && self.held.len() - self.checked >= (self.checked / 4).max(1)
+    }
+
+    /// How much of the held block is settled prose, if it all is.
+    fn settled(&self) -> Option<usize> {
+        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        settled_prose(&self.held, &names)
     }
 
     /// The end of the answer: held text split into prose and calls; whether calls were found.
     fn flush(&mut self) -> (Vec<Item>, bool) {
+        (self.may_close, self.checked) = (false, 0);
         let held = std::mem::take(&mut self.held);
         if !std::mem::take(&mut self.holding) {
             return (text_event(held).into_iter().map(Ok).collect(), false);
@@ -139,7 +179,7 @@ impl Scanner {
 
     /// An error ends the answer: held text is passed on as it is.
     fn flush_raw(&mut self) -> Vec<Item> {
-        self.holding = false;
+        (self.holding, self.may_close, self.checked) = (false, false, 0);
         text_event(std::mem::take(&mut self.held))
             .into_iter()
             .map(Ok)

@@ -228,13 +228,26 @@ async fn prose_streams_early_and_calls_come_at_the_end() {
 }
 
 #[tokio::test]
-async fn braces_that_are_not_calls_come_out_as_text_at_the_end() {
-    let deltas = vec!["Use ", "{x} here", " please."];
+async fn blocks_that_are_not_calls_are_let_go_once_closed() {
+    let deltas = vec![
+        "Use ",
+        "{x} here",
+        " or:\n\n``",
+        "`json\n{\"name\": \"Alice\"}\n``",
+        "`",
+        "\nthen {\"tool\": ",
+        "\"nope\"} ok",
+    ];
     let events = stream_reply(deltas).await;
     let want = vec![
         Ok(ProviderEvent::text("Use ")),
+        Ok(ProviderEvent::text("{x} here")),
+        Ok(ProviderEvent::text(" or:\n\n")),
+        Ok(ProviderEvent::text(
+            "```json\n{\"name\": \"Alice\"}\n```\nthen ",
+        )),
+        Ok(ProviderEvent::text("{\"tool\": \"nope\"} ok")),
         Ok(ProviderEvent::Usage { usage: usage() }),
-        Ok(ProviderEvent::text("{x} here please.")),
         Ok(ProviderEvent::Finish {
             reason: FinishReason::Stop,
         }),

@@ -272,6 +272,17 @@ fn cases() -> Vec<Case> {
             "Careful with the { in the template.",
             vec![("read_file", json!({"path": "t.txt"}))],
         ),
+        // A stop sequence cut the closing tag; prose left inside a fence stays there.
+        case(
+            "<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"x\"}}",
+            "",
+            vec![("search", json!({"query": "x"}))],
+        ),
+        case(
+            "```json\nCalling search:\n{\"tool\": \"search\", \"arguments\": {\"query\": \"x\"}}\n```\nDone.",
+            "```json\nCalling search:\n```\nDone.",
+            vec![("search", json!({"query": "x"}))],
+        ),
         // Not calls: the text stays as it is.
         prose("```json\n{\"tool\": \"delete_everything\", \"arguments\": {}}\n```"),
         prose("The capital of France is Paris."),
@@ -320,23 +331,24 @@ fn every_reply_in_the_table_yields_its_text_and_calls() {
 }
 
 #[test]
-fn a_reply_streamed_in_any_two_pieces_yields_the_same_calls() {
+fn a_reply_streamed_in_pieces_yields_the_same_calls_and_prose() {
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime");
     for case in &cases() {
         let reply = case.reply;
-        let splits = reply.char_indices().map(|(i, _)| i).skip(1);
-        for at in splits.step_by(7) {
-            let events = rt.block_on(stream_reply(vec![&reply[..at], &reply[at..]]));
+        let want = expected(case);
+        let chars: Vec<&str> = reply
+            .char_indices()
+            .map(|(i, c)| &reply[i..i + c.len_utf8()])
+            .collect();
+        let splits = reply.char_indices().map(|(i, _)| i).skip(1).step_by(5);
+        let halves = splits.map(|at| vec![&reply[..at], &reply[at..]]);
+        for pieces in halves.chain([chars]) {
+            let events = rt.block_on(stream_reply(pieces.clone()));
             let (text, calls) = text_and_calls(&events);
-            let want = expected(case);
-            assert_eq!(calls, want.calls, "reply {reply:?} split at {at}");
-            assert_eq!(
-                squash(&text),
-                squash(&want.text),
-                "reply {reply:?} split at {at}"
-            );
+            assert_eq!(calls, want.calls, "{pieces:?}");
+            assert_eq!(squash(&text), squash(&want.text), "{pieces:?}");
         }
     }
 }

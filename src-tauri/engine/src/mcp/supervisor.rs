@@ -1,0 +1,558 @@
+//! [`Supervisor`]: the running MCP servers of one engine. It starts servers concurrently (each
+//! within its start-up timeout), keeps each one's state, tool list, stderr and MCP log
+//! messages, re-lists tools on `tools/list_changed`, restarts a server that dies with bounded
+//! exponential backoff, and stops them (one, or all at once in parallel at exit).
+//!
+//! Each started server is one task ([`supervise`]) that owns its connection; the shared map
+//! only holds what readers need (state, a handle to the client, caches), behind a std mutex
+//! never held across an `.await`. State changes are published in order per server on a
+//! broadcast channel.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde::{Serialize, Serializer};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::client::McpClient;
+use super::config::ServerConfig;
+use super::process::StderrLog;
+use super::tools::Limits;
+use super::types::{McpError, ServerInfo, ServerNotification, ToolInfo};
+
+/// How many events the broadcast channel buffers for a slow subscriber.
+const EVENT_CAPACITY: usize = 256;
+/// A server that stayed up this long starts a new streak of failures when it dies.
+const STABLE_AFTER: Duration = Duration::from_secs(30);
+/// How long a stop waits for in-flight calls to let go of the client before killing it.
+const RELEASE_WAIT: Duration = Duration::from_secs(2);
+/// JSON-RPC "method not found": a server without tools may answer `tools/list` so.
+const METHOD_NOT_FOUND: i32 = -32601;
+
+/// The state of one supervised server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerState {
+    /// Spawning or connecting, handshake and first tool listing.
+    Starting,
+    /// Connected; `tools` tools listed.
+    Ready {
+        /// Who the server is.
+        info: ServerInfo,
+        /// How many tools it offers.
+        tools: usize,
+    },
+    /// It could not start, or kept dying and was given up on.
+    Failed {
+        /// Why, as a sentence for the user.
+        reason: String,
+    },
+    /// Not running (never started, or stopped).
+    #[default]
+    Stopped,
+    /// It died unexpectedly; restart `attempt` begins after `in`.
+    Restarting {
+        /// The restart attempt of this streak (1-based).
+        attempt: u32,
+        /// The delay before it (serialized as `in_ms`).
+        #[serde(rename = "in_ms", serialize_with = "millis")]
+        r#in: Duration,
+    },
+}
+
+fn millis<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Something that happened to a supervised server.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SupervisorEvent {
+    /// Its state changed.
+    State {
+        /// The server's name.
+        server: String,
+        /// The new state.
+        state: ServerState,
+    },
+    /// Its tool list changed and was listed again.
+    ToolsChanged {
+        /// The server's name.
+        server: String,
+    },
+}
+
+/// The restart policy for servers that die unexpectedly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    /// The delay before the first restart; it doubles with each consecutive failure.
+    pub base: Duration,
+    /// The longest delay.
+    pub max: Duration,
+    /// After this many consecutive failures (crashes or failed restarts) the server is Failed.
+    pub max_failures: u32,
+}
+
+impl Default for Backoff {
+    /// 1 s, 2 s, 4 s … up to 60 s; give up after 5 consecutive failures.
+    fn default() -> Self {
+        Self {
+            base: Duration::from_secs(1),
+            max: Duration::from_secs(60),
+            max_failures: 5,
+        }
+    }
+}
+
+impl Backoff {
+    /// The delay before restart `attempt` (1-based), without jitter.
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        self.base.saturating_mul(factor).min(self.max)
+    }
+
+    /// [`Backoff::delay`] with ±20 % jitter.
+    pub fn jittered(&self, attempt: u32) -> Duration {
+        self.delay(attempt).mul_f64(0.8 + fastrand::f64() * 0.4)
+    }
+}
+
+/// A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ServerLogs {
+    /// Its stderr (stdio servers), the last [`super::process::STDERR_LINES`] lines.
+    pub stderr: Vec<String>,
+    /// Its `notifications/message` log messages, one line each.
+    pub messages: Vec<String>,
+}
+
+/// The running MCP servers of one engine. Cheap to clone; clones share the servers.
+#[derive(Clone)]
+pub struct Supervisor {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Supervisor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Supervisor")
+            .field("states", &self.states())
+            .finish_non_exhaustive()
+    }
+}
+
+struct Inner {
+    slots: Mutex<HashMap<String, Slot>>,
+    events: broadcast::Sender<SupervisorEvent>,
+    backoff: Backoff,
+    limits: Limits,
+}
+
+/// What is known of one server.
+#[derive(Default)]
+pub(super) struct Slot {
+    pub(super) config: Option<ServerConfig>,
+    pub(super) state: ServerState,
+    pub(super) client: Option<Arc<McpClient>>,
+    pub(super) tools: Arc<Vec<ToolInfo>>,
+    stderr: StderrLog,
+    messages: StderrLog,
+    run: Option<Run>,
+}
+
+/// The task supervising one server, and how to stop it.
+struct Run {
+    stop: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl Default for Supervisor {
+    fn default() -> Self {
+        Self::new(Backoff::default(), Limits::default())
+    }
+}
+
+impl Supervisor {
+    /// A supervisor with no servers.
+    pub fn new(backoff: Backoff, limits: Limits) -> Self {
+        let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        let inner = Inner {
+            slots: Mutex::new(HashMap::new()),
+            events,
+            backoff,
+            limits,
+        };
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Receives every event from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<SupervisorEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// The state of server `name` (`None` if it was never started).
+    pub fn state(&self, name: &str) -> Option<ServerState> {
+        self.inner.lock().get(name).map(|s| s.state.clone())
+    }
+
+    /// Every known server and its state, by name.
+    pub fn states(&self) -> Vec<(String, ServerState)> {
+        let mut states: Vec<_> = (self.inner.lock().iter())
+            .map(|(name, slot)| (name.clone(), slot.state.clone()))
+            .collect();
+        states.sort_by(|a, b| a.0.cmp(&b.0));
+        states
+    }
+
+    /// The pid (and process group) of a running stdio server.
+    pub fn pid(&self, name: &str) -> Option<u32> {
+        self.inner.lock().get(name)?.client.as_ref()?.pid()
+    }
+
+    /// The server's stderr lines and MCP log messages (kept after it stops).
+    pub fn logs(&self, name: &str) -> Option<ServerLogs> {
+        let slots = self.inner.lock();
+        let slot = slots.get(name)?;
+        Some(ServerLogs {
+            stderr: slot.stderr.lines(),
+            messages: slot.messages.lines(),
+        })
+    }
+
+    /// Starts every enabled, auto-start server concurrently; returns once each is Ready or
+    /// Failed, with its state.
+    pub async fn start_all(&self, configs: &[ServerConfig]) -> Vec<(String, ServerState)> {
+        let starts = configs
+            .iter()
+            .filter(|c| c.enabled && c.auto_start)
+            .map(|c| async move { (c.name.clone(), self.start(c.clone()).await) });
+        futures::future::join_all(starts).await
+    }
+
+    /// Starts one server (unless it is already running) and returns once it is Ready or
+    /// Failed (or stopped meanwhile), with that state.
+    pub async fn start(&self, config: ServerConfig) -> ServerState {
+        let (first_tx, first_rx) = oneshot::channel();
+        {
+            let mut slots = self.inner.lock();
+            let slot = slots.entry(config.name.clone()).or_default();
+            if slot.run.as_ref().is_some_and(|r| !r.task.is_finished()) {
+                return slot.state.clone();
+            }
+            slot.config = Some(config.clone());
+            let stop = CancellationToken::new();
+            let task = tokio::spawn(supervise(
+                Arc::clone(&self.inner),
+                config,
+                stop.clone(),
+                first_tx,
+            ));
+            slot.run = Some(Run { stop, task });
+        }
+        first_rx.await.unwrap_or(ServerState::Stopped)
+    }
+
+    /// Stops server `name` and waits until its process is gone. `false` if it was not running.
+    pub async fn stop(&self, name: &str) -> bool {
+        let run = self.inner.lock().get_mut(name).and_then(|s| s.run.take());
+        let Some(run) = run else { return false };
+        run.stop.cancel();
+        let _ = run.task.await;
+        true
+    }
+
+    /// Stops server `name` (if running) and starts it again with its last configuration.
+    /// `None` if it was never started.
+    pub async fn restart(&self, name: &str) -> Option<ServerState> {
+        let config = self.inner.lock().get(name)?.config.clone()?;
+        self.stop(name).await;
+        Some(self.start(config).await)
+    }
+
+    /// Stops every server in parallel (each: close stdin, grace, then the process group is
+    /// killed) and waits until all are gone.
+    pub async fn shutdown_all(&self) {
+        let runs: Vec<Run> = (self.inner.lock().values_mut())
+            .filter_map(|s| s.run.take())
+            .collect();
+        for run in &runs {
+            run.stop.cancel();
+        }
+        futures::future::join_all(runs.into_iter().map(|r| r.task)).await;
+    }
+
+    /// The truncation limits of tool results.
+    pub(super) fn limits(&self) -> Limits {
+        self.inner.limits
+    }
+
+    /// Runs `f` on server `name`'s slot, if known.
+    pub(super) fn with_slot<R>(&self, name: &str, f: impl FnOnce(&Slot) -> R) -> Option<R> {
+        self.inner.lock().get(name).map(f)
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
+        match self.slots.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Sets the state of `name` and publishes it.
+    fn publish(&self, name: &str, state: ServerState) {
+        self.lock().entry(name.to_owned()).or_default().state = state.clone();
+        let server = name.to_owned();
+        let _ = self.events.send(SupervisorEvent::State { server, state });
+    }
+
+    /// Removes the client of `name` from the slot (so no new call can take it).
+    fn take_client(&self, name: &str) -> Option<Arc<McpClient>> {
+        self.lock().get_mut(name).and_then(|s| s.client.take())
+    }
+}
+
+/// A connection that completed start-up.
+struct Connection {
+    client: Arc<McpClient>,
+    notifications: mpsc::UnboundedReceiver<ServerNotification>,
+    tools: Vec<ToolInfo>,
+}
+
+/// How a ready connection ended.
+enum End {
+    Stopped,
+    Died,
+}
+
+/// The life of one server: start; on an unexpected death, restart with backoff until stopped
+/// or given up on. `first` receives the outcome of the first start.
+async fn supervise(
+    inner: Arc<Inner>,
+    config: ServerConfig,
+    stop: CancellationToken,
+    first: oneshot::Sender<ServerState>,
+) {
+    let name = config.name.as_str();
+    let mut first = Some(first);
+    let mut failures = 0u32;
+    loop {
+        inner.publish(name, ServerState::Starting);
+        let connected = tokio::select! {
+            biased;
+            () = stop.cancelled() => return settle(&inner, name, ServerState::Stopped, &mut first),
+            connected = connect(&inner, &config) => connected,
+        };
+        match connected {
+            Err(reason) if first.is_some() || failures + 1 >= inner.backoff.max_failures => {
+                let failed = if first.is_some() { 0 } else { failures + 1 };
+                return settle(&inner, name, gave_up(reason, failed), &mut first);
+            }
+            Err(_) => failures += 1,
+            Ok(conn) => {
+                let ready = ServerState::Ready {
+                    info: conn.client.server_info().clone(),
+                    tools: conn.tools.len(),
+                };
+                settle(&inner, name, ready, &mut first);
+                let since = Instant::now();
+                if let End::Stopped = serve(&inner, name, conn, &stop).await {
+                    return inner.publish(name, ServerState::Stopped);
+                }
+                failures = if since.elapsed() >= STABLE_AFTER {
+                    1
+                } else {
+                    failures + 1
+                };
+                if failures >= inner.backoff.max_failures {
+                    let reason = "it exited unexpectedly".to_owned();
+                    return inner.publish(name, gave_up(reason, failures));
+                }
+            }
+        }
+        if !wait_to_restart(&inner, name, failures, &stop).await {
+            return inner.publish(name, ServerState::Stopped);
+        }
+    }
+}
+
+/// Publishes `state`, and sends it as the first outcome if none was sent yet.
+fn settle(
+    inner: &Inner,
+    name: &str,
+    state: ServerState,
+    first: &mut Option<oneshot::Sender<ServerState>>,
+) {
+    inner.publish(name, state.clone());
+    if let Some(first) = first.take() {
+        let _ = first.send(state);
+    }
+}
+
+/// The Failed state after `failures` consecutive failures (0: the first start failed).
+fn gave_up(reason: String, failures: u32) -> ServerState {
+    if failures == 0 {
+        return ServerState::Failed { reason };
+    }
+    let reason = format!("gave up after {failures} consecutive failures; last: {reason}");
+    ServerState::Failed { reason }
+}
+
+/// Publishes Restarting and sleeps the backoff delay; `false` if stopped meanwhile.
+async fn wait_to_restart(
+    inner: &Inner,
+    name: &str,
+    attempt: u32,
+    stop: &CancellationToken,
+) -> bool {
+    let delay = inner.backoff.jittered(attempt);
+    tracing::warn!(
+        server = name,
+        attempt,
+        ?delay,
+        "MCP server died; restarting"
+    );
+    inner.publish(
+        name,
+        ServerState::Restarting {
+            attempt,
+            r#in: delay,
+        },
+    );
+    tokio::select! {
+        () = stop.cancelled() => false,
+        () = tokio::time::sleep(delay) => true,
+    }
+}
+
+/// Connects and lists the tools, all within the start-up timeout; stores the client, its
+/// tools and its stderr buffer in the slot.
+async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, String> {
+    let spec = config.spec();
+    let attempt = async {
+        let (tx, notifications) = mpsc::unbounded_channel();
+        let client = McpClient::connect(&spec, tx).await?;
+        match list_tools(&client).await {
+            Ok(tools) => Ok((client, notifications, tools)),
+            Err(e) => {
+                client.shutdown().await;
+                Err(e)
+            }
+        }
+    };
+    let (client, notifications, tools) = tokio::time::timeout(spec.startup_timeout, attempt)
+        .await
+        .map_err(|_| McpError::Timeout {
+            after: spec.startup_timeout,
+        })
+        .and_then(|r| r)
+        .map_err(|e| e.to_string())?;
+    let client = Arc::new(client);
+    let mut slots = inner.lock();
+    let slot = slots.entry(config.name.clone()).or_default();
+    slot.client = Some(Arc::clone(&client));
+    slot.tools = Arc::new(tools.clone());
+    if let Some(stderr) = client.stderr() {
+        slot.stderr = stderr;
+    }
+    Ok(Connection {
+        client,
+        notifications,
+        tools,
+    })
+}
+
+/// The server's tools; none when it does not implement `tools/list`.
+async fn list_tools(client: &McpClient) -> Result<Vec<ToolInfo>, McpError> {
+    match client.list_tools().await {
+        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => Ok(Vec::new()),
+        other => other,
+    }
+}
+
+/// Runs a ready connection until it is stopped or dies: logs its messages, re-lists its tools
+/// when they change. Closes the client either way.
+async fn serve(inner: &Inner, name: &str, conn: Connection, stop: &CancellationToken) -> End {
+    let Connection {
+        client,
+        mut notifications,
+        ..
+    } = conn;
+    let closed = client.closed();
+    tokio::pin!(closed);
+    let end = loop {
+        tokio::select! {
+            biased;
+            () = stop.cancelled() => break End::Stopped,
+            () = &mut closed => break End::Died,
+            Some(n) = notifications.recv() => on_notification(inner, name, &client, n).await,
+        }
+    };
+    drop(client);
+    if let Some(client) = inner.take_client(name) {
+        release(client).await;
+    }
+    end
+}
+
+/// Handles one notification of a ready server.
+async fn on_notification(inner: &Inner, name: &str, client: &McpClient, n: ServerNotification) {
+    match n {
+        ServerNotification::Log {
+            level,
+            logger,
+            data,
+        } => {
+            let data = data
+                .as_str()
+                .map_or_else(|| data.to_string(), str::to_owned);
+            let logger = logger.map(|l| format!(" {l}:")).unwrap_or_default();
+            let line = format!("[{level:?}]{logger} {data}");
+            if let Some(slot) = inner.lock().get(name) {
+                slot.messages.push(line);
+            }
+        }
+        ServerNotification::ToolsChanged => relist(inner, name, client).await,
+        _ => {}
+    }
+}
+
+/// Lists the tools again after `tools/list_changed` and publishes [`SupervisorEvent::ToolsChanged`].
+async fn relist(inner: &Inner, name: &str, client: &McpClient) {
+    let tools = match list_tools(client).await {
+        Ok(tools) => tools,
+        Err(error) => {
+            tracing::warn!(server = name, %error, "cannot list tools again");
+            return;
+        }
+    };
+    if let Some(slot) = inner.lock().get_mut(name) {
+        if let ServerState::Ready { tools: count, .. } = &mut slot.state {
+            *count = tools.len();
+        }
+        slot.tools = Arc::new(tools);
+    }
+    let server = name.to_owned();
+    let _ = inner.events.send(SupervisorEvent::ToolsChanged { server });
+}
+
+/// Shuts the client down once in-flight calls let go of it; after [`RELEASE_WAIT`] the last
+/// holder's drop kills the process group instead.
+async fn release(mut client: Arc<McpClient>) {
+    let deadline = Instant::now() + RELEASE_WAIT;
+    loop {
+        match Arc::try_unwrap(client) {
+            Ok(client) => return client.shutdown().await,
+            Err(shared) if Instant::now() < deadline => {
+                client = shared;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(_) => return,
+        }
+    }
+}

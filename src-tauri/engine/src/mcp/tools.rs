@@ -1,0 +1,292 @@
+//! The tool execution API of the agent loop: the tools of a conversation's servers (from the
+//! supervisor's caches), and calling one: the server and tool must exist, the arguments must
+//! match the tool's input schema (every violation reported with its JSON path), the call runs
+//! under the server's call timeout, and oversized results are cut down to stay usable.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::supervisor::{ServerState, Supervisor};
+use super::types::{McpError, ResourceBody, ResultPart, ToolInfo, ToolResult};
+
+/// Limits applied to tool results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most text characters a result keeps (over all its text parts).
+    pub max_text_chars: usize,
+    /// The largest binary part (decoded bytes) a result keeps.
+    pub max_binary_bytes: usize,
+}
+
+impl Default for Limits {
+    /// 100,000 characters of text; 5 MB per binary part.
+    fn default() -> Self {
+        Self {
+            max_text_chars: 100_000,
+            max_binary_bytes: 5 * 1024 * 1024,
+        }
+    }
+}
+
+/// One way the arguments break the tool's input schema.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The JSON pointer of the offending value (`/` for the arguments object itself).
+    pub path: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// Why a tool could not be called.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// No server of that name was started.
+    #[error("no MCP server named `{server}` is running")]
+    UnknownServer {
+        /// The name asked for.
+        server: String,
+    },
+    /// The server is known but not ready (starting, restarting, failed or stopped).
+    #[error("the MCP server `{server}` is not ready ({state})")]
+    NotReady {
+        /// The server.
+        server: String,
+        /// Its state, in words.
+        state: String,
+    },
+    /// The server does not offer that tool.
+    #[error("the MCP server `{server}` has no tool named `{tool}`")]
+    UnknownTool {
+        /// The server.
+        server: String,
+        /// The tool asked for.
+        tool: String,
+    },
+    /// The arguments do not match the tool's input schema.
+    #[error("invalid arguments for `{tool}`: {}", list(.violations))]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// Every violation found.
+        violations: Vec<Violation>,
+    },
+    /// The tool's own input schema cannot be compiled.
+    #[error("the input schema of `{tool}` is not a usable JSON Schema: {reason}")]
+    BadSchema {
+        /// The tool.
+        tool: String,
+        /// The compiler's complaint.
+        reason: String,
+    },
+    /// The server could not be started.
+    #[error("the MCP server `{server}` did not start: {reason}")]
+    StartFailed {
+        /// The server.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The call itself failed (timeout, cancelled, closed, server error).
+    #[error(transparent)]
+    Mcp(#[from] McpError),
+}
+
+fn list(violations: &[Violation]) -> String {
+    let items: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    items.join("; ")
+}
+
+impl Supervisor {
+    /// The tools of `servers` that are ready, in the order given, each with its server.
+    pub fn tools_for(&self, servers: &[String]) -> Vec<(String, ToolInfo)> {
+        servers
+            .iter()
+            .filter_map(|name| {
+                self.with_slot(name, |slot| match slot.state {
+                    ServerState::Ready { .. } => slot.tools.to_vec(),
+                    _ => Vec::new(),
+                })
+                .map(|tools| (name, tools))
+            })
+            .flat_map(|(name, tools)| tools.into_iter().map(|t| (name.clone(), t)))
+            .collect()
+    }
+
+    /// Calls `tool` of `server` with `args` (a JSON object) after validating them against the
+    /// tool's input schema, under the server's call timeout; the result is truncated to the
+    /// supervisor's [`Limits`]. A tool that reports an error is a result with `is_error`.
+    pub async fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Value,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        let (client, info, timeout) = self.callable(server, tool)?;
+        let args = validate(&info, args)?;
+        let result = client.call_tool(tool, args, timeout, cancel).await?;
+        Ok(truncate(result, &self.limits()))
+    }
+
+    /// The client, the tool's description and the call timeout, or why there are none.
+    fn callable(
+        &self,
+        server: &str,
+        tool: &str,
+    ) -> Result<
+        (
+            std::sync::Arc<super::McpClient>,
+            ToolInfo,
+            std::time::Duration,
+        ),
+        ToolError,
+    > {
+        let found = self.with_slot(server, |slot| {
+            let not_ready = || ToolError::NotReady {
+                server: server.to_owned(),
+                state: describe(&slot.state),
+            };
+            let client = match (&slot.state, &slot.client) {
+                (ServerState::Ready { .. }, Some(client)) => client.clone(),
+                _ => return Err(not_ready()),
+            };
+            let info = slot.tools.iter().find(|t| t.name == tool).cloned();
+            let info = info.ok_or_else(|| ToolError::UnknownTool {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            })?;
+            let timeout = slot.config.as_ref().map(|c| c.call_timeout);
+            Ok((
+                client,
+                info,
+                timeout.unwrap_or(super::ServerSpec::CALL_TIMEOUT),
+            ))
+        });
+        found.unwrap_or_else(|| {
+            Err(ToolError::UnknownServer {
+                server: server.to_owned(),
+            })
+        })
+    }
+}
+
+/// A state in a few words.
+fn describe(state: &ServerState) -> String {
+    match state {
+        ServerState::Starting => "starting".to_owned(),
+        ServerState::Ready { .. } => "ready".to_owned(),
+        ServerState::Failed { reason } => format!("failed: {reason}"),
+        ServerState::Stopped => "stopped".to_owned(),
+        ServerState::Restarting { attempt, .. } => format!("restarting, attempt {attempt}"),
+    }
+}
+
+/// Checks `args` against `tool`'s input schema; returns them as an object.
+pub fn validate(tool: &ToolInfo, args: Value) -> Result<Map<String, Value>, ToolError> {
+    let schema = Value::Object(tool.input_schema.clone());
+    let validator = jsonschema::validator_for(&schema).map_err(|e| ToolError::BadSchema {
+        tool: tool.name.clone(),
+        reason: e.to_string(),
+    })?;
+    let mut violations: Vec<Violation> = validator
+        .iter_errors(&args)
+        .map(|e| Violation {
+            path: pointer(e.instance_path().as_str()),
+            message: e.to_string(),
+        })
+        .collect();
+    if violations.is_empty() && !args.is_object() {
+        violations.push(Violation {
+            path: "/".to_owned(),
+            message: "the arguments must be a JSON object".to_owned(),
+        });
+    }
+    match args {
+        Value::Object(map) if violations.is_empty() => Ok(map),
+        _ => Err(ToolError::InvalidArguments {
+            tool: tool.name.clone(),
+            violations,
+        }),
+    }
+}
+
+/// A JSON pointer, `/` for the root.
+fn pointer(path: &str) -> String {
+    if path.is_empty() {
+        "/".to_owned()
+    } else {
+        path.to_owned()
+    }
+}
+
+/// `result` within `limits`: text beyond the budget cut with a marker, binary parts over the
+/// limit replaced by a note. Structured content is kept as it is.
+pub fn truncate(mut result: ToolResult, limits: &Limits) -> ToolResult {
+    let mut budget = limits.max_text_chars;
+    for part in &mut result.content {
+        match part {
+            ResultPart::Text { text } => cut_text(text, &mut budget),
+            ResultPart::Resource(r) => match &mut r.body {
+                ResourceBody::Text(text) => cut_text(text, &mut budget),
+                ResourceBody::Blob(blob) => {
+                    if decoded_len(blob) > limits.max_binary_bytes {
+                        let note = binary_note("resource", r.mime.as_deref(), blob);
+                        *part = ResultPart::Text { text: note };
+                    }
+                }
+            },
+            ResultPart::Image { mime, data } => {
+                if decoded_len(data) > limits.max_binary_bytes {
+                    let text = binary_note("image", Some(mime), data);
+                    *part = ResultPart::Text { text };
+                }
+            }
+            ResultPart::Audio { mime, data } => {
+                if decoded_len(data) > limits.max_binary_bytes {
+                    let text = binary_note("audio", Some(mime), data);
+                    *part = ResultPart::Text { text };
+                }
+            }
+            ResultPart::ResourceLink(_) => {}
+        }
+    }
+    result
+}
+
+/// Keeps the first `budget` characters of `text` (spending them), marking what was cut.
+fn cut_text(text: &mut String, budget: &mut usize) {
+    let chars = text.chars().count();
+    if chars <= *budget {
+        *budget -= chars;
+        return;
+    }
+    let keep = text
+        .char_indices()
+        .nth(*budget)
+        .map_or(text.len(), |(i, _)| i);
+    let cut = chars - *budget;
+    text.truncate(keep);
+    text.push_str(&format!("[… truncated {cut} characters]"));
+    *budget = 0;
+}
+
+/// The decoded size of base64 `data`.
+fn decoded_len(data: &str) -> usize {
+    data.len() / 4 * 3
+}
+
+/// The note replacing an oversized binary part.
+fn binary_note(kind: &str, mime: Option<&str>, data: &str) -> String {
+    let mime = mime.unwrap_or("application/octet-stream");
+    let bytes = decoded_len(data);
+    format!("[{kind} {mime} of {bytes} bytes omitted: larger than the limit]")
+}

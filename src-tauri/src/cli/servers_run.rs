@@ -1,0 +1,100 @@
+//! `switchboard servers tools|call|logs NAME`: start one configured server, use it, stop it.
+//! The server is always stopped before returning, failure or not, and the engine's shutdown
+//! (run by the caller) stops anything left, so no child process outlives the command.
+
+use std::io::Write;
+
+use switchboard_engine::Engine;
+use switchboard_engine::mcp::types::{ResourceBody, ResultPart, ToolResult};
+use tokio_util::sync::CancellationToken;
+
+use super::CliError;
+
+/// Prints `name`'s tools, one line each: the name and the first line of its description.
+pub async fn tools(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
+    let server = started(engine, name).await?;
+    let tools = engine.server_tools(&server);
+    engine.stop_server(&server).await;
+    for tool in tools? {
+        let description = tool.description.unwrap_or_default();
+        let first = description.lines().next().unwrap_or_default().trim();
+        writeln!(out, "{}  {first}", tool.name)?;
+    }
+    Ok(())
+}
+
+/// Calls `tool` of `name` with `json` and prints the result; a tool error is a failure.
+pub async fn call(
+    engine: &Engine,
+    out: &mut impl Write,
+    name: &str,
+    tool: &str,
+    json: &str,
+) -> Result<(), CliError> {
+    let args: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| CliError::Usage(format!("the arguments are not valid JSON: {e}")))?;
+    let server = started(engine, name).await?;
+    let result = engine
+        .call_tool(&server, tool, args, CancellationToken::new())
+        .await;
+    engine.stop_server(&server).await;
+    let result = result?;
+    print_result(out, &result)?;
+    if result.is_error {
+        return Err(CliError::Usage(format!(
+            "the tool `{tool}` reported an error"
+        )));
+    }
+    Ok(())
+}
+
+/// Prints the stderr lines (and MCP log messages) `name` wrote while starting.
+pub async fn logs(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
+    let server = started(engine, name).await?;
+    engine.stop_server(&server).await;
+    let logs = engine.supervisor().logs(&server).unwrap_or_default();
+    for line in logs.stderr.iter().chain(&logs.messages) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Starts the server named (or with the id) `name`; returns its name.
+async fn started(engine: &Engine, name: &str) -> Result<String, CliError> {
+    let record = engine.store().find_server(name).await?;
+    engine.start_server(&record.config.name).await?;
+    Ok(record.config.name)
+}
+
+/// Text as is, binary parts as a one-line summary, structured content as pretty JSON.
+fn print_result(out: &mut impl Write, result: &ToolResult) -> Result<(), CliError> {
+    for part in &result.content {
+        match part {
+            ResultPart::Text { text } => writeln!(out, "{text}")?,
+            ResultPart::Image { mime, data } => {
+                writeln!(out, "[image {mime}, {} bytes]", bytes(data))?
+            }
+            ResultPart::Audio { mime, data } => {
+                writeln!(out, "[audio {mime}, {} bytes]", bytes(data))?
+            }
+            ResultPart::ResourceLink(r) => writeln!(out, "[resource link {}]", r.uri)?,
+            ResultPart::Resource(r) => match &r.body {
+                ResourceBody::Text(text) => writeln!(out, "[resource {}]\n{text}", r.uri)?,
+                ResourceBody::Blob(blob) => {
+                    writeln!(out, "[resource {}, {} bytes]", r.uri, bytes(blob))?;
+                }
+            },
+        }
+    }
+    if let Some(structured) = &result.structured {
+        let pretty = serde_json::to_string_pretty(structured).unwrap_or_default();
+        writeln!(out, "{pretty}")?;
+    }
+    Ok(())
+}
+
+/// The decoded size of base64 `data` (padding accounted for).
+fn bytes(data: &str) -> usize {
+    let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
+    (data.len() / 4 * 3).saturating_sub(padding)
+}
