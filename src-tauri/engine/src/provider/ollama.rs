@@ -4,7 +4,6 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::openai::{finish_reason, tools};
 use super::{
@@ -183,7 +182,7 @@ impl Parser {
             Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
             v => v,
         };
-        let id = synthetic_id(self.calls, &c.function.name, &arguments);
+        let id = super::names::synthetic_call_id(self.calls, &c.function.name, &arguments);
         if !arguments.is_object() {
             return ProviderEvent::ToolCallInvalid {
                 id,
@@ -218,13 +217,6 @@ impl Parser {
         };
         out.push(ProviderEvent::Finish { reason });
     }
-}
-
-/// A stable id for a call Ollama sent without one: its position and a hash of its content.
-fn synthetic_id(n: usize, name: &str, arguments: &Value) -> String {
-    let digest = Sha256::digest(format!("{name}\u{0}{arguments}").as_bytes());
-    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    format!("call_{n}_{hex}")
 }
 
 impl StreamParser for Parser {

@@ -492,9 +492,10 @@ impl Parser {
         }
     }
 
-    /// A complete call; `call_{n}` when Gemini sends no id.
+    /// A complete call; a synthetic stable id when Gemini sends none.
     fn call(&mut self, call: FunctionCall) -> ProviderEvent {
-        let fallback = format!("call_{}", self.calls);
+        let args = call.args.clone().unwrap_or_default();
+        let fallback = super::names::synthetic_call_id(self.calls, &call.name, &args);
         self.calls += 1;
         let pending = PendingCall {
             id: call.id.unwrap_or_default(),

@@ -81,8 +81,8 @@ async fn function_calls_get_stable_ids_and_stop_becomes_tool_calls() {
         }),
         Ok(ProviderEvent::text("Let me check both cities")),
         Ok(ProviderEvent::text(" — one moment.")),
-        Ok(weather("call_0", "Boston, MA")),
-        Ok(weather("call_1", "Tōkyō")),
+        Ok(weather("call_0_d2ee6156", "Boston, MA")),
+        Ok(weather("call_1_b408a0e9", "Tōkyō")),
         Ok(usage(52, 80)),
         Ok(finish(FinishReason::ToolCalls)),
     ];
@@ -128,7 +128,7 @@ async fn an_error_object_in_the_stream_is_a_server_error() {
 async fn arguments_that_are_not_an_object_become_a_tool_call_invalid() {
     let chunk = r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_current_weather","args":"Boston"}}],"role":"model"},"finishReason":"STOP"}]}"#;
     let invalid = ProviderEvent::ToolCallInvalid {
-        id: "call_0".into(),
+        id: "call_0_10e79bec".into(),
         name: "get_current_weather".into(),
         raw: r#""Boston""#.into(),
         error: r#"the arguments are "Boston", not a JSON object"#.into(),
