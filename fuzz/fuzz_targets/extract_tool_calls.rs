@@ -1,7 +1,7 @@
 //! Fuzzes prompt-mode tool-call extraction: any text must extract without panicking into calls
 //! of known tools with object arguments and ids `call_0…`, and streaming the same text through
-//! `PromptTools` in two pieces (split where the first input byte says) must find the same calls
-//! and the same prose (up to whitespace).
+//! `PromptTools` in pieces (sizes drawn from the first input byte) must find the same calls and
+//! the same prose (up to whitespace).
 
 #![no_main]
 
@@ -18,7 +18,7 @@ use switchboard_engine::provider::{
 const KNOWN: &[&str] = &["search", "get_weather", "read_file", "execute_test", "tool-name"];
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&split, rest)) = data.split_first() else {
+    let Some((&seed, rest)) = data.split_first() else {
         return;
     };
     let Ok(text) = std::str::from_utf8(rest) else {
@@ -34,18 +34,25 @@ fuzz_target!(|data: &[u8]| {
         assert!(KNOWN.contains(&call.name.as_str()), "{call:?}");
         assert!(call.arguments.is_object(), "{call:?}");
     }
-    let (streamed_text, streamed_calls) = streamed(text, split);
+    let (streamed_text, streamed_calls) = streamed(text, seed);
     assert_eq!(streamed_calls, found.calls);
     assert_eq!(squash(&streamed_text), squash(&found.text));
 });
 
-/// The text and calls `PromptTools` emits for `text` arriving in two deltas.
-fn streamed(text: &str, split: u8) -> (String, Vec<ToolCall>) {
-    let mut at = text.len() * usize::from(split) / 255;
-    while !text.is_char_boundary(at) {
-        at -= 1;
+/// The text and calls `PromptTools` emits for `text` arriving in pieces of 1 to 16 bytes (at
+/// char boundaries), their sizes drawn from `seed`.
+fn streamed(text: &str, seed: u8) -> (String, Vec<ToolCall>) {
+    let (mut pieces, mut state, mut rest) = (Vec::new(), u32::from(seed), text);
+    while !rest.is_empty() {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        let mut at = (1 + (state >> 16) as usize % 16).min(rest.len());
+        while !rest.is_char_boundary(at) {
+            at += 1;
+        }
+        pieces.push(rest[..at].to_owned());
+        rest = &rest[at..];
     }
-    let fake = Canned(vec![text[..at].to_owned(), text[at..].to_owned()]);
+    let fake = Canned(pieces);
     let req = ChatRequest {
         tools: KNOWN.iter().map(|n| spec(n)).collect(),
         ..ChatRequest::default()

@@ -88,7 +88,7 @@ where
     let state = (
         body,
         Vec::<u8>::new(),
-        std::collections::VecDeque::<String>::new(),
+        std::collections::VecDeque::<Result<String, ProviderError>>::new(),
         false,
     );
     stream::unfold(
@@ -96,7 +96,8 @@ where
         |(mut body, mut buf, mut ready, mut done)| async move {
             loop {
                 if let Some(line) = ready.pop_front() {
-                    return Some((Ok((String::new(), line)), (body, buf, ready, done)));
+                    let frame = line.map(|line| (String::new(), line));
+                    return Some((frame, (body, buf, ready, done)));
                 }
                 if done {
                     return None;
@@ -104,10 +105,7 @@ where
                 match body.next().await {
                     Some(Ok(chunk)) => {
                         buf.extend_from_slice(&chunk);
-                        if let Err(e) = take_lines(&mut buf, &mut ready) {
-                            done = true;
-                            return Some((Err(e), (body, buf, ready, done)));
-                        }
+                        done = take_lines(&mut buf, &mut ready);
                     }
                     Some(Err(e)) => {
                         done = true;
@@ -116,11 +114,7 @@ where
                     None => {
                         done = true;
                         let rest = std::mem::take(&mut buf);
-                        match utf8_line(&rest) {
-                            Ok(Some(line)) => ready.push_back(line),
-                            Ok(None) => {}
-                            Err(e) => return Some((Err(e), (body, buf, ready, done))),
-                        }
+                        ready.extend(utf8_line(&rest).transpose());
                     }
                 }
             }
@@ -128,20 +122,24 @@ where
     )
 }
 
-/// Moves every complete line of `buf` into `ready`, keeping the unfinished tail.
+/// Moves every complete line of `buf` into `ready`, keeping the unfinished tail; a line that
+/// is not UTF-8 goes in as an error after the lines before it, and ends the body (true).
 fn take_lines(
     buf: &mut Vec<u8>,
-    ready: &mut std::collections::VecDeque<String>,
-) -> Result<(), ProviderError> {
+    ready: &mut std::collections::VecDeque<Result<String, ProviderError>>,
+) -> bool {
     let mut start = 0;
     while let Some(pos) = buf[start..].iter().position(|b| *b == b'\n') {
-        if let Some(line) = utf8_line(&buf[start..start + pos])? {
-            ready.push_back(line);
+        let line = utf8_line(&buf[start..start + pos]);
+        let failed = line.is_err();
+        ready.extend(line.transpose());
+        if failed {
+            return true;
         }
         start += pos + 1;
     }
     buf.drain(..start);
-    Ok(())
+    false
 }
 
 /// A non-blank line as text, without its `\r`.
@@ -233,4 +231,29 @@ pub async fn decode_at_every_split(
         return Err("byte-by-byte chunks decoded differently".into());
     }
     Ok(whole)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::openai;
+
+    /// Found by the `framing` fuzz target: a bad line must not swallow the lines before it.
+    #[tokio::test]
+    async fn a_non_utf8_line_fails_after_the_lines_before_it_however_the_body_is_split() {
+        let body = b"{\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\xff\n";
+        let events =
+            decode_at_every_split(
+                body,
+                Framing::Ndjson,
+                || Box::new(openai::Parser::default()),
+            )
+            .await
+            .unwrap();
+        assert_eq!(events[0], Ok(ProviderEvent::text("Hi")));
+        assert!(
+            matches!(events[1], Err(ProviderError::MalformedStream(_))),
+            "{events:?}"
+        );
+    }
 }

@@ -44,6 +44,8 @@ const TAG_OPEN: &str = "<tool_call>";
 const TAG_CLOSE: &str = "</tool_call>";
 /// How deep fences and tags are looked into (a tag in a fence, …).
 const MAX_DEPTH: usize = 2;
+/// The most whitespace between a bracket and what shows it opens a call.
+const MAX_GAP: usize = 64;
 
 /// Whether a call may start at the beginning of `rest`. Depends on `rest` only, so a stream can
 /// decide it as text arrives.
@@ -57,21 +59,28 @@ pub(super) fn start_at(rest: &str) -> Start {
         '~' if "~~~".starts_with(rest) => Start::NeedMore,
         '<' if rest.starts_with(TAG_OPEN) => Start::Tag,
         '<' if TAG_OPEN.starts_with(rest) => Start::NeedMore,
-        '{' | '[' => json_start(c, rest[1..].trim_start()),
+        '{' | '[' => json_start(c, &rest[1..]),
         _ => Start::No,
     }
 }
 
-/// Whether `{` or `[` followed by `after` (whitespace skipped) opens a possible call.
+/// Whether `{` or `[` followed by `after` opens a possible call: the first character after at
+/// most [`MAX_GAP`] whitespace characters must start a key (`{`) or an object (`[`).
 fn json_start(open: char, after: &str) -> Start {
-    let Some(next) = after.chars().next() else {
-        return Start::NeedMore;
-    };
-    let opens = match open {
-        '{' => matches!(next, '"' | '\'' | '“' | '”' | '‘' | '_') || next.is_ascii_alphabetic(),
-        _ => next == '{',
-    };
-    if opens { Start::Json } else { Start::No }
+    for (n, c) in after.chars().enumerate() {
+        if n > MAX_GAP {
+            return Start::No;
+        }
+        if c.is_whitespace() {
+            continue;
+        }
+        let opens = match open {
+            '{' => matches!(c, '"' | '\'' | '“' | '”' | '‘' | '_') || c.is_ascii_alphabetic(),
+            _ => c == '{',
+        };
+        return if opens { Start::Json } else { Start::No };
+    }
+    Start::NeedMore
 }
 
 /// The prose pieces between removed blocks, and the calls found.
