@@ -22,6 +22,7 @@ test:
 	$(MAKE) test-rust
 	$(MAKE) test-ui
 	$(MAKE) test-e2e
+	scripts/check-orphans.sh
 
 lint:
 	cargo fmt --all -- --check
