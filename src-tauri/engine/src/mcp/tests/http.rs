@@ -6,50 +6,14 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{args, everything_js, fixtures};
-use crate::mcp::process::{Launch, ServerProcess};
+use super::{args, free_port, start_everything_over};
+use crate::mcp::process::ServerProcess;
 use crate::mcp::types::ResultPart;
 use crate::mcp::{IgnoreNotifications, McpClient, McpError, ServerSpec, Transport};
 
-/// A port nobody listens on right now.
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("addr").port()
-}
-
-/// Waits until something accepts connections on `port`.
-async fn wait_for_port(port: u16) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(Instant::now() < deadline, "nothing listening on {port}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Starts server-everything's streamable HTTP transport on a free loopback port.
-/// Returns the process (with its pipes, kept open) and the port.
 async fn start_http_server() -> (ServerProcess, impl Sized, u16) {
-    let port = free_port();
-    let preload = fixtures().join("bind-loopback.cjs");
-    let args = vec![
-        "--require".to_owned(),
-        preload.to_string_lossy().into_owned(),
-        everything_js(),
-        "streamableHttp".to_owned(),
-    ];
-    let env = BTreeMap::from([("PORT".to_owned(), port.to_string())]);
-    let launch = Launch {
-        command: "node",
-        args: &args,
-        env: &env,
-        cwd: None,
-    };
-    let (process, stdout, stdin) = ServerProcess::spawn(launch).await.expect("spawn node");
-    wait_for_port(port).await;
-    (process, (stdout, stdin), port)
+    start_everything_over("streamableHttp").await
 }
 
 fn http_spec(port: u16) -> ServerSpec {

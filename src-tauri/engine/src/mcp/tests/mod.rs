@@ -11,10 +11,11 @@ mod tools;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::process::{Launch, ServerProcess};
 use super::{McpClient, ServerNotification, ServerSpec, Transport};
 
 /// The fixtures folder of the npm servers.
@@ -76,4 +77,45 @@ fn process_running(pid: u32) -> bool {
             .is_some_and(|rest| !rest.trim_start().starts_with('Z')),
         Err(_) => false,
     }
+}
+
+/// A port nobody listens on right now.
+pub(super) fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
+}
+
+/// Waits until something accepts connections on `port`.
+pub(super) async fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "nothing listening on {port}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Starts server-everything in an HTTP `mode` (`streamableHttp` or `sse`) on a free loopback
+/// port. Returns the process (with its pipes, kept open) and the port.
+pub(super) async fn start_everything_over(mode: &str) -> (ServerProcess, impl Sized, u16) {
+    let port = free_port();
+    let preload = fixtures().join("bind-loopback.cjs");
+    let args = vec![
+        "--require".to_owned(),
+        preload.to_string_lossy().into_owned(),
+        everything_js(),
+        mode.to_owned(),
+    ];
+    let env = BTreeMap::from([("PORT".to_owned(), port.to_string())]);
+    let launch = Launch {
+        command: "node",
+        args: &args,
+        env: &env,
+        cwd: None,
+    };
+    let (process, stdout, stdin) = ServerProcess::spawn(launch).await.expect("spawn node");
+    wait_for_port(port).await;
+    (process, (stdout, stdin), port)
 }
