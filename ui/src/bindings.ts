@@ -195,7 +195,11 @@ defaultModel?: string,
 /**
  * Tool mode per model id (absent: auto).
  */
-toolModes: { [key in string]: ToolMode }, };
+toolModes: { [key in string]: ToolMode }, 
+/**
+ * Send tools in OpenAI strict mode when their schema allows it.
+ */
+strictTools: boolean, };
 
 /**
  * A configured provider.

@@ -176,6 +176,7 @@ fn first_event(c: &mut Criterion) {
         kind: ProviderKind::Openai,
         base_url: url.clone(),
         headers: Default::default(),
+        strict_tools: false,
     };
     let provider = HttpProvider::new(endpoint, None, HttpOptions::default()).unwrap();
     let raw = reqwest::Client::builder()

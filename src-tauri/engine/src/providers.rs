@@ -122,6 +122,7 @@ impl Engine {
         let settings = ProviderSettings {
             preset: Some(preset.id.clone()),
             key_env: preset.key_env.clone(),
+            strict_tools: preset.id == "openai",
             ..Default::default()
         };
         let record = self
@@ -187,6 +188,7 @@ impl Engine {
             kind: record.kind,
             base_url: record.base_url,
             headers: record.headers,
+            strict_tools: record.settings.strict_tools,
         };
         Ok(HttpProvider::new(endpoint, key, HttpOptions::default())?)
     }

@@ -22,6 +22,7 @@ fn provider(kind: ProviderKind, url: &str, key: Option<&str>, attempts: u32) -> 
         kind,
         base_url: url.to_owned(),
         headers: Default::default(),
+        strict_tools: false,
     };
     let options = HttpOptions {
         connect_timeout: Duration::from_secs(5),

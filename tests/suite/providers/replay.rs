@@ -286,3 +286,41 @@ async fn every_seed_stream_decodes_the_same_at_every_split_point() {
         );
     }
 }
+
+/// The OpenAI preset sends tools in strict mode when their schema allows it.
+#[tokio::test]
+async fn strict_tools_reach_the_wire_with_a_closed_schema() {
+    use switchboard_engine::provider::{Endpoint, HttpOptions, HttpProvider};
+    let done = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    let server = FakeProvider::start(vec![Reply::ok("text/event-stream", done)]).await;
+    let endpoint = Endpoint {
+        kind: ProviderKind::Openai,
+        base_url: server.url.clone(),
+        headers: Default::default(),
+        strict_tools: true,
+    };
+    let p = HttpProvider::new(endpoint, None, HttpOptions::default()).unwrap();
+    let req = ChatRequest {
+        model: "gpt-test".into(),
+        messages: vec![ChatMessage::user("hi")],
+        tools: vec![ToolSpec {
+            name: "weather__get_weather".into(),
+            description: "Weather".into(),
+            parameters: json!({ "type": "object", "properties": { "location": { "type": "string" }, "unit": { "type": "string", "enum": ["c", "f"] } }, "required": ["location"] }),
+        }],
+        ..Default::default()
+    };
+    let (_, err) = run(&p, req).await;
+    assert_eq!(err, None);
+    let function = &server.seen()[0].body["tools"][0]["function"];
+    assert_eq!(function["strict"], json!(true));
+    assert_eq!(
+        function["parameters"],
+        json!({
+            "type": "object",
+            "properties": { "location": { "type": "string" }, "unit": { "type": ["string", "null"], "enum": ["c", "f", null] } },
+            "required": ["location", "unit"],
+            "additionalProperties": false
+        })
+    );
+}

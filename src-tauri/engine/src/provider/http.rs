@@ -112,7 +112,10 @@ impl HttpProvider {
 
     /// One attempt: send, check the status, and return the event stream.
     async fn attempt(&self, req: &ChatRequest) -> Result<EventStream, ProviderError> {
-        let wire = self.format.build(req)?;
+        let mut wire = self.format.build(req)?;
+        if self.endpoint.strict_tools && self.endpoint.kind == super::ProviderKind::Openai {
+            super::strict::apply(&mut wire.body);
+        }
         let response = self
             .client
             .post(self.url(&wire.path))

@@ -14,6 +14,7 @@ pub mod ollama;
 pub mod openai;
 pub mod presets;
 pub mod prompt_tools;
+pub mod strict;
 mod types;
 
 use std::collections::BTreeMap;
@@ -131,4 +132,8 @@ pub struct Endpoint {
     /// Extra headers sent with every request.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// OpenAI strict mode for tools whose schema allows it (api.openai.com supports it; many
+    /// compatible servers reject the field).
+    #[serde(default)]
+    pub strict_tools: bool,
 }

@@ -25,6 +25,8 @@ pub struct ProviderSettings {
     pub default_model: Option<String>,
     /// Tool mode per model id (absent: auto).
     pub tool_modes: BTreeMap<String, ToolMode>,
+    /// Send tools in OpenAI strict mode when their schema allows it.
+    pub strict_tools: bool,
 }
 
 /// A configured provider.
