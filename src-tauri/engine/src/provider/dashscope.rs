@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::openai::{PendingCall, finish_reason, tools};
+use super::openai::{PendingCall, ToolDelta, absorb_deltas, bearer, finish_reason, tools};
 use super::{
     ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
     ProviderEvent, StreamParser, Usage, UserPart, WireFormat, WireRequest,
@@ -35,7 +35,7 @@ impl WireFormat for DashScope {
     }
 
     fn auth_headers(&self, key: &str) -> Vec<(String, String)> {
-        vec![("Authorization".into(), format!("Bearer {key}"))]
+        bearer(key)
     }
 
     fn parser(&self) -> Box<dyn StreamParser> {
@@ -87,14 +87,7 @@ pub fn request_body(req: &ChatRequest) -> Value {
 fn message(m: &ChatMessage) -> Value {
     match m {
         ChatMessage::User { parts } => {
-            let text: Vec<&str> = parts
-                .iter()
-                .filter_map(|p| match p {
-                    UserPart::Text { text } => Some(text.as_str()),
-                    UserPart::Image { .. } => None,
-                })
-                .collect();
-            json!({ "role": "user", "content": text.join("\n") })
+            json!({ "role": "user", "content": UserPart::text_of(parts) })
         }
         ChatMessage::Assistant { text, tool_calls } if tool_calls.is_empty() => {
             json!({ "role": "assistant", "content": text })
@@ -148,21 +141,7 @@ struct WireMessage {
     content: Value,
     reasoning_content: Option<String>,
     #[serde(default)]
-    tool_calls: Vec<WireCall>,
-}
-
-#[derive(Deserialize)]
-struct WireCall {
-    #[serde(default)]
-    index: usize,
-    id: Option<String>,
-    function: Option<WireFunction>,
-}
-
-#[derive(Deserialize)]
-struct WireFunction {
-    name: Option<String>,
-    arguments: Option<String>,
+    tool_calls: Vec<ToolDelta>,
 }
 
 #[derive(Deserialize)]
@@ -203,19 +182,7 @@ impl Parser {
         if !text.is_empty() {
             out.push(ProviderEvent::TextDelta { text });
         }
-        for d in m.tool_calls {
-            let call = self.calls.entry(d.index).or_default();
-            if let Some(id) = d.id.filter(|i| !i.is_empty()) {
-                call.id = id;
-            }
-            if let Some(f) = d.function {
-                if let Some(n) = f.name.filter(|n| !n.is_empty()) {
-                    call.add_name(&n);
-                }
-                call.arguments
-                    .push_str(f.arguments.as_deref().unwrap_or(""));
-            }
-        }
+        absorb_deltas(&mut self.calls, m.tool_calls);
     }
 
     fn end(&mut self, reason: &str, out: &mut Vec<ProviderEvent>) {

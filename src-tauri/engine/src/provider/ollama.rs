@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::openai::{finish_reason, tools};
+use super::openai::{bearer, finish_reason, tools};
 use super::{
     ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
     ProviderEvent, StreamParser, ToolCall, Usage, UserPart, WireFormat, WireRequest,
@@ -29,7 +29,7 @@ impl WireFormat for Ollama {
     }
 
     fn auth_headers(&self, key: &str) -> Vec<(String, String)> {
-        vec![("Authorization".into(), format!("Bearer {key}"))]
+        bearer(key)
     }
 
     fn parser(&self) -> Box<dyn StreamParser> {
@@ -97,13 +97,6 @@ fn options(req: &ChatRequest) -> Map<String, Value> {
 fn message(m: &ChatMessage) -> Value {
     match m {
         ChatMessage::User { parts } => {
-            let text: Vec<&str> = parts
-                .iter()
-                .filter_map(|p| match p {
-                    UserPart::Text { text } => Some(text.as_str()),
-                    UserPart::Image { .. } => None,
-                })
-                .collect();
             let images: Vec<&str> = parts
                 .iter()
                 .filter_map(|p| match p {
@@ -111,7 +104,7 @@ fn message(m: &ChatMessage) -> Value {
                     UserPart::Text { .. } => None,
                 })
                 .collect();
-            let mut v = json!({ "role": "user", "content": text.join("\n") });
+            let mut v = json!({ "role": "user", "content": UserPart::text_of(parts) });
             if !images.is_empty() {
                 v["images"] = json!(images);
             }

@@ -31,7 +31,7 @@ impl WireFormat for OpenAi {
     }
 
     fn auth_headers(&self, key: &str) -> Vec<(String, String)> {
-        vec![("Authorization".into(), format!("Bearer {key}"))]
+        bearer(key)
     }
 
     fn parser(&self) -> Box<dyn StreamParser> {
@@ -162,8 +162,9 @@ struct Delta {
     tool_calls: Vec<ToolDelta>,
 }
 
+/// A streamed piece of a tool call (OpenAI's shape, also DashScope's).
 #[derive(Deserialize)]
-struct ToolDelta {
+pub(crate) struct ToolDelta {
     #[serde(default)]
     index: usize,
     id: Option<String>,
@@ -171,7 +172,7 @@ struct ToolDelta {
 }
 
 #[derive(Deserialize)]
-struct FunctionDelta {
+pub(crate) struct FunctionDelta {
     name: Option<String>,
     arguments: Option<String>,
 }
@@ -238,6 +239,28 @@ impl PendingCall {
     }
 }
 
+/// Adds streamed tool-call pieces to the calls being assembled, keyed by their `index`.
+pub(crate) fn absorb_deltas(calls: &mut BTreeMap<usize, PendingCall>, deltas: Vec<ToolDelta>) {
+    for d in deltas {
+        let call = calls.entry(d.index).or_default();
+        if let Some(id) = d.id.filter(|i| !i.is_empty()) {
+            call.id = id;
+        }
+        if let Some(f) = d.function {
+            if let Some(n) = f.name.filter(|n| !n.is_empty()) {
+                call.add_name(&n);
+            }
+            call.arguments
+                .push_str(f.arguments.as_deref().unwrap_or(""));
+        }
+    }
+}
+
+/// An `Authorization: Bearer` header (OpenAI, Ollama behind a proxy, DashScope).
+pub(crate) fn bearer(key: &str) -> Vec<(String, String)> {
+    vec![("Authorization".into(), format!("Bearer {key}"))]
+}
+
 /// Decodes one Chat Completions stream.
 #[derive(Default)]
 pub struct Parser {
@@ -277,19 +300,7 @@ impl Parser {
         if let Some(t) = delta.content.filter(|t| !t.is_empty()) {
             out.push(ProviderEvent::TextDelta { text: t });
         }
-        for d in delta.tool_calls {
-            let call = self.calls.entry(d.index).or_default();
-            if let Some(id) = d.id.filter(|i| !i.is_empty()) {
-                call.id = id;
-            }
-            if let Some(f) = d.function {
-                if let Some(n) = f.name.filter(|n| !n.is_empty()) {
-                    call.add_name(&n);
-                }
-                call.arguments
-                    .push_str(f.arguments.as_deref().unwrap_or(""));
-            }
-        }
+        absorb_deltas(&mut self.calls, delta.tool_calls);
     }
 }
 

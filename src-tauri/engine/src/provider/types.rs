@@ -105,6 +105,20 @@ pub enum UserPart {
     },
 }
 
+impl UserPart {
+    /// The text parts of a user message joined by newlines (for formats that take one string).
+    pub fn text_of(parts: &[UserPart]) -> String {
+        let texts: Vec<&str> = parts
+            .iter()
+            .filter_map(|p| match p {
+                UserPart::Text { text } => Some(text.as_str()),
+                UserPart::Image { .. } => None,
+            })
+            .collect();
+        texts.join("\n")
+    }
+}
+
 /// A tool the model may call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolSpec {
