@@ -1,6 +1,7 @@
 //! Integration suites: the IPC commands through Tauri's mock runtime, the CLI as a process,
 //! and the generated TypeScript bindings.
 
+mod agent;
 mod bindings;
 mod cli;
 mod ipc;

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::agent::AgentError;
 use crate::logging::LoggingError;
 use crate::mcp::{ConfigError, ToolError};
 use crate::paths::PathsError;
@@ -34,6 +35,9 @@ pub enum EngineError {
     /// A tool could not be called, or an MCP server could not be started.
     #[error(transparent)]
     Tool(#[from] ToolError),
+    /// A turn could not start.
+    #[error(transparent)]
+    Agent(#[from] AgentError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -82,6 +86,7 @@ impl EngineError {
             Self::Secret(_) => ErrorKind::Secrets,
             Self::ServerConfig(_) => ErrorKind::InvalidInput,
             Self::Tool(e) => tool_kind(e),
+            Self::Agent(_) => ErrorKind::InvalidInput,
         }
     }
 }
