@@ -12,6 +12,9 @@ pub mod history;
 mod setup;
 mod turn;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 

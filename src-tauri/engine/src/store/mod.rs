@@ -13,6 +13,8 @@ mod messages;
 mod page;
 mod providers;
 mod search;
+#[cfg(test)]
+mod search_tests;
 mod settings;
 #[cfg(test)]
 mod tests;
