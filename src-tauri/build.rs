@@ -23,6 +23,16 @@ const COMMANDS: &[&str] = &[
     "set_server_enabled",
     "remove_server",
     "export_servers",
+    "send_message",
+    "regenerate",
+    "edit_and_resend",
+    "stop_generation",
+    "answer_approval",
+    "conversation_messages",
+    "message_siblings",
+    "switch_branch",
+    "update_conversation",
+    "search_messages",
 ];
 
 fn main() {

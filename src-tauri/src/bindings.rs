@@ -1,17 +1,19 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
+use switchboard_engine::agent::{ApprovalAnswer, CallView, ChatEvent, ChatSettings, TurnEnd};
+use switchboard_engine::content::ContentPart;
 use switchboard_engine::mcp::{
     Approval, ImportAction, ImportPreview, ImportReport, PreviewEntry, ServerConfig, Transport,
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
-use switchboard_engine::provider::{ModelInfo, ProviderKind};
+use switchboard_engine::provider::{ModelInfo, ProviderKind, Usage};
 use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, ProviderView};
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
-    Conversation, NewConversation, Page, PageRequest, ProviderRecord, ProviderSettings,
-    ServerRecord,
+    Conversation, ConversationPatch, Message, MessageStatus, NewConversation, Page, PageRequest,
+    ProviderRecord, ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
 use switchboard_engine::{AppInfo, ErrorKind};
 use ts_rs::{Config, TS};
@@ -52,6 +54,20 @@ pub fn typescript() -> String {
         declaration::<ImportAction>(&cfg),
         declaration::<PreviewEntry>(&cfg),
         declaration::<ImportPreview>(&cfg),
+        declaration::<Role>(&cfg),
+        declaration::<MessageStatus>(&cfg),
+        declaration::<TokenUsage>(&cfg),
+        declaration::<ContentPart>(&cfg),
+        declaration::<Message>(&cfg),
+        declaration::<ConversationPatch>(&cfg),
+        declaration::<ChatSettings>(&cfg),
+        declaration::<Segment>(&cfg),
+        declaration::<SearchHit>(&cfg),
+        declaration::<Usage>(&cfg),
+        declaration::<CallView>(&cfg),
+        declaration::<TurnEnd>(&cfg),
+        declaration::<ChatEvent>(&cfg),
+        declaration::<ApprovalAnswer>(&cfg),
     ];
     format!("{HEADER}\n{}", decls.join("\n"))
 }

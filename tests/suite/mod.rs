@@ -5,6 +5,7 @@ mod agent;
 mod bindings;
 mod cli;
 mod ipc;
+mod ipc_chat;
 mod mcp_cli;
 mod providers;
 mod servers;
