@@ -78,7 +78,7 @@ async fn killing_the_cli_mid_answer_twenty_times_loses_no_committed_message() {
     let users: Vec<String> = branch
         .iter()
         .filter(|m| m.role == Role::User)
-        .map(|m| history_text(m))
+        .map(history_text)
         .collect();
     let expected: Vec<String> = (0..KILLS).map(|i| format!("question {i}")).collect();
     assert_eq!(users, expected, "every user message survives, in order");

@@ -68,7 +68,7 @@ async fn one_tool_call_runs_on_the_real_server_and_the_model_answers_with_its_re
     assert!(branch.iter().all(|m| m.status == MessageStatus::Complete));
     let requests = model.requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(requests[0]["tools"].as_array().unwrap().len() > 5, true);
+    assert!(requests[0]["tools"].as_array().unwrap().len() > 5);
     assert_eq!(tool_contents(&requests[1]), ["Echo: rain in California"]);
     assert_eq!(model.rejected(), Vec::<String>::new());
     let title = engine.store().get_conversation(&conv).await.unwrap().title;

@@ -40,10 +40,8 @@ pub fn result_text(content: &Value) -> String {
         return content.to_string();
     };
     let mut lines: Vec<String> = result.content.iter().map(part_text).collect();
-    if lines.iter().all(String::is_empty) {
-        if let Some(s) = &result.structured {
-            lines = vec![s.to_string()];
-        }
+    if let Some(s) = result.structured.as_ref().filter(|_| lines.iter().all(String::is_empty)) {
+        lines = vec![s.to_string()];
     }
     lines.retain(|l| !l.is_empty());
     lines.join("\n")
