@@ -40,7 +40,11 @@ pub fn result_text(content: &Value) -> String {
         return content.to_string();
     };
     let mut lines: Vec<String> = result.content.iter().map(part_text).collect();
-    if let Some(s) = result.structured.as_ref().filter(|_| lines.iter().all(String::is_empty)) {
+    if let Some(s) = result
+        .structured
+        .as_ref()
+        .filter(|_| lines.iter().all(String::is_empty))
+    {
         lines = vec![s.to_string()];
     }
     lines.retain(|l| !l.is_empty());
