@@ -835,7 +835,11 @@ kind: ErrorKind,
 /**
  * What happened.
  */
-message: string, } | { "type": "finished", 
+message: string, } | { "type": "titled", 
+/**
+ * The new title.
+ */
+title: string, } | { "type": "finished", 
 /**
  * Why.
  */

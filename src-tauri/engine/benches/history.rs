@@ -19,13 +19,55 @@ const MESSAGES: usize = 2_000_000;
 const LONG: usize = 5_000;
 
 const EN: &[&str] = &[
-    "weather", "forecast", "rain", "California", "server", "tool", "result", "model", "stream",
-    "token", "window", "branch", "search", "export", "import", "approval", "policy", "cache",
-    "latency", "network", "function", "argument", "schema", "database", "message",
+    "weather",
+    "forecast",
+    "rain",
+    "California",
+    "server",
+    "tool",
+    "result",
+    "model",
+    "stream",
+    "token",
+    "window",
+    "branch",
+    "search",
+    "export",
+    "import",
+    "approval",
+    "policy",
+    "cache",
+    "latency",
+    "network",
+    "function",
+    "argument",
+    "schema",
+    "database",
+    "message",
 ];
 const ZH: &[&str] = &[
-    "天气", "预报", "北京", "上海", "服务器", "工具", "结果", "模型", "流式", "窗口", "分支",
-    "搜索", "导出", "导入", "审批", "策略", "缓存", "延迟", "网络", "函数", "参数", "数据库",
+    "天气",
+    "预报",
+    "北京",
+    "上海",
+    "服务器",
+    "工具",
+    "结果",
+    "模型",
+    "流式",
+    "窗口",
+    "分支",
+    "搜索",
+    "导出",
+    "导入",
+    "审批",
+    "策略",
+    "缓存",
+    "延迟",
+    "网络",
+    "函数",
+    "参数",
+    "数据库",
 ];
 
 /// A small deterministic generator (xorshift).
@@ -54,7 +96,8 @@ impl Rng {
 fn db_path() -> PathBuf {
     std::env::var_os("SWITCHBOARD_BENCH_DB").map_or_else(
         || {
-            let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map_or_else(|| PathBuf::from("target"), PathBuf::from);
             target.join("bench-history.db")
         },
         PathBuf::from,
@@ -66,8 +109,14 @@ async fn build(path: &PathBuf) {
     store.close().await;
     let url = format!("sqlite://{}", path.display());
     let mut db = SqliteConnection::connect(&url).await.expect("connect");
-    sqlx::query("PRAGMA journal_mode = WAL").execute(&mut db).await.ok();
-    sqlx::query("PRAGMA synchronous = OFF").execute(&mut db).await.ok();
+    sqlx::query("PRAGMA journal_mode = WAL")
+        .execute(&mut db)
+        .await
+        .ok();
+    sqlx::query("PRAGMA synchronous = OFF")
+        .execute(&mut db)
+        .await
+        .ok();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let per = (MESSAGES - LONG) / (CONVERSATIONS - 1);
     let started = Instant::now();
@@ -76,19 +125,22 @@ async fn build(path: &PathBuf) {
         let id = format!("c{c:07}");
         let n = if c == 0 { LONG } else { per };
         let t = 1_600_000_000_000i64 + c as i64 * 1000;
-        sqlx::query("INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)")
-            .bind(&id)
-            .bind(rng.sentence(4))
-            .bind(t)
-            .bind(t)
-            .execute(&mut *tx)
-            .await
-            .expect("conversation");
+        sqlx::query(
+            "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(rng.sentence(4))
+        .bind(t)
+        .bind(t)
+        .execute(&mut *tx)
+        .await
+        .expect("conversation");
         let mut parent: Option<String> = None;
         for m in 0..n {
             let mid = format!("{id}m{m:05}");
             let role = if m % 2 == 0 { "user" } else { "assistant" };
-            let text = rng.sentence(8 + rng.next() % 30);
+            let words = 8 + rng.next() % 30;
+            let text = rng.sentence(words);
             let content = serde_json::json!([{"type": "text", "text": text}]).to_string();
             sqlx::query(
                 "INSERT INTO messages (id, conversation_id, parent_id, role, content, status, created_at, updated_at) \
@@ -119,7 +171,10 @@ async fn build(path: &PathBuf) {
         }
     }
     tx.commit().await.expect("commit");
-    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&mut db).await.ok();
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .execute(&mut db)
+        .await
+        .ok();
     eprintln!("built {} in {:.0?}", path.display(), started.elapsed());
 }
 
@@ -143,7 +198,10 @@ where
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     rt.block_on(async {
         let path = db_path();
         if !path.exists() {
@@ -151,24 +209,55 @@ fn main() {
         }
         let store = Store::open(&path).await.expect("open");
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        println!("database: {} ({:.0} MiB)", path.display(), size as f64 / 1_048_576.0);
+        println!(
+            "database: {} ({:.0} MiB)",
+            path.display(),
+            size as f64 / 1_048_576.0
+        );
         measure("list: first page of 50", 300, |_| {
             let s = store.clone();
-            async move { s.list_conversations(&PageRequest::first(50)).await.expect("list").items.len() }
+            async move {
+                s.list_conversations(&PageRequest::first(50))
+                    .await
+                    .expect("list")
+                    .items
+                    .len()
+            }
         })
         .await;
-        for q in ["forecast", "California approval", "服务器", "数据库 schema", "天气"] {
+        for q in [
+            "forecast",
+            "California approval",
+            "服务器",
+            "数据库 schema",
+            "天气",
+        ] {
             measure(&format!("search {q:?}: first page of 20"), 100, |_| {
                 let s = store.clone();
-                async move { s.search_messages(q, &PageRequest::first(20)).await.expect("search").items.len() }
+                async move {
+                    s.search_messages(q, &PageRequest::first(20))
+                        .await
+                        .expect("search")
+                        .items
+                        .len()
+                }
             })
             .await;
         }
-        let head = store.get_conversation("c0000000").await.expect("long").head_id.expect("head");
-        measure("open the 5,000-message conversation: first 100", 100, |_| {
-            let (s, h) = (store.clone(), head.clone());
-            async move { s.branch_page(&h, 0, 100).await.expect("branch").len() }
-        })
+        let head = store
+            .get_conversation("c0000000")
+            .await
+            .expect("long")
+            .head_id
+            .expect("head");
+        measure(
+            "open the 5,000-message conversation: first 100",
+            100,
+            |_| {
+                let (s, h) = (store.clone(), head.clone());
+                async move { s.branch_page(&h, 0, 100).await.expect("branch").len() }
+            },
+        )
         .await;
         store.close().await;
     });

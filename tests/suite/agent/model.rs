@@ -63,7 +63,7 @@ impl Model {
         Self { url, state, task }
     }
 
-    /// Every request body received, in order.
+    /// Every request body received, in order (title requests left out).
     pub fn requests(&self) -> Vec<Value> {
         self.state.requests.lock().unwrap().clone()
     }
@@ -80,7 +80,6 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
         .await
         .unwrap_or_default();
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    state.requests.lock().unwrap().push(body.clone());
     let ollama = path.ends_with("/api/chat");
     let problem = if ollama {
         check_ollama(&body)
@@ -96,7 +95,20 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
             .body(Body::from(err.to_string()))
             .unwrap();
     }
-    let Some(say) = state.script.lock().unwrap().pop_front() else {
+    let title = body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_str())
+        .is_some_and(|c| c.starts_with("Write a short title"));
+    if !title {
+        state.requests.lock().unwrap().push(body.clone());
+    }
+    let next = if title {
+        Some(Say::Text("\"Scripted title.\"".into()))
+    } else {
+        state.script.lock().unwrap().pop_front()
+    };
+    let Some(say) = next else {
         return Response::builder()
             .status(500)
             .body(Body::from("{\"error\":{\"message\":\"script exhausted\"}}"))

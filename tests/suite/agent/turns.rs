@@ -72,7 +72,11 @@ async fn one_tool_call_runs_on_the_real_server_and_the_model_answers_with_its_re
     assert_eq!(tool_contents(&requests[1]), ["Echo: rain in California"]);
     assert_eq!(model.rejected(), Vec::<String>::new());
     let title = engine.store().get_conversation(&conv).await.unwrap().title;
-    assert_eq!(title, "What does the echo say?");
+    assert_eq!(
+        title, "Scripted title",
+        "the model named it after the first turn"
+    );
+    assert!(ran.events.contains(&ChatEvent::Titled { title }));
     engine.shutdown().await;
 }
 

@@ -133,6 +133,11 @@ pub enum ChatEvent {
         /// What happened.
         message: String,
     },
+    /// The model named the conversation (after its first turn).
+    Titled {
+        /// The new title.
+        title: String,
+    },
     /// The turn ended.
     Finished {
         /// Why.

@@ -10,6 +10,7 @@ pub mod coalesce;
 pub mod events;
 pub mod history;
 mod setup;
+pub mod title;
 mod turn;
 
 #[cfg(test)]
@@ -245,12 +246,16 @@ impl Engine {
             })
             .await?;
         self.store().set_head(&conv.id, &user.id).await?;
-        if conv.title.is_empty() {
+        let untitled = conv.title.is_empty();
+        if untitled {
             self.store()
                 .rename_conversation(&conv.id, &title_from(text))
                 .await?;
         }
         let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
+        if untitled && matches!(result, Ok(TurnEnd::Done)) {
+            title::retitle(self, &conv, &events).await;
+        }
         drop(guard);
         result
     }

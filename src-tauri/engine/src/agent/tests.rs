@@ -267,3 +267,14 @@ fn titles_come_from_the_first_non_empty_line_cut_at_sixty_characters() {
     assert_eq!(title_from(&"x".repeat(70)), format!("{}…", "x".repeat(60)));
     assert_eq!(title_from("北京天气"), "北京天气");
 }
+
+#[test]
+fn a_model_title_loses_quotes_labels_and_the_final_period() {
+    use super::title::clean;
+    assert_eq!(
+        clean("\"Weather in California.\"\n"),
+        Some("Weather in California".into())
+    );
+    assert_eq!(clean("Title: 北京天气。"), Some("北京天气".into()));
+    assert_eq!(clean("  \n"), None);
+}
