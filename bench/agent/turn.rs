@@ -75,12 +75,17 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
     let store = std::sync::Arc::new(KeyringSecrets::mock().expect("keyring"));
     let secrets = Secrets::new(store, std::sync::Arc::new(|_: &str| None), redactor.clone());
     let paths = Paths::under(dir.path());
-    let engine = Engine::open(paths, redactor, secrets).await.expect("engine");
+    let engine = Engine::open(paths, redactor, secrets)
+        .await
+        .expect("engine");
     let doc = json!({"mcpServers": {"weather": {"command": python,
         "args": [weather, "stdio"], "approval": "allow"}}});
     let imported = engine.import_servers(&doc.to_string(), Conflict::Skip);
     imported.await.expect("import");
-    engine.start_server("weather").await.expect("weather server");
+    engine
+        .start_server("weather")
+        .await
+        .expect("weather server");
     let provider = NewProvider {
         name: "fake".into(),
         preset: "openai-compatible".into(),
@@ -100,7 +105,10 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
         let drain = tokio::spawn(async move { while rx.recv().await.is_some() {} });
         let started = Instant::now();
         let prompt = "What is the weather in California?";
-        let end = engine.send_message(&conv.id, prompt, tx).await.expect("turn");
+        let end = engine
+            .send_message(&conv.id, prompt, tx)
+            .await
+            .expect("turn");
         let elapsed = started.elapsed().as_secs_f64() * 1000.0;
         drain.await.ok();
         assert_eq!(end, TurnEnd::Done);
@@ -138,7 +146,9 @@ fn main() {
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
             let _ = tcp.set_nodelay(true);
@@ -149,7 +159,10 @@ fn main() {
         let weather = root().join("tests/fixtures/mcp-py/weather.py");
         let ours = ours(&url, &python, &weather).await;
         let ours_med = median(ours.clone());
-        println!("switchboard: median {ours_med:.2} ms per turn ({} turns)", ours.len());
+        println!(
+            "switchboard: median {ours_med:.2} ms per turn ({} turns)",
+            ours.len()
+        );
         let (u, p, w) = (url.clone(), python.clone(), weather.clone());
         let theirs = tokio::task::spawn_blocking(move || langgraph(&u, &p, &w));
         match theirs.await.ok().flatten() {
