@@ -179,7 +179,7 @@ impl Engine {
         let (guard, cancel) = self.agent.begin(conversation)?;
         let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
         drop(guard);
-        result
+        finished(result, &events)
     }
 
     /// Stops the turn running in `conversation`; false when none runs.
@@ -253,12 +253,22 @@ impl Engine {
                 .await?;
         }
         let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
-        if untitled && matches!(result, Ok(TurnEnd::Done)) {
+        if untitled && matches!(result, Ok((TurnEnd::Done, _))) {
             title::retitle(self, &conv, &events).await;
         }
         drop(guard);
-        result
+        finished(result, &events)
     }
+}
+
+/// Reports the end of a turn (the last event) and returns how it ended.
+fn finished(
+    result: Result<turn::Ended, EngineError>,
+    events: &Events,
+) -> Result<TurnEnd, EngineError> {
+    let (reason, head_id) = result?;
+    let _ = events.send(ChatEvent::Finished { reason, head_id });
+    Ok(reason)
 }
 
 /// A title from the first line of the first message (at most 60 characters).

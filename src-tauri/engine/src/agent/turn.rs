@@ -22,6 +22,9 @@ use crate::{Engine, EngineError};
 /// How often streamed text is written to the database.
 const CHECKPOINT: Duration = Duration::from_millis(1000);
 
+/// How a turn ended and the last message of its branch (the caller reports `finished`).
+pub(super) type Ended = (TurnEnd, String);
+
 /// Runs the turn answering user message `user_id`, from its first model call to its end.
 pub(super) async fn run(
     engine: &Engine,
@@ -29,7 +32,7 @@ pub(super) async fn run(
     user_id: &str,
     events: &Events,
     cancel: &CancellationToken,
-) -> Result<TurnEnd, EngineError> {
+) -> Result<Ended, EngineError> {
     let _ = events.send(ChatEvent::Started {
         conversation_id: conv.id.clone(),
         user_message_id: user_id.to_owned(),
@@ -48,11 +51,11 @@ pub(super) async fn run(
         };
         head = outcome.message_id.clone();
         if let Some(end) = outcome.end {
-            return Ok(finish(events, end, &head));
+            return Ok((end, head));
         }
         if outcome.calls.is_empty() {
             let _ = events.send(ChatEvent::StepFinished { step });
-            return Ok(finish(events, TurnEnd::Done, &head));
+            return Ok((TurnEnd::Done, head));
         }
         let ctx = calls::Ctx {
             engine,
@@ -64,21 +67,13 @@ pub(super) async fn run(
         head = done.message_id.clone();
         let _ = events.send(ChatEvent::StepFinished { step });
         if cancel.is_cancelled() {
-            return Ok(finish(events, TurnEnd::Cancelled, &head));
+            return Ok((TurnEnd::Cancelled, head));
         }
         if breaker.tripped(&done.results) {
-            return Ok(finish(events, TurnEnd::LoopBroken, &head));
+            return Ok((TurnEnd::LoopBroken, head));
         }
     }
-    Ok(finish(events, TurnEnd::MaxSteps, &head))
-}
-
-fn finish(events: &Events, reason: TurnEnd, head: &str) -> TurnEnd {
-    let _ = events.send(ChatEvent::Finished {
-        reason,
-        head_id: head.to_owned(),
-    });
-    reason
+    Ok((TurnEnd::MaxSteps, head))
 }
 
 /// Reports an error that ended the turn before or between model calls.
@@ -88,14 +83,14 @@ async fn fail(
     head: &str,
     events: &Events,
     e: &EngineError,
-) -> TurnEnd {
+) -> Ended {
     tracing::warn!(conversation = %conv.id, error = %e, "turn failed");
     let _ = engine.store().set_head(&conv.id, head).await;
     let _ = events.send(ChatEvent::Error {
         kind: e.kind(),
         message: e.to_string(),
     });
-    finish(events, TurnEnd::Error, head)
+    (TurnEnd::Error, head.to_owned())
 }
 
 /// What one model call produced.
