@@ -80,7 +80,8 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
         .expect("engine");
     let doc = json!({"mcpServers": {"weather": {"command": python,
         "args": [weather, "stdio"], "approval": "allow"}}});
-    let imported = engine.import_servers(&doc.to_string(), Conflict::Skip);
+    let doc = doc.to_string();
+    let imported = engine.import_servers(&doc, Conflict::Skip);
     imported.await.expect("import");
     engine
         .start_server("weather")
