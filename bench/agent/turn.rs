@@ -5,6 +5,8 @@
 //!
 //! `make bench-agent` (creates the LangGraph virtualenv under ~/.cache/switchboard first).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -7,6 +7,8 @@
 //! `cargo bench -p switchboard-engine --bench history` (the database is built once, a few
 //! minutes, and kept at `$SWITCHBOARD_BENCH_DB` or the target directory).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -82,7 +84,7 @@ impl Rng {
     fn sentence(&mut self, n: usize) -> String {
         (0..n)
             .map(|_| {
-                if self.next() % 3 == 0 {
+                if self.next().is_multiple_of(3) {
                     ZH[self.next() % ZH.len()].to_owned()
                 } else {
                     EN[self.next() % EN.len()].to_owned()
@@ -104,7 +106,7 @@ fn db_path() -> PathBuf {
     )
 }
 
-async fn build(path: &PathBuf) {
+async fn build(path: &std::path::Path) {
     let store = Store::open(path).await.expect("open");
     store.close().await;
     let url = format!("sqlite://{}", path.display());
