@@ -1,7 +1,9 @@
 -- Schema v2: the branch a conversation shows (its head message) and full-text search over
 -- message text with FTS5's trigram tokenizer (so Chinese, which has no spaces, is searchable).
 -- FTS rows are keyed by `message_search_ids.n`, an explicit INTEGER PRIMARY KEY that VACUUM
--- keeps (messages' implicit rowids may change).
+-- keeps (messages' implicit rowids may change). Bodies are indexed with a trailing space so
+-- every occurrence of a two-character word (common in Chinese) begins some trigram: the
+-- vocabulary table finds those trigrams and the index answers the query.
 
 ALTER TABLE conversations ADD COLUMN head_id TEXT;
 
@@ -11,6 +13,7 @@ CREATE TABLE message_search_ids (
 ) STRICT;
 
 CREATE VIRTUAL TABLE messages_fts USING fts5(body, tokenize = 'trigram');
+CREATE VIRTUAL TABLE messages_fts_vocab USING fts5vocab(messages_fts, 'row');
 
 CREATE TRIGGER messages_search_insert AFTER INSERT ON messages
 WHEN new.role IN ('user', 'assistant')
@@ -18,7 +21,7 @@ BEGIN
     INSERT INTO message_search_ids (message_id) VALUES (new.id);
     INSERT INTO messages_fts (rowid, body)
     SELECT (SELECT n FROM message_search_ids WHERE message_id = new.id), body
-    FROM (SELECT group_concat(json_extract(value, '$.text'), char(10)) AS body
+    FROM (SELECT group_concat(json_extract(value, '$.text'), char(10)) || ' ' AS body
           FROM json_each(new.content) WHERE json_extract(value, '$.type') = 'text');
 END;
 
@@ -29,7 +32,7 @@ BEGIN
     WHERE rowid = (SELECT n FROM message_search_ids WHERE message_id = new.id);
     INSERT INTO messages_fts (rowid, body)
     SELECT (SELECT n FROM message_search_ids WHERE message_id = new.id), body
-    FROM (SELECT group_concat(json_extract(value, '$.text'), char(10)) AS body
+    FROM (SELECT group_concat(json_extract(value, '$.text'), char(10)) || ' ' AS body
           FROM json_each(new.content) WHERE json_extract(value, '$.type') = 'text');
 END;
 

@@ -5,8 +5,8 @@
 //! HTML, so untrusted text cannot smuggle markup into the UI).
 //!
 //! Each whitespace-separated term must occur (case-insensitively). Terms of three or more
-//! characters use the FTS index; shorter ones (a two-character Chinese word) filter with
-//! `LIKE`, which the trigram index cannot serve, so a query made only of short terms scans.
+//! characters are FTS phrases; a two-character term (a Chinese word, often) becomes the OR of
+//! the indexed trigrams that begin with it; only a one-character term filters with `LIKE`.
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -71,6 +71,20 @@ fn like_pattern(term: &str) -> String {
     format!("%{escaped}%")
 }
 
+/// The most index terms one two-character word may expand to before the query falls back
+/// to scanning.
+const MAX_EXPANSION: usize = 2000;
+
+/// How each query term is matched.
+enum Term {
+    /// An FTS5 expression (a phrase, or an OR of the trigrams a short word begins).
+    Match(String),
+    /// A `LIKE` filter (one character: too many trigrams to list).
+    Like(String),
+    /// A word no message contains.
+    Nothing,
+}
+
 impl Store {
     /// Messages whose text contains every term of `query`, newest first.
     pub async fn search_messages(
@@ -79,56 +93,104 @@ impl Store {
         page: &PageRequest,
     ) -> Result<Page<SearchHit>, StoreError> {
         let terms: Vec<&str> = query.split_whitespace().collect();
+        let empty = Page {
+            items: Vec::new(),
+            next_cursor: None,
+        };
         if terms.is_empty() {
-            return Ok(Page {
-                items: Vec::new(),
-                next_cursor: None,
-            });
+            return Ok(empty);
         }
         let before = match &page.cursor {
             None => i64::MAX,
             Some(c) => cursor_number(c)?,
         };
+        let mut matches = Vec::new();
+        let mut likes = Vec::new();
+        for t in &terms {
+            match self.term(t).await? {
+                Term::Match(m) => matches.push(m),
+                Term::Like(l) => likes.push(l),
+                Term::Nothing => return Ok(empty),
+            }
+        }
         let size = page.size();
-        let (long, short): (Vec<&str>, Vec<&str>) =
-            terms.iter().partition(|t| t.chars().count() >= 3);
-        let mut sql = String::from(
-            "SELECT f.rowid AS n, m.id AS message_id, m.conversation_id, c.title, m.role, \
-             m.created_at, f.body FROM messages_fts f JOIN message_search_ids s ON s.n = f.rowid \
-             JOIN messages m ON m.id = s.message_id \
-             JOIN conversations c ON c.id = m.conversation_id WHERE f.rowid < ?",
-        );
-        if !long.is_empty() {
-            sql.push_str(" AND messages_fts MATCH ?");
-        }
-        for _ in &short {
-            sql.push_str(" AND f.body LIKE ? ESCAPE '\\'");
-        }
-        sql.push_str(" ORDER BY f.rowid DESC LIMIT ?");
-        let mut q = sqlx::query_as::<_, HitRow>(sqlx::AssertSqlSafe(sql)).bind(before);
-        if !long.is_empty() {
-            let phrases: Vec<String> = long.iter().map(|t| fts_phrase(t)).collect();
-            q = q.bind(phrases.join(" "));
-        }
-        for t in &short {
-            q = q.bind(like_pattern(t));
-        }
-        let mut rows = q
-            .bind(i64::from(size) + 1)
-            .fetch_all(&self.reader)
-            .await
-            .map_err(|e| self.classify(e))?;
+        let mut rows = self.hits(before, &matches, &likes, size).await?;
         let more = rows.len() > size as usize;
         rows.truncate(size as usize);
         let next_cursor = more.then(|| rows.last().map(|r| r.n.to_string())).flatten();
         let items = rows.into_iter().map(|r| hit(r, &terms)).collect();
         Ok(Page { items, next_cursor })
     }
+
+    /// How `term` is matched: three or more characters as a phrase; two as the trigrams
+    /// that begin with them (every occurrence begins one: bodies end with a space); one by
+    /// `LIKE`.
+    async fn term(&self, term: &str) -> Result<Term, StoreError> {
+        let chars = term.chars().count();
+        if chars >= 3 {
+            return Ok(Term::Match(fts_phrase(term)));
+        }
+        if chars == 1 {
+            return Ok(Term::Like(like_pattern(term)));
+        }
+        let lower: String = term.chars().map(fold).collect();
+        let grams: Vec<String> = sqlx::query_scalar(
+            "SELECT term FROM messages_fts_vocab WHERE term >= ? AND term < ? LIMIT ?",
+        )
+        .bind(&lower)
+        .bind(format!("{lower}\u{10FFFF}"))
+        .bind(i64::try_from(MAX_EXPANSION + 1).unwrap_or(i64::MAX))
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))?;
+        Ok(match grams.len() {
+            0 => Term::Nothing,
+            n if n > MAX_EXPANSION => Term::Like(like_pattern(term)),
+            _ => {
+                let phrases: Vec<String> = grams.iter().map(|g| fts_phrase(g)).collect();
+                Term::Match(format!("({})", phrases.join(" OR ")))
+            }
+        })
+    }
+
+    /// One page (plus one row) of messages older than FTS row `before` matching everything.
+    async fn hits(
+        &self,
+        before: i64,
+        matches: &[String],
+        likes: &[String],
+        size: u32,
+    ) -> Result<Vec<HitRow>, StoreError> {
+        let mut sql = String::from(
+            "SELECT f.rowid AS n, m.id AS message_id, m.conversation_id, c.title, m.role, \
+             m.created_at, f.body FROM messages_fts f JOIN message_search_ids s ON s.n = f.rowid \
+             JOIN messages m ON m.id = s.message_id \
+             JOIN conversations c ON c.id = m.conversation_id WHERE f.rowid < ?",
+        );
+        if !matches.is_empty() {
+            sql.push_str(" AND messages_fts MATCH ?");
+        }
+        for _ in likes {
+            sql.push_str(" AND f.body LIKE ? ESCAPE '\\'");
+        }
+        sql.push_str(" ORDER BY f.rowid DESC LIMIT ?");
+        let mut q = sqlx::query_as::<_, HitRow>(sqlx::AssertSqlSafe(sql)).bind(before);
+        if !matches.is_empty() {
+            q = q.bind(matches.join(" AND "));
+        }
+        for l in likes {
+            q = q.bind(l);
+        }
+        q.bind(i64::from(size) + 1)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))
+    }
 }
 
 fn hit(r: HitRow, terms: &[&str]) -> SearchHit {
     SearchHit {
-        snippet: snippet(&r.body, terms),
+        snippet: snippet(r.body.trim_end(), terms),
         conversation_id: r.conversation_id,
         conversation_title: r.title,
         message_id: r.message_id,
