@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::logging::LoggingError;
-use crate::mcp::{ConfigError, ToolError};
+use crate::mcp::{ConfigError, InteractionError, ToolError};
 use crate::paths::PathsError;
 use crate::provider::ProviderError;
 use crate::secrets::SecretError;
@@ -34,6 +34,9 @@ pub enum EngineError {
     /// A tool could not be called, or an MCP server could not be started.
     #[error(transparent)]
     Tool(#[from] ToolError),
+    /// An answer to a server's request (sampling, elicitation) or a host setting was refused.
+    #[error(transparent)]
+    Interaction(#[from] InteractionError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -82,6 +85,12 @@ impl EngineError {
             Self::Secret(_) => ErrorKind::Secrets,
             Self::ServerConfig(_) => ErrorKind::InvalidInput,
             Self::Tool(e) => tool_kind(e),
+            Self::Interaction(InteractionError::Unknown { .. }) => ErrorKind::NotFound,
+            Self::Interaction(
+                InteractionError::WrongAnswer { .. }
+                | InteractionError::NoSamplingModel
+                | InteractionError::Invalid { .. },
+            ) => ErrorKind::InvalidInput,
         }
     }
 }

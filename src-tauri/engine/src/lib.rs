@@ -65,14 +65,16 @@ impl Engine {
             tracing::warn!(interrupted, "marked messages left streaming by a crash");
         }
         tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
-        Ok(Self {
+        let engine = Self {
             paths,
             store,
             redactor,
             secrets,
             supervisor: mcp::Supervisor::default(),
             policies: mcp::Policies::default(),
-        })
+        };
+        engine.load_mcp_settings().await?;
+        Ok(engine)
     }
 
     /// The store.

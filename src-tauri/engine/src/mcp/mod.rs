@@ -5,11 +5,17 @@
 pub mod builtin;
 pub mod client;
 pub mod config;
+mod config_export;
 mod doc;
 mod host;
+mod host_ops;
+pub mod interact;
 pub mod policy;
 pub mod process;
+pub mod roots;
+pub mod sampling;
 pub mod servers;
+mod server_host;
 pub mod spec;
 pub mod sse;
 pub mod supervisor;
@@ -19,9 +25,13 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
-pub use client::{HostHandler, IgnoreNotifications, McpClient};
+pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, McpClient};
 pub use config::{Approval, ConfigError, ServerConfig};
+pub use interact::{InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler};
 pub use policy::{Decision, Policies};
+pub use host_ops::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
+pub use roots::{RootInfo, Roots};
+pub use sampling::SamplingModel;
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 pub use spec::{ServerSpec, Transport};
 pub use supervisor::{Backoff, ServerLogs, ServerState, Supervisor, SupervisorEvent};

@@ -43,6 +43,18 @@ pub enum Transport {
         #[serde(default)]
         headers: BTreeMap<String, String>,
     },
+    /// One of our built-in servers, run in-process (nothing is spawned).
+    Builtin {
+        /// Which one: `time`, `fetch` or `filesystem`.
+        server: String,
+        /// `fetch`: allow private, loopback and link-local addresses.
+        #[serde(default, rename = "allowPrivate")]
+        allow_private: bool,
+        /// `filesystem`: the folders it may touch; none means the user's roots.
+        #[serde(default)]
+        #[ts(type = "Array<string>")]
+        folders: Vec<PathBuf>,
+    },
 }
 
 /// One server to connect to.

@@ -13,12 +13,16 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde::{Serialize, Serializer};
+use ts_rs::TS;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::client::McpClient;
 use super::config::ServerConfig;
+use super::interact::Interactions;
+use super::roots::Roots;
+use super::server_host::ServerHost;
 use super::process::StderrLog;
 use super::tools::Limits;
 use super::types::{McpError, ServerInfo, ServerNotification, ToolInfo};
@@ -33,7 +37,7 @@ const RELEASE_WAIT: Duration = Duration::from_secs(2);
 const METHOD_NOT_FOUND: i32 = -32601;
 
 /// The state of one supervised server.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerState {
     /// Spawning or connecting, handshake and first tool listing.
@@ -59,6 +63,7 @@ pub enum ServerState {
         attempt: u32,
         /// The delay before it (serialized as `in_ms`).
         #[serde(rename = "in_ms", serialize_with = "millis")]
+        #[ts(type = "number")]
         r#in: Duration,
     },
 }
@@ -68,7 +73,7 @@ fn millis<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Something that happened to a supervised server.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SupervisorEvent {
     /// Its state changed.
@@ -121,7 +126,7 @@ impl Backoff {
 }
 
 /// A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, TS)]
 pub struct ServerLogs {
     /// Its stderr (stdio servers), the last [`super::process::STDERR_LINES`] lines.
     pub stderr: Vec<String>,
@@ -148,6 +153,8 @@ struct Inner {
     events: broadcast::Sender<SupervisorEvent>,
     backoff: Backoff,
     limits: Limits,
+    interactions: Interactions,
+    roots: Roots,
 }
 
 /// What is known of one server.
@@ -183,6 +190,8 @@ impl Supervisor {
             events,
             backoff,
             limits,
+            interactions: Interactions::default(),
+            roots: Roots::default(),
         };
         Self {
             inner: Arc::new(inner),
@@ -192,6 +201,35 @@ impl Supervisor {
     /// Receives every event from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<SupervisorEvent> {
         self.inner.events.subscribe()
+    }
+
+    /// The servers' requests waiting for the user (sampling, elicitation).
+    pub fn interactions(&self) -> &Interactions {
+        &self.inner.interactions
+    }
+
+    /// The folders advertised to servers as roots.
+    pub fn roots(&self) -> &Roots {
+        &self.inner.roots
+    }
+
+    /// Replaces the roots and tells every running server that they changed.
+    pub async fn set_roots(&self, folders: Vec<std::path::PathBuf>) {
+        self.inner.roots.set(folders);
+        let clients: Vec<(String, Arc<McpClient>)> = (self.inner.lock().iter())
+            .filter_map(|(name, s)| Some((name.clone(), Arc::clone(s.client.as_ref()?))))
+            .collect();
+        let notices = clients.iter().map(|(name, client)| async move {
+            if let Err(error) = client.notify_roots_changed().await {
+                tracing::warn!(server = %name, %error, "cannot send roots/list_changed");
+            }
+        });
+        futures::future::join_all(notices).await;
+    }
+
+    /// The client of running server `name`, for listings and reads.
+    pub(super) fn client(&self, name: &str) -> Option<Arc<McpClient>> {
+        self.inner.lock().get(name)?.client.clone()
     }
 
     /// The state of server `name` (`None` if it was never started).
@@ -436,7 +474,13 @@ async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, Str
     let spec = config.spec();
     let attempt = async {
         let (tx, notifications) = mpsc::unbounded_channel();
-        let client = McpClient::connect(&spec, tx).await?;
+        let host = ServerHost {
+            server: config.name.clone(),
+            notifications: tx,
+            interactions: inner.interactions.clone(),
+            roots: inner.roots.clone(),
+        };
+        let client = McpClient::connect(&spec, host).await?;
         match list_tools(&client).await {
             Ok(tools) => Ok((client, notifications, tools)),
             Err(e) => {
@@ -494,6 +538,7 @@ async fn serve(inner: &Inner, name: &str, conn: Connection, stop: &CancellationT
         }
     };
     drop(client);
+    inner.interactions.cancel_server(name);
     if let Some(client) = inner.take_client(name) {
         release(client).await;
     }
