@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model as rm;
-use futures::future::BoxFuture;
 use rmcp::service::{
     ClientLifecycleMode, NotificationContext, PeerRequestOptions, RequestContext, RoleClient,
     RunningService, serve_client_with_lifecycle,
@@ -279,8 +279,12 @@ impl McpClient {
                 folders,
             } => {
                 let roots = || bridge.host.roots().into_iter().map(|r| r.path).collect();
-                let server =
-                    super::builtin::BuiltinServer::from_transport(server, *allow_private, folders, roots)?;
+                let server = super::builtin::BuiltinServer::from_transport(
+                    server,
+                    *allow_private,
+                    folders,
+                    roots,
+                )?;
                 let (client_end, server_end) = tokio::io::duplex(super::builtin::PIPE_BYTES);
                 super::builtin::serve(&server, server_end)?;
                 connect_transport(spec, client_end, bridge).await

@@ -139,7 +139,10 @@ impl ServerConfig {
     /// A copy whose env and header values are blanked (their names are kept).
     pub fn without_secrets(&self) -> Self {
         let mut copy = self.clone();
-        for v in secrets_of_mut(&mut copy.transport).into_iter().flat_map(|m| m.values_mut()) {
+        for v in secrets_of_mut(&mut copy.transport)
+            .into_iter()
+            .flat_map(|m| m.values_mut())
+        {
             SECRET_PLACEHOLDER.clone_into(v);
         }
         copy
@@ -476,7 +479,10 @@ const BUILTINS: &str = "\"time\", \"fetch\" or \"filesystem\"";
 /// `folders` (filesystem).
 fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport> {
     if matches!(kind, Some(Some(k)) if k != Kind::Builtin) {
-        c.fail("builtin", "names a built-in server but the entry declares another transport");
+        c.fail(
+            "builtin",
+            "names a built-in server but the entry declares another transport",
+        );
         return None;
     }
     for field in ["command", "url"] {
@@ -489,7 +495,10 @@ fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport>
     let folders = c.string_list("folders");
     let server = server?;
     if !super::builtin::BuiltinServer::NAMES.contains(&server.as_str()) {
-        c.fail("builtin", &format!("{server:?} is not a built-in server; use {BUILTINS}"));
+        c.fail(
+            "builtin",
+            &format!("{server:?} is not a built-in server; use {BUILTINS}"),
+        );
         return None;
     }
     Some(Transport::Builtin {
@@ -546,8 +555,8 @@ fn url_path_is_sse(url: &str) -> bool {
     reqwest::Url::parse(url).is_ok_and(|u| u.path().trim_end_matches('/').ends_with("/sse"))
 }
 
-pub use super::config_export::export;
 use super::config_export::Entry;
+pub use super::config_export::export;
 
 #[cfg(test)]
 #[path = "config_tests.rs"]

@@ -116,4 +116,3 @@ pub fn export(configs: &[ServerConfig]) -> String {
     let doc = BTreeMap::from([("mcpServers", servers)]);
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
-

@@ -12,7 +12,9 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::McpClient;
-use super::interact::{InteractionAnswer, InteractionError, Sampler, SamplingRequest, SamplingResult};
+use super::interact::{
+    InteractionAnswer, InteractionError, Sampler, SamplingRequest, SamplingResult,
+};
 use super::roots::{self, ROOTS_SETTING, RootInfo};
 use super::sampling::{self, SAMPLING_MODEL, SAMPLING_PROVIDER, SamplingModel};
 use super::supervisor::{ServerLogs, ServerState};
@@ -65,9 +67,8 @@ impl Engine {
     /// Replaces the roots (each an existing absolute folder), stores them, and tells every
     /// running server (`notifications/roots/list_changed`).
     pub async fn set_roots(&self, folders: Vec<PathBuf>) -> Result<Vec<RootInfo>, EngineError> {
-        let folders = roots::check(&folders).map_err(|problems| InteractionError::Invalid {
-            problems,
-        })?;
+        let folders =
+            roots::check(&folders).map_err(|problems| InteractionError::Invalid { problems })?;
         let value = roots::to_setting(&folders);
         self.store().set_setting(ROOTS_SETTING, &value).await?;
         self.supervisor().set_roots(folders).await;
@@ -87,7 +88,10 @@ impl Engine {
 
     /// Chooses (or with `None` clears) the model that answers sampling requests; the
     /// provider must exist.
-    pub async fn set_sampling_model(&self, choice: Option<SamplingModel>) -> Result<(), EngineError> {
+    pub async fn set_sampling_model(
+        &self,
+        choice: Option<SamplingModel>,
+    ) -> Result<(), EngineError> {
         let (provider, model) = match choice {
             Some(c) => {
                 let record = self.store().find_provider(&c.provider).await?;
@@ -99,7 +103,9 @@ impl Engine {
             }
             None => (Value::Null, Value::Null),
         };
-        self.store().set_setting(SAMPLING_PROVIDER, &provider).await?;
+        self.store()
+            .set_setting(SAMPLING_PROVIDER, &provider)
+            .await?;
         Ok(self.store().set_setting(SAMPLING_MODEL, &model).await?)
     }
 
@@ -150,7 +156,10 @@ impl Engine {
 
     fn running(&self, name: &str) -> Result<Arc<McpClient>, EngineError> {
         let server = name.to_owned();
-        match (self.supervisor().client(name), self.supervisor().state(name)) {
+        match (
+            self.supervisor().client(name),
+            self.supervisor().state(name),
+        ) {
             (Some(client), _) => Ok(client),
             (None, None) => Err(ToolError::UnknownServer { server }.into()),
             (None, Some(state)) => Err(ToolError::NotReady {
@@ -163,7 +172,10 @@ impl Engine {
 }
 
 impl Sampler for Engine {
-    fn sample(&self, request: SamplingRequest) -> BoxFuture<'static, Result<SamplingResult, String>> {
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingResult, String>> {
         let engine = self.clone();
         Box::pin(async move {
             let result = engine.run_sampling(request).await;

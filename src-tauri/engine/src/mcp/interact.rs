@@ -178,7 +178,10 @@ pub enum SamplingRefused {
 /// Runs an approved sampling request on the user's chosen model.
 pub trait Sampler: Send + Sync {
     /// Completes `request`; the future owns what it needs.
-    fn sample(&self, request: SamplingRequest) -> BoxFuture<'static, Result<SamplingResult, String>>;
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingResult, String>>;
 }
 
 /// Why a request closed without waiting any longer.
@@ -555,11 +558,11 @@ fn check(waiting: &Waiting, answer: &InteractionAnswer) -> Result<(), Interactio
         (Waiting::Form { schema, .. }, InteractionAnswer::Accept { content }) => {
             validate_form(schema, content.as_ref())
         }
-        (Waiting::Url { .. }, InteractionAnswer::Accept { content: Some(_) }) => Err(
-            InteractionError::Invalid {
+        (Waiting::Url { .. }, InteractionAnswer::Accept { content: Some(_) }) => {
+            Err(InteractionError::Invalid {
                 problems: vec!["a URL request is accepted without content".to_owned()],
-            },
-        ),
+            })
+        }
         (
             Waiting::Form { .. } | Waiting::Url { .. },
             InteractionAnswer::Approve | InteractionAnswer::Deny,
@@ -582,7 +585,9 @@ fn answer_kind(answer: &InteractionAnswer) -> &'static str {
 fn validate_form(schema: &Value, content: Option<&Value>) -> Result<(), InteractionError> {
     let invalid = |problems| Err(InteractionError::Invalid { problems });
     let Some(content) = content.filter(|c| c.is_object()) else {
-        return invalid(vec!["accepting a form needs its content as an object".to_owned()]);
+        return invalid(vec![
+            "accepting a form needs its content as an object".to_owned(),
+        ]);
     };
     let validator = match jsonschema::validator_for(schema) {
         Ok(v) => v,

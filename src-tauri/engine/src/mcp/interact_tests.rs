@@ -13,8 +13,15 @@ use super::*;
 struct Echo;
 
 impl Sampler for Echo {
-    fn sample(&self, request: SamplingRequest) -> BoxFuture<'static, Result<SamplingResult, String>> {
-        let last = request.messages.last().and_then(|m| m.content.first()).cloned();
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingResult, String>> {
+        let last = request
+            .messages
+            .last()
+            .and_then(|m| m.content.first())
+            .cloned();
         Box::pin(async move {
             match last {
                 Some(SamplingContent::Text { text }) => Ok(SamplingResult {
@@ -93,7 +100,10 @@ async fn a_form_answer_that_matches_the_schema_reaches_the_server_and_closes_the
         content: Some(content.clone()),
     };
     broker.answer(&id, answer, &Echo).unwrap();
-    assert_eq!(waiting.await.unwrap(), ElicitationReply::Accept(Some(content)));
+    assert_eq!(
+        waiting.await.unwrap(),
+        ElicitationReply::Accept(Some(content))
+    );
     assert_eq!(
         events.recv().await.unwrap(),
         InteractionEvent::Closed {
@@ -121,8 +131,15 @@ async fn a_form_answer_that_breaks_the_schema_is_refused_and_the_request_keeps_w
         panic!("the bad answer was accepted");
     };
     assert_eq!(problems.len(), 2, "{problems:?}");
-    assert!(problems.iter().any(|p| p.contains("\"name\" is a required property")));
-    assert!(problems.iter().any(|p| p.starts_with("/age:")), "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("\"name\" is a required property"))
+    );
+    assert!(
+        problems.iter().any(|p| p.starts_with("/age:")),
+        "{problems:?}"
+    );
     let wrong = broker.answer(&id, InteractionAnswer::Approve, &Echo);
     assert_eq!(
         wrong,
@@ -132,7 +149,9 @@ async fn a_form_answer_that_breaks_the_schema_is_refused_and_the_request_keeps_w
         })
     );
     assert_eq!(broker.waiting(), vec![id.clone()]);
-    broker.answer(&id, InteractionAnswer::Decline, &Echo).unwrap();
+    broker
+        .answer(&id, InteractionAnswer::Decline, &Echo)
+        .unwrap();
     assert_eq!(waiting.await.unwrap(), ElicitationReply::Decline);
     let again = broker.answer(&id, InteractionAnswer::Decline, &Echo);
     assert_eq!(again, Err(InteractionError::Unknown { id }));
@@ -152,7 +171,9 @@ async fn an_approved_sampling_request_runs_on_the_sampler_and_a_denied_one_is_re
         broker.answer(&id, cancel, &Echo),
         Err(InteractionError::WrongAnswer { .. })
     ));
-    broker.answer(&id, InteractionAnswer::Approve, &Echo).unwrap();
+    broker
+        .answer(&id, InteractionAnswer::Approve, &Echo)
+        .unwrap();
     let result = approved.await.unwrap().unwrap();
     assert_eq!(
         result,
@@ -226,7 +247,9 @@ async fn a_stopping_server_cancels_only_its_own_requests() {
         content: Some(json!({})),
     };
     let _ = a_id;
-    broker.answer(&b_id, InteractionAnswer::Cancel, &Echo).unwrap();
+    broker
+        .answer(&b_id, InteractionAnswer::Cancel, &Echo)
+        .unwrap();
     assert_eq!(theirs.await.unwrap(), ElicitationReply::Cancel);
     assert!(matches!(
         check(

@@ -107,10 +107,13 @@ mod tests {
             messages: vec![
                 SamplingMessage {
                     role: SamplingRole::User,
-                    content: vec![text("hi"), SamplingContent::Audio {
-                        mime: "audio/wav".into(),
-                        data: "AA==".into(),
-                    }],
+                    content: vec![
+                        text("hi"),
+                        SamplingContent::Audio {
+                            mime: "audio/wav".into(),
+                            data: "AA==".into(),
+                        },
+                    ],
                 },
                 SamplingMessage {
                     role: SamplingRole::Assistant,
@@ -156,9 +159,7 @@ mod tests {
     #[test]
     fn the_result_joins_the_text_and_maps_the_finish_reason() {
         let events = [
-            ProviderEvent::ReasoningDelta {
-                text: "hmm".into(),
-            },
+            ProviderEvent::ReasoningDelta { text: "hmm".into() },
             ProviderEvent::text("Hel"),
             ProviderEvent::text("lo"),
             ProviderEvent::Finish {

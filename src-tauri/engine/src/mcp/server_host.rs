@@ -42,10 +42,7 @@ impl HostHandler for ServerHost {
         Box::pin(async move { interactions.sample(&server, request).await })
     }
 
-    fn elicit(
-        &self,
-        request: ElicitationRequest,
-    ) -> BoxFuture<'static, ElicitationReply> {
+    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
         let (interactions, server) = (self.interactions.clone(), self.server.clone());
         Box::pin(async move { interactions.elicit(&server, request).await })
     }

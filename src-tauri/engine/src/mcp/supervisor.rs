@@ -13,17 +13,17 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde::{Serialize, Serializer};
-use ts_rs::TS;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use ts_rs::TS;
 
 use super::client::McpClient;
 use super::config::ServerConfig;
 use super::interact::Interactions;
+use super::process::StderrLog;
 use super::roots::Roots;
 use super::server_host::ServerHost;
-use super::process::StderrLog;
 use super::tools::Limits;
 use super::types::{McpError, ServerInfo, ServerNotification, ToolInfo};
 

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use ts_rs::TS;
 use serde_json::{Map, Value};
+use ts_rs::TS;
 
 /// Who the server says it is, and the protocol revision both sides agreed on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

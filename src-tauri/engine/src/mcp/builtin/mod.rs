@@ -112,7 +112,12 @@ pub(super) fn serve(
 fn spec(server: &BuiltinServer) -> ServerSpec {
     let transport = Transport::Builtin {
         server: server.name().to_owned(),
-        allow_private: matches!(server, BuiltinServer::Fetch { allow_private: true }),
+        allow_private: matches!(
+            server,
+            BuiltinServer::Fetch {
+                allow_private: true
+            }
+        ),
         folders: match server {
             BuiltinServer::Filesystem { roots } => roots.clone(),
             _ => Vec::new(),

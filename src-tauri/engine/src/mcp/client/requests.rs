@@ -63,7 +63,12 @@ fn message(message: rm::SamplingMessage) -> SamplingMessage {
         rm::Role::User => SamplingRole::User,
         rm::Role::Assistant => SamplingRole::Assistant,
     };
-    let content = message.content.into_vec().into_iter().map(content).collect();
+    let content = message
+        .content
+        .into_vec()
+        .into_iter()
+        .map(content)
+        .collect();
     SamplingMessage { role, content }
 }
 
@@ -96,17 +101,20 @@ pub(super) fn sampling_result(
 ) -> Result<rm::CreateMessageResult, rm::ErrorData> {
     match result {
         Ok(r) => {
-            let message =
-                rm::SamplingMessage::new(rm::Role::Assistant, rm::SamplingMessageContentBlock::text(r.text));
+            let message = rm::SamplingMessage::new(
+                rm::Role::Assistant,
+                rm::SamplingMessageContentBlock::text(r.text),
+            );
             Ok(rm::CreateMessageResult::new(message, r.model)
                 .with_stop_reason(r.stop_reason.as_wire()))
         }
         Err(SamplingRefused::Unsupported) => Err(rm::ErrorData::method_not_found::<
             rm::CreateMessageRequestMethod,
         >()),
-        Err(SamplingRefused::Failed(reason)) => {
-            Err(rm::ErrorData::internal_error(format!("sampling failed: {reason}"), None))
-        }
+        Err(SamplingRefused::Failed(reason)) => Err(rm::ErrorData::internal_error(
+            format!("sampling failed: {reason}"),
+            None,
+        )),
         Err(refused) => Err(rm::ErrorData::new(
             rm::ErrorCode(USER_REJECTED),
             refused.to_string(),

@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
 use crate::mcp::interact::{
-    InteractionAnswer, InteractionEvent, Sampler, SamplingContent, SamplingRequest,
-    SamplingResult, StopReason,
+    InteractionAnswer, InteractionEvent, Sampler, SamplingContent, SamplingRequest, SamplingResult,
+    StopReason,
 };
 use crate::mcp::types::{ResultPart, ToolResult};
 use crate::mcp::{ServerState, Supervisor, ToolError};
@@ -21,7 +21,10 @@ use crate::mcp::{ServerState, Supervisor, ToolError};
 struct Shout;
 
 impl Sampler for Shout {
-    fn sample(&self, request: SamplingRequest) -> BoxFuture<'static, Result<SamplingResult, String>> {
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingResult, String>> {
         let prompt: Vec<String> = (request.messages.iter())
             .flat_map(|m| &m.content)
             .filter_map(|c| match c {
@@ -47,7 +50,10 @@ async fn ready_everything(supervisor: &Supervisor, name: &str) {
     assert!(matches!(state, ServerState::Ready { .. }), "{state:?}");
     let deadline = Instant::now() + Duration::from_secs(20);
     while !has_tool(supervisor, name, "trigger-sampling-request") {
-        assert!(Instant::now() < deadline, "the conditional tools never came");
+        assert!(
+            Instant::now() < deadline,
+            "the conditional tools never came"
+        );
         let _ = tokio::time::timeout(Duration::from_millis(500), events.recv()).await;
     }
 }
@@ -91,7 +97,11 @@ async fn a_client_without_a_host_advertises_nothing_and_gets_no_conditional_tool
     tokio::time::sleep(Duration::from_millis(300)).await;
     let tools = client.list_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    for conditional in ["trigger-sampling-request", "get-roots-list", "trigger-url-elicitation"] {
+    for conditional in [
+        "trigger-sampling-request",
+        "get-roots-list",
+        "trigger-url-elicitation",
+    ] {
         assert!(!names.contains(&conditional), "{names:?}");
     }
     client.shutdown().await;
@@ -106,21 +116,35 @@ async fn server_everything_sees_our_roots_as_file_uris_and_hears_when_they_chang
     let supervisor = Supervisor::default();
     supervisor.roots().set(vec![a.clone()]);
     ready_everything(&supervisor, "roots").await;
-    let first = call(&supervisor, "roots", "get-roots-list", json!({})).await.unwrap().unwrap();
+    let first = call(&supervisor, "roots", "get-roots-list", json!({}))
+        .await
+        .unwrap()
+        .unwrap();
     let first = text_of(&first);
     let uri_a = format!("file://{}", a.display());
-    assert!(first.contains("(1 total)") && first.contains(&uri_a), "{first}");
+    assert!(
+        first.contains("(1 total)") && first.contains(&uri_a),
+        "{first}"
+    );
     assert!(first.contains("1. alpha"), "{first}");
     supervisor.set_roots(vec![a.clone(), b.clone()]).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     let second = loop {
-        let text = text_of(&call(&supervisor, "roots", "get-roots-list", json!({})).await.unwrap().unwrap());
+        let text = text_of(
+            &call(&supervisor, "roots", "get-roots-list", json!({}))
+                .await
+                .unwrap()
+                .unwrap(),
+        );
         if text.contains("(2 total)") || Instant::now() > deadline {
             break text;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    assert!(second.contains("file://") && second.contains("beta%20two"), "{second}");
+    assert!(
+        second.contains("file://") && second.contains("beta%20two"),
+        "{second}"
+    );
     supervisor.shutdown_all().await;
 }
 
@@ -129,7 +153,12 @@ async fn a_form_elicitation_reaches_the_user_and_the_validated_answer_reaches_th
     let supervisor = Supervisor::default();
     ready_everything(&supervisor, "forms").await;
     let mut events = supervisor.interactions().subscribe();
-    let running = call(&supervisor, "forms", "trigger-elicitation-request", json!({}));
+    let running = call(
+        &supervisor,
+        "forms",
+        "trigger-elicitation-request",
+        json!({}),
+    );
     let InteractionEvent::ElicitationRequested {
         id,
         server,
@@ -152,8 +181,14 @@ async fn a_form_elicitation_reaches_the_user_and_the_validated_answer_reaches_th
     };
     interactions.answer(&id, answer, &Shout).unwrap();
     let text = text_of(&running.await.unwrap().unwrap());
-    assert!(text.contains("✅ User provided the requested information!"), "{text}");
-    assert!(text.contains("- Name: Ann Lee") && text.contains("- Favorite Integer: 7"), "{text}");
+    assert!(
+        text.contains("✅ User provided the requested information!"),
+        "{text}"
+    );
+    assert!(
+        text.contains("- Name: Ann Lee") && text.contains("- Favorite Integer: 7"),
+        "{text}"
+    );
     supervisor.shutdown_all().await;
 }
 
@@ -164,20 +199,35 @@ async fn a_url_elicitation_is_confirmed_or_declined_by_the_user() {
     let mut events = supervisor.interactions().subscribe();
     let args = json!({ "url": "https://example.com/authorize", "message": "Sign in please" });
     let running = call(&supervisor, "urls", "trigger-url-elicitation", args.clone());
-    let InteractionEvent::ElicitationUrl { id, url, message, .. } = next(&mut events).await else {
+    let InteractionEvent::ElicitationUrl {
+        id, url, message, ..
+    } = next(&mut events).await
+    else {
         panic!("expected a URL request");
     };
-    assert_eq!((url.as_str(), message.as_str()), ("https://example.com/authorize", "Sign in please"));
+    assert_eq!(
+        (url.as_str(), message.as_str()),
+        ("https://example.com/authorize", "Sign in please")
+    );
     let accept = InteractionAnswer::Accept { content: None };
-    supervisor.interactions().answer(&id, accept, &Shout).unwrap();
+    supervisor
+        .interactions()
+        .answer(&id, accept, &Shout)
+        .unwrap();
     let text = text_of(&running.await.unwrap().unwrap());
-    assert!(text.contains("✅ User completed the URL elicitation flow."), "{text}");
+    assert!(
+        text.contains("✅ User completed the URL elicitation flow."),
+        "{text}"
+    );
     let _closed = next(&mut events).await;
     let running = call(&supervisor, "urls", "trigger-url-elicitation", args);
     let InteractionEvent::ElicitationUrl { id, .. } = next(&mut events).await else {
         panic!("expected a URL request");
     };
-    supervisor.interactions().answer(&id, InteractionAnswer::Decline, &Shout).unwrap();
+    supervisor
+        .interactions()
+        .answer(&id, InteractionAnswer::Decline, &Shout)
+        .unwrap();
     let text = text_of(&running.await.unwrap().unwrap());
     assert!(text.contains("❌ User declined to open the URL"), "{text}");
     supervisor.shutdown_all().await;
@@ -189,14 +239,25 @@ async fn an_approved_sampling_request_is_answered_by_the_model_and_a_denied_one_
     ready_everything(&supervisor, "sampling").await;
     let mut events = supervisor.interactions().subscribe();
     let args = json!({ "prompt": "tell a joke", "maxTokens": 42 });
-    let running = call(&supervisor, "sampling", "trigger-sampling-request", args.clone());
+    let running = call(
+        &supervisor,
+        "sampling",
+        "trigger-sampling-request",
+        args.clone(),
+    );
     let InteractionEvent::SamplingRequested { id, request, .. } = next(&mut events).await else {
         panic!("expected a sampling request");
     };
     assert_eq!(request.max_tokens, 42);
-    assert_eq!(request.system_prompt.as_deref(), Some("You are a helpful test server."));
+    assert_eq!(
+        request.system_prompt.as_deref(),
+        Some("You are a helpful test server.")
+    );
     assert_eq!(request.temperature, Some(0.7f32 as f64));
-    supervisor.interactions().answer(&id, InteractionAnswer::Approve, &Shout).unwrap();
+    supervisor
+        .interactions()
+        .answer(&id, InteractionAnswer::Approve, &Shout)
+        .unwrap();
     let text = text_of(&running.await.unwrap().unwrap());
     let json_start = text.find('{').unwrap();
     let result: Value = serde_json::from_str(&text[json_start..]).unwrap();
@@ -217,10 +278,16 @@ async fn an_approved_sampling_request_is_answered_by_the_model_and_a_denied_one_
     let InteractionEvent::SamplingRequested { id, .. } = next(&mut events).await else {
         panic!("expected a sampling request");
     };
-    supervisor.interactions().answer(&id, InteractionAnswer::Deny, &Shout).unwrap();
+    supervisor
+        .interactions()
+        .answer(&id, InteractionAnswer::Deny, &Shout)
+        .unwrap();
     let denied = running.await.unwrap().unwrap();
     assert!(denied.is_error, "{denied:?}");
-    assert!(text_of(&denied).contains("the user rejected the sampling request"), "{denied:?}");
+    assert!(
+        text_of(&denied).contains("the user rejected the sampling request"),
+        "{denied:?}"
+    );
     supervisor.shutdown_all().await;
 }
 
@@ -229,7 +296,12 @@ async fn stopping_a_server_cancels_its_waiting_request() {
     let supervisor = Supervisor::default();
     ready_everything(&supervisor, "stopping").await;
     let mut events = supervisor.interactions().subscribe();
-    let running = call(&supervisor, "stopping", "trigger-elicitation-request", json!({}));
+    let running = call(
+        &supervisor,
+        "stopping",
+        "trigger-elicitation-request",
+        json!({}),
+    );
     let InteractionEvent::ElicitationRequested { id, .. } = next(&mut events).await else {
         panic!("expected a form");
     };

@@ -147,7 +147,10 @@ async fn a_stored_tool_policy_overrides_the_server_default() {
         .unwrap();
     assert_eq!((rm, wipe), (Decision::Deny, Decision::Allow));
     store.set_tool_policy(&id, "rm", None).await.unwrap();
-    let rm = p.decide(&store, "srv", "rm", &ADDITIVE, "c1").await.unwrap();
+    let rm = p
+        .decide(&store, "srv", "rm", &ADDITIVE, "c1")
+        .await
+        .unwrap();
     assert_eq!(rm, Decision::Allow);
 }
 
