@@ -23,6 +23,20 @@ const COMMANDS: &[&str] = &[
     "set_server_enabled",
     "remove_server",
     "export_servers",
+    "start_server",
+    "stop_server",
+    "restart_server",
+    "server_states",
+    "server_logs",
+    "server_tools",
+    "server_resources",
+    "server_prompts",
+    "call_tool",
+    "answer_interaction",
+    "list_roots",
+    "set_roots",
+    "sampling_model",
+    "set_sampling_model",
 ];
 
 fn main() {

@@ -1,8 +1,17 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
+use switchboard_engine::mcp::interact::{
+    CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
+};
+use switchboard_engine::mcp::types::{
+    PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
+    ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
+};
 use switchboard_engine::mcp::{
-    Approval, ImportAction, ImportPreview, ImportReport, PreviewEntry, ServerConfig, Transport,
+    Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
+    PreviewEntry, RootInfo, SamplingModel, ServerConfig, ServerLogs, ServerState, ServerStatus,
+    SupervisorEvent, Transport,
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
@@ -52,6 +61,29 @@ pub fn typescript() -> String {
         declaration::<ImportAction>(&cfg),
         declaration::<PreviewEntry>(&cfg),
         declaration::<ImportPreview>(&cfg),
+        declaration::<ServerInfo>(&cfg),
+        declaration::<ServerState>(&cfg),
+        declaration::<ServerStatus>(&cfg),
+        declaration::<SupervisorEvent>(&cfg),
+        declaration::<ServerLogs>(&cfg),
+        declaration::<ToolAnnotations>(&cfg),
+        declaration::<ToolInfo>(&cfg),
+        declaration::<ResourceInfo>(&cfg),
+        declaration::<ResourceBody>(&cfg),
+        declaration::<ResourceContent>(&cfg),
+        declaration::<ResultPart>(&cfg),
+        declaration::<ToolResult>(&cfg),
+        declaration::<PromptArgument>(&cfg),
+        declaration::<PromptInfo>(&cfg),
+        declaration::<SamplingRole>(&cfg),
+        declaration::<SamplingContent>(&cfg),
+        declaration::<SamplingMessage>(&cfg),
+        declaration::<SamplingRequest>(&cfg),
+        declaration::<CloseReason>(&cfg),
+        declaration::<InteractionEvent>(&cfg),
+        declaration::<InteractionAnswer>(&cfg),
+        declaration::<RootInfo>(&cfg),
+        declaration::<SamplingModel>(&cfg),
     ];
     format!("{HEADER}\n{}", decls.join("\n"))
 }

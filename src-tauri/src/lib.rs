@@ -5,6 +5,7 @@ pub mod bindings;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod events;
 
 use std::sync::Mutex;
 
@@ -13,9 +14,10 @@ use switchboard_engine::secrets::{self, Secrets};
 use switchboard_engine::{Engine, EngineError, Paths, Redactor};
 use tauri::{Manager, RunEvent, Runtime};
 
-/// Registers the app's commands on `builder`: shared by the real app and the mock-runtime
-/// tests.
+/// Registers the app's commands (and the opener plugin they use) on `builder`: shared by the
+/// real app and the mock-runtime tests.
 pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    let builder = builder.plugin(tauri_plugin_opener::init());
     builder.invoke_handler(tauri::generate_handler![
         commands::app::app_info,
         commands::conversations::list_conversations,
@@ -37,6 +39,20 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::servers::set_server_enabled,
         commands::servers::remove_server,
         commands::servers::export_servers,
+        commands::servers_run::start_server,
+        commands::servers_run::stop_server,
+        commands::servers_run::restart_server,
+        commands::servers_run::server_states,
+        commands::servers_run::server_logs,
+        commands::servers_run::server_tools,
+        commands::servers_run::server_resources,
+        commands::servers_run::server_prompts,
+        commands::servers_run::call_tool,
+        commands::interactions::answer_interaction,
+        commands::interactions::list_roots,
+        commands::interactions::set_roots,
+        commands::interactions::sampling_model,
+        commands::interactions::set_sampling_model,
     ])
 }
 
@@ -97,6 +113,14 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
                 .build(),
         )
         .manage(engine.clone())
+        .setup({
+            let engine = engine.clone();
+            move |app| {
+                events::forward(app.handle(), &engine);
+                tauri::async_runtime::spawn(start_servers(engine.clone()));
+                Ok(())
+            }
+        })
         .build(tauri::generate_context!())?;
     let guard = Mutex::new(Some(guard));
     app.run(move |_app, event| {
@@ -106,6 +130,15 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
         }
     });
     Ok(())
+}
+
+/// Starts the enabled auto-start MCP servers in the background (the window does not wait);
+/// their states reach the UI as events.
+async fn start_servers(engine: Engine) {
+    match engine.start_servers().await {
+        Ok(states) => tracing::info!(servers = states.len(), "MCP servers started"),
+        Err(error) => tracing::warn!(%error, "cannot start the MCP servers"),
+    }
 }
 
 /// Brings the existing window forward when a second instance is launched.

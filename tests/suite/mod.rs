@@ -4,6 +4,7 @@
 mod bindings;
 mod cli;
 mod ipc;
+mod ipc_mcp;
 mod mcp_cli;
 mod providers;
 mod servers;

@@ -89,6 +89,7 @@ impl EngineError {
             Self::Interaction(
                 InteractionError::WrongAnswer { .. }
                 | InteractionError::NoSamplingModel
+                | InteractionError::BadSetting { .. }
                 | InteractionError::Invalid { .. },
             ) => ErrorKind::InvalidInput,
         }

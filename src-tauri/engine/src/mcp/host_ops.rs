@@ -19,7 +19,7 @@ use super::roots::{self, ROOTS_SETTING, RootInfo};
 use super::sampling::{self, SAMPLING_MODEL, SAMPLING_PROVIDER, SamplingModel};
 use super::supervisor::{ServerLogs, ServerState};
 use super::tools::ToolError;
-use super::types::{PromptInfo, ResourceInfo};
+use super::types::{McpError, PromptInfo, ResourceInfo};
 use crate::provider::Provider;
 use crate::{Engine, EngineError};
 
@@ -51,11 +51,12 @@ impl Engine {
 
     /// Answers the server request `id` (sampling: approve or deny; elicitation: accept with
     /// content, decline or cancel). An approved sampling request runs on the sampling model.
+    /// Returns the URL to open in the system browser when a URL request was accepted.
     pub fn answer_interaction(
         &self,
         id: &str,
         answer: InteractionAnswer,
-    ) -> Result<(), EngineError> {
+    ) -> Result<Option<String>, EngineError> {
         Ok(self.supervisor().interactions().answer(id, answer, self)?)
     }
 
@@ -68,7 +69,7 @@ impl Engine {
     /// running server (`notifications/roots/list_changed`).
     pub async fn set_roots(&self, folders: Vec<PathBuf>) -> Result<Vec<RootInfo>, EngineError> {
         let folders =
-            roots::check(&folders).map_err(|problems| InteractionError::Invalid { problems })?;
+            roots::check(&folders).map_err(|problems| InteractionError::BadSetting { problems })?;
         let value = roots::to_setting(&folders);
         self.store().set_setting(ROOTS_SETTING, &value).await?;
         self.supervisor().set_roots(folders).await;
@@ -97,7 +98,7 @@ impl Engine {
                 let record = self.store().find_provider(&c.provider).await?;
                 if c.model.trim().is_empty() {
                     let problems = vec!["the sampling model cannot be empty".to_owned()];
-                    return Err(InteractionError::Invalid { problems }.into());
+                    return Err(InteractionError::BadSetting { problems }.into());
                 }
                 (Value::String(record.id), Value::String(c.model))
             }
@@ -142,16 +143,16 @@ impl Engine {
         (self.supervisor().logs(name)).ok_or_else(|| ToolError::UnknownServer { server }.into())
     }
 
-    /// The resources running server `name` lists.
+    /// The resources running server `name` lists (none when it has no resources).
     pub async fn server_resources(&self, name: &str) -> Result<Vec<ResourceInfo>, EngineError> {
         let client = self.running(name)?;
-        Ok(client.list_resources().await.map_err(ToolError::from)?)
+        Ok(none_if_unsupported(client.list_resources().await)?)
     }
 
-    /// The prompts running server `name` lists.
+    /// The prompts running server `name` lists (none when it has no prompts).
     pub async fn server_prompts(&self, name: &str) -> Result<Vec<PromptInfo>, EngineError> {
         let client = self.running(name)?;
-        Ok(client.list_prompts().await.map_err(ToolError::from)?)
+        Ok(none_if_unsupported(client.list_prompts().await)?)
     }
 
     fn running(&self, name: &str) -> Result<Arc<McpClient>, EngineError> {
@@ -168,6 +169,17 @@ impl Engine {
             }
             .into()),
         }
+    }
+}
+
+/// JSON-RPC "method not found": the server does not offer this kind of thing.
+const METHOD_NOT_FOUND: i32 = -32601;
+
+/// An empty list when the server does not implement the listing.
+fn none_if_unsupported<T>(listed: Result<Vec<T>, McpError>) -> Result<Vec<T>, ToolError> {
+    match listed {
+        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => Ok(Vec::new()),
+        other => Ok(other?),
     }
 }
 

@@ -282,6 +282,12 @@ pub enum InteractionError {
         /// The kind of request.
         request: &'static str,
     },
+    /// A host setting was rejected (folders for the roots, the sampling model).
+    #[error("{}", .problems.join("; "))]
+    BadSetting {
+        /// One message per problem.
+        problems: Vec<String>,
+    },
     /// No model is chosen to answer sampling requests.
     #[error(
         "no model is chosen to answer sampling requests; choose a provider and model for sampling"
@@ -309,6 +315,7 @@ enum Waiting {
         reply: oneshot::Sender<ElicitationReply>,
     },
     Url {
+        url: String,
         reply: oneshot::Sender<ElicitationReply>,
     },
 }
@@ -425,8 +432,15 @@ impl Interactions {
                     requested_schema,
                 },
             ),
+            ElicitationRequest::Url { url, .. } if !is_web_url(&url) => {
+                tracing::warn!(server, url, "declined a URL request that is not http(s)");
+                return ElicitationReply::Decline;
+            }
             ElicitationRequest::Url { message, url } => (
-                Waiting::Url { reply },
+                Waiting::Url {
+                    url: url.clone(),
+                    reply,
+                },
                 InteractionEvent::ElicitationUrl {
                     id: id.clone(),
                     server: server.to_owned(),
@@ -445,13 +459,14 @@ impl Interactions {
 
     /// Answers request `id`. A form's content is checked against its schema first; when it
     /// does not match, the request keeps waiting. An approved sampling request runs on
-    /// `sampler` in the server's request (the server sees the model's answer).
+    /// `sampler` in the server's request (the server sees the model's answer). Returns the
+    /// URL to open in the system browser when a URL request was accepted.
     pub fn answer(
         &self,
         id: &str,
         answer: InteractionAnswer,
         sampler: &dyn Sampler,
-    ) -> Result<(), InteractionError> {
+    ) -> Result<Option<String>, InteractionError> {
         let pending = {
             let mut all = self.lock();
             let Some(pending) = all.get(id) else {
@@ -464,9 +479,13 @@ impl Interactions {
         let Some(Pending { server, waiting }) = pending else {
             return Err(InteractionError::Unknown { id: id.to_owned() });
         };
+        let open = match (&waiting, &answer) {
+            (Waiting::Url { url, .. }, InteractionAnswer::Accept { .. }) => Some(url.clone()),
+            _ => None,
+        };
         deliver(waiting, answer, sampler);
         self.closed(id, &server, CloseReason::Answered);
-        Ok(())
+        Ok(open)
     }
 
     /// Cancels every request of `server` (it stopped): each answers Cancel, or for sampling
@@ -542,6 +561,11 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         Ok(guard) => guard,
         Err(poisoned) => poisoned.into_inner(),
     }
+}
+
+/// Whether `url` is an http(s) URL (the only kind we open in the browser).
+fn is_web_url(url: &str) -> bool {
+    reqwest::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
 }
 
 /// Whether `answer` answers `waiting`; a form's content must match its schema.
@@ -621,7 +645,7 @@ fn deliver(waiting: Waiting, answer: InteractionAnswer, sampler: &dyn Sampler) {
             };
             let _ = reply.send(outcome);
         }
-        Waiting::Form { reply, .. } | Waiting::Url { reply } => {
+        Waiting::Form { reply, .. } | Waiting::Url { reply, .. } => {
             let _ = reply.send(match answer {
                 InteractionAnswer::Accept { content } => ElicitationReply::Accept(content),
                 InteractionAnswer::Decline => ElicitationReply::Decline,

@@ -254,10 +254,40 @@ async fn a_stopping_server_cancels_only_its_own_requests() {
     assert!(matches!(
         check(
             &Waiting::Url {
+                url: "https://example.com".to_owned(),
                 reply: tokio::sync::oneshot::channel().0
             },
             &with_content
         ),
         Err(InteractionError::Invalid { .. })
     ));
+}
+
+#[tokio::test]
+async fn an_accepted_url_request_names_the_url_to_open_and_a_non_web_url_is_declined_unasked() {
+    let broker = Interactions::default();
+    let mut events = broker.subscribe();
+    let url = |u: &str| ElicitationRequest::Url {
+        message: "Open".to_owned(),
+        url: u.to_owned(),
+    };
+    for bad in ["file:///etc/passwd", "javascript:alert(1)", "not a url"] {
+        assert_eq!(
+            broker.elicit("srv", url(bad)).await,
+            ElicitationReply::Decline
+        );
+    }
+    assert!(
+        events.try_recv().is_err(),
+        "the user was asked about a non-web URL"
+    );
+    let waiting = tokio::spawn({
+        let broker = broker.clone();
+        async move { broker.elicit("srv", url("https://example.com/a?b=c")).await }
+    });
+    let id = next_id(&mut events).await;
+    let accept = InteractionAnswer::Accept { content: None };
+    let open = broker.answer(&id, accept, &Echo).unwrap();
+    assert_eq!(open.as_deref(), Some("https://example.com/a?b=c"));
+    assert_eq!(waiting.await.unwrap(), ElicitationReply::Accept(None));
 }
