@@ -257,3 +257,63 @@ fn a_sampling_request_of_server_everything_is_approved_over_ipc_and_answered_by_
     );
     tauri::async_runtime::block_on(engine.shutdown());
 }
+
+#[test]
+fn server_states_and_interactions_reach_the_windows_as_global_events() {
+    use switchboard_app::events::{INTERACTION_EVENT, SERVER_EVENT, forward};
+    use tauri::Listener;
+    let h = harness();
+    let engine = engine(&h);
+    let app = h.window.app_handle().clone();
+    let (tx, rx) = std::sync::mpsc::channel::<(&str, Value)>();
+    for name in [SERVER_EVENT, INTERACTION_EVENT] {
+        let tx = tx.clone();
+        app.listen_any(name, move |event| {
+            let payload = serde_json::from_str(event.payload()).unwrap();
+            let _ = tx.send((name, payload));
+        });
+    }
+    tauri::async_runtime::block_on(async { forward(&app, &engine) });
+    let input = json!({ "input": {
+        "name": "clock", "transport": { "type": "builtin", "server": "time" }
+    }});
+    invoke(&h, "add_server", input).unwrap();
+    invoke(&h, "start_server", json!({ "name": "clock" })).unwrap();
+    let next = || rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let (name, starting) = next();
+    assert_eq!(name, SERVER_EVENT);
+    assert_eq!(
+        starting,
+        json!({ "type": "state", "server": "clock", "state": { "type": "starting" } })
+    );
+    let (_, ready) = next();
+    assert_eq!(ready["state"]["type"], "ready");
+    let broker = engine.supervisor().interactions().clone();
+    let elicit = tauri::async_runtime::spawn(async move {
+        let request = switchboard_engine::mcp::interact::ElicitationRequest::Form {
+            message: "Name?".to_owned(),
+            requested_schema: json!({ "type": "object", "properties": {} }),
+        };
+        broker.elicit("clock", request).await
+    });
+    let (name, asked) = next();
+    assert_eq!(name, INTERACTION_EVENT);
+    assert_eq!(asked["type"], "elicitation_requested");
+    assert_eq!(
+        asked["requestedSchema"],
+        json!({ "type": "object", "properties": {} })
+    );
+    let answer = json!({ "id": asked["id"], "answer": { "type": "decline" } });
+    invoke(&h, "answer_interaction", answer).unwrap();
+    let reply = tauri::async_runtime::block_on(elicit).unwrap();
+    assert_eq!(
+        reply,
+        switchboard_engine::mcp::interact::ElicitationReply::Decline
+    );
+    let (_, closed) = next();
+    assert_eq!(
+        closed,
+        json!({ "type": "closed", "id": asked["id"], "server": "clock", "reason": "answered" })
+    );
+    tauri::async_runtime::block_on(engine.shutdown());
+}

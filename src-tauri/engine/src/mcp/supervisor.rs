@@ -227,6 +227,24 @@ impl Supervisor {
         futures::future::join_all(notices).await;
     }
 
+    /// Lists the tools of running server `name` again and caches them; `false` if it is not
+    /// running or the listing failed.
+    pub(super) async fn refresh_tools(&self, name: &str) -> bool {
+        let Some(client) = self.client(name) else {
+            return false;
+        };
+        let listed = list_tools(&client).await;
+        drop(client);
+        let Ok(tools) = listed else { return false };
+        if let Some(slot) = self.inner.lock().get_mut(name) {
+            if let ServerState::Ready { tools: count, .. } = &mut slot.state {
+                *count = tools.len();
+            }
+            slot.tools = Arc::new(tools);
+        }
+        true
+    }
+
     /// The client of running server `name`, for listings and reads.
     pub(super) fn client(&self, name: &str) -> Option<Arc<McpClient>> {
         self.inner.lock().get(name)?.client.clone()
