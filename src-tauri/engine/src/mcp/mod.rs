@@ -2,6 +2,7 @@
 //! the protocol (on rmcp, wrapped here so its API churn stays in this module), tool
 //! execution for the agent loop, approval policy and built-in servers.
 
+mod backoff;
 pub mod builtin;
 pub mod client;
 pub mod config;
@@ -10,6 +11,7 @@ mod doc;
 mod host;
 mod host_ops;
 pub mod interact;
+mod interact_types;
 pub mod policy;
 pub mod process;
 pub mod roots;

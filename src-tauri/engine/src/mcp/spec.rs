@@ -57,6 +57,15 @@ pub enum Transport {
     },
 }
 
+impl Transport {
+    /// Whether this is a built-in filesystem server without folders of its own: it works in
+    /// the user's roots (and is restarted when they change).
+    pub fn follows_roots(&self) -> bool {
+        matches!(self, Self::Builtin { server, folders, .. }
+            if server == "filesystem" && folders.is_empty())
+    }
+}
+
 /// One server to connect to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerSpec {

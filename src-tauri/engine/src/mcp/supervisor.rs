@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
+pub use super::backoff::Backoff;
 use super::client::McpClient;
 use super::config::ServerConfig;
 use super::interact::Interactions;
@@ -88,41 +89,6 @@ pub enum SupervisorEvent {
         /// The server's name.
         server: String,
     },
-}
-
-/// The restart policy for servers that die unexpectedly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Backoff {
-    /// The delay before the first restart; it doubles with each consecutive failure.
-    pub base: Duration,
-    /// The longest delay.
-    pub max: Duration,
-    /// After this many consecutive failures (crashes or failed restarts) the server is Failed.
-    pub max_failures: u32,
-}
-
-impl Default for Backoff {
-    /// 1 s, 2 s, 4 s … up to 60 s; give up after 5 consecutive failures.
-    fn default() -> Self {
-        Self {
-            base: Duration::from_secs(1),
-            max: Duration::from_secs(60),
-            max_failures: 5,
-        }
-    }
-}
-
-impl Backoff {
-    /// The delay before restart `attempt` (1-based), without jitter.
-    pub fn delay(&self, attempt: u32) -> Duration {
-        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
-        self.base.saturating_mul(factor).min(self.max)
-    }
-
-    /// [`Backoff::delay`] with ±20 % jitter.
-    pub fn jittered(&self, attempt: u32) -> Duration {
-        self.delay(attempt).mul_f64(0.8 + fastrand::f64() * 0.4)
-    }
 }
 
 /// A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
@@ -213,9 +179,22 @@ impl Supervisor {
         &self.inner.roots
     }
 
-    /// Replaces the roots and tells every running server that they changed.
+    /// Replaces the roots and tells every running server that they changed; a built-in
+    /// filesystem server that works in the roots is restarted on the new ones.
     pub async fn set_roots(&self, folders: Vec<std::path::PathBuf>) {
         self.inner.roots.set(folders);
+        let follow: Vec<String> = (self.inner.lock().iter())
+            .filter(|(_, s)| {
+                s.client.is_some()
+                    && s.config
+                        .as_ref()
+                        .is_some_and(|c| c.transport.follows_roots())
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in follow {
+            self.restart(&name).await;
+        }
         let clients: Vec<(String, Arc<McpClient>)> = (self.inner.lock().iter())
             .filter_map(|(name, s)| Some((name.clone(), Arc::clone(s.client.as_ref()?))))
             .collect();

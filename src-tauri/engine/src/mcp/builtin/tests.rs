@@ -381,5 +381,34 @@ async fn configured_builtin_servers_start_under_the_supervisor_and_filesystem_de
         .await
         .unwrap();
     assert!(text(&now).contains("UTC"), "{}", text(&now));
+    let notes = root.join("notes");
+    supervisor.set_roots(vec![notes.clone()]).await;
+    let listing = supervisor
+        .call(
+            "files",
+            "list_directory",
+            json!({ "path": notes }),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        text(&listing).contains("[FILE] todo.txt"),
+        "{}",
+        text(&listing)
+    );
+    let outside_now = supervisor
+        .call(
+            "files",
+            "list_directory",
+            json!({ "path": root }),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        outside_now.is_error,
+        "the old root is still allowed: {outside_now:?}"
+    );
     supervisor.shutdown_all().await;
 }
