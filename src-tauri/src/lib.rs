@@ -14,10 +14,9 @@ use switchboard_engine::secrets::{self, Secrets};
 use switchboard_engine::{Engine, EngineError, Paths, Redactor};
 use tauri::{Manager, RunEvent, Runtime};
 
-/// Registers the app's commands (and the opener plugin they use) on `builder`: shared by the
-/// real app and the mock-runtime tests.
+/// Registers the app's commands on `builder`: shared by the real app and the mock-runtime
+/// tests.
 pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
-    let builder = builder.plugin(tauri_plugin_opener::init());
     builder.invoke_handler(tauri::generate_handler![
         commands::app::app_info,
         commands::conversations::list_conversations,
@@ -112,6 +111,7 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
                 .with_filename(window_state.to_string_lossy())
                 .build(),
         )
+        .plugin(tauri_plugin_opener::init())
         .manage(engine.clone())
         .setup({
             let engine = engine.clone();

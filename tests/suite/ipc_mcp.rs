@@ -317,3 +317,36 @@ fn server_states_and_interactions_reach_the_windows_as_global_events() {
     );
     tauri::async_runtime::block_on(engine.shutdown());
 }
+
+#[test]
+fn an_accepted_url_request_answers_the_server_even_where_no_browser_can_open() {
+    let h = harness();
+    let engine = engine(&h);
+    let mut events = engine.supervisor().interactions().subscribe();
+    let broker = engine.supervisor().interactions().clone();
+    let asked = tauri::async_runtime::spawn(async move {
+        let request = switchboard_engine::mcp::interact::ElicitationRequest::Url {
+            message: "Sign in".to_owned(),
+            url: "https://example.com/login".to_owned(),
+        };
+        broker.elicit("remote", request).await
+    });
+    let event = tauri::async_runtime::block_on(events.recv()).unwrap();
+    let InteractionEvent::ElicitationUrl { id, url, .. } = event else {
+        panic!("expected a URL request: {event:?}");
+    };
+    assert_eq!(url, "https://example.com/login");
+    let with_content = json!({ "id": id, "answer": { "type": "accept", "content": { "a": 1 } } });
+    let err = invoke(&h, "answer_interaction", with_content).unwrap_err();
+    assert_eq!(err["kind"], "invalid_input");
+    let accept = json!({ "id": id, "answer": { "type": "accept" } });
+    assert_eq!(
+        invoke(&h, "answer_interaction", accept).unwrap(),
+        Value::Null
+    );
+    let reply = tauri::async_runtime::block_on(asked).unwrap();
+    assert_eq!(
+        reply,
+        switchboard_engine::mcp::interact::ElicitationReply::Accept(None)
+    );
+}

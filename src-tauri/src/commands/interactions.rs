@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::{InteractionAnswer, RootInfo, SamplingModel};
-use tauri::{AppHandle, Runtime, State};
-use tauri_plugin_opener::OpenerExt;
+use tauri::{AppHandle, Manager, Runtime, State};
+use tauri_plugin_opener::Opener;
 
 use super::CmdResult;
 
@@ -19,10 +19,16 @@ pub fn answer_interaction<R: Runtime>(
     id: String,
     answer: InteractionAnswer,
 ) -> CmdResult<()> {
-    if let Some(url) = engine.answer_interaction(&id, answer)?
-        && let Err(error) = app.opener().open_url(&url, None::<&str>)
-    {
-        tracing::warn!(%error, "cannot open the browser for a URL request");
+    let Some(url) = engine.answer_interaction(&id, answer)? else {
+        return Ok(());
+    };
+    match app.try_state::<Opener<R>>() {
+        Some(opener) => {
+            if let Err(error) = opener.open_url(&url, None::<&str>) {
+                tracing::warn!(%error, "cannot open the browser for a URL request");
+            }
+        }
+        None => tracing::warn!("no opener: the URL request's page was not opened"),
     }
     Ok(())
 }
