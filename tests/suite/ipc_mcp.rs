@@ -350,3 +350,26 @@ fn an_accepted_url_request_answers_the_server_even_where_no_browser_can_open() {
         switchboard_engine::mcp::interact::ElicitationReply::Accept(None)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_roots_and_the_interaction_timeout_are_read_back_when_the_engine_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().canonicalize().unwrap();
+    let first = super::servers::engine(dir.path()).await;
+    assert_eq!(
+        first.supervisor().interactions().timeout(),
+        switchboard_engine::mcp::interact::DEFAULT_TIMEOUT
+    );
+    first.set_roots(vec![folder.clone()]).await.unwrap();
+    let key = switchboard_engine::mcp::INTERACTION_TIMEOUT_SETTING;
+    first.store().set_setting(key, &json!(90)).await.unwrap();
+    first.shutdown().await;
+    let again = super::servers::engine(dir.path()).await;
+    let roots: Vec<_> = again.roots().into_iter().map(|r| r.path).collect();
+    assert_eq!(roots, vec![folder]);
+    assert_eq!(
+        again.supervisor().interactions().timeout(),
+        Duration::from_secs(90)
+    );
+    again.shutdown().await;
+}
