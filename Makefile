@@ -5,7 +5,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
-.PHONY: run test ui test-rust test-ui test-e2e lint deb bless
+.PHONY: run test ui test-rust test-ui test-e2e lint deb bless bench-agent bench-history
 
 run:
 	scripts/deps.sh run
@@ -48,3 +48,17 @@ deb:
 # Rewrites ui/src/bindings.ts from the Rust types.
 bless:
 	SWITCHBOARD_BLESS=1 cargo test --test all bindings
+
+# Benchmarks (not part of `make test`; results go in the closing notes).
+LANGGRAPH_VENV := $(HOME)/.cache/switchboard/venv-langgraph
+
+# One full turn, Switchboard vs LangGraph's create_react_agent, same fake model and server.
+bench-agent:
+	scripts/deps.sh test
+	test -x $(LANGGRAPH_VENV)/bin/python || python3 -m venv $(LANGGRAPH_VENV)
+	$(LANGGRAPH_VENV)/bin/pip install -q -r bench/agent/requirements.txt
+	LANGGRAPH_PYTHON=$(LANGGRAPH_VENV)/bin/python cargo bench --bench turn
+
+# History at scale: 100k conversations, 2M messages (the database is built once).
+bench-history:
+	cargo bench -p switchboard-engine --bench history

@@ -37,6 +37,16 @@ const COMMANDS: &[&str] = &[
     "set_roots",
     "sampling_model",
     "set_sampling_model",
+    "send_message",
+    "regenerate",
+    "edit_and_resend",
+    "stop_generation",
+    "answer_approval",
+    "conversation_messages",
+    "message_siblings",
+    "switch_branch",
+    "update_conversation",
+    "search_messages",
 ];
 
 fn main() {

@@ -1,6 +1,8 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
+use switchboard_engine::agent::{ApprovalAnswer, CallView, ChatEvent, ChatSettings, TurnEnd};
+use switchboard_engine::content::ContentPart;
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
@@ -15,12 +17,12 @@ use switchboard_engine::mcp::{
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
-use switchboard_engine::provider::{ModelInfo, ProviderKind};
+use switchboard_engine::provider::{ModelInfo, ProviderKind, Usage};
 use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, ProviderView};
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
-    Conversation, NewConversation, Page, PageRequest, ProviderRecord, ProviderSettings,
-    ServerRecord,
+    Conversation, ConversationPatch, Message, MessageStatus, NewConversation, Page, PageRequest,
+    ProviderRecord, ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
 use switchboard_engine::{AppInfo, ErrorKind};
 use ts_rs::{Config, TS};
@@ -84,6 +86,20 @@ pub fn typescript() -> String {
         declaration::<InteractionAnswer>(&cfg),
         declaration::<RootInfo>(&cfg),
         declaration::<SamplingModel>(&cfg),
+        declaration::<Role>(&cfg),
+        declaration::<MessageStatus>(&cfg),
+        declaration::<TokenUsage>(&cfg),
+        declaration::<ContentPart>(&cfg),
+        declaration::<Message>(&cfg),
+        declaration::<ConversationPatch>(&cfg),
+        declaration::<ChatSettings>(&cfg),
+        declaration::<Segment>(&cfg),
+        declaration::<SearchHit>(&cfg),
+        declaration::<Usage>(&cfg),
+        declaration::<CallView>(&cfg),
+        declaration::<TurnEnd>(&cfg),
+        declaration::<ChatEvent>(&cfg),
+        declaration::<ApprovalAnswer>(&cfg),
     ];
     format!("{HEADER}\n{}", decls.join("\n"))
 }

@@ -52,6 +52,16 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::interactions::set_roots,
         commands::interactions::sampling_model,
         commands::interactions::set_sampling_model,
+        commands::chat::send_message,
+        commands::chat::regenerate,
+        commands::chat::edit_and_resend,
+        commands::chat::stop_generation,
+        commands::chat::answer_approval,
+        commands::chat::conversation_messages,
+        commands::chat::message_siblings,
+        commands::chat::switch_branch,
+        commands::chat::update_conversation,
+        commands::chat::search_messages,
     ])
 }
 

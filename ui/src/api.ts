@@ -1,9 +1,15 @@
 // Typed wrappers around the Tauri commands. Every function rejects with an `IpcError`, never
 // with anything else, so callers can rely on `{ kind, message }`.
-import { invoke, type InvokeArgs } from '@tauri-apps/api/core';
+import { Channel, invoke, type InvokeArgs } from '@tauri-apps/api/core';
 import type {
   AppInfo,
+  ApprovalAnswer,
+  ChatEvent,
   Conversation,
+  ConversationPatch,
+  Message,
+  ProviderView,
+  SearchHit,
   ErrorKind,
   IpcError,
   NewConversation,
@@ -91,4 +97,65 @@ export function setConversationPinned(id: string, pinned: boolean): Promise<Conv
 
 export async function deleteConversation(id: string): Promise<void> {
   await call<null>('delete_conversation', { id });
+}
+
+// ---- Chat ----
+
+/** Sends a user message; the turn's events arrive on `onEvents` in batches. */
+export async function sendMessage(
+  conversationId: string,
+  text: string,
+  onEvents: (batch: ChatEvent[]) => void,
+): Promise<void> {
+  const onEvent = new Channel<ChatEvent[]>(onEvents);
+  await call<null>('send_message', { conversationId, text, onEvent });
+}
+
+/** Answers the last user message again (a new branch). */
+export async function regenerate(conversationId: string, onEvents: (batch: ChatEvent[]) => void): Promise<void> {
+  const onEvent = new Channel<ChatEvent[]>(onEvents);
+  await call<null>('regenerate', { conversationId, onEvent });
+}
+
+/** Sends a new version of a user message (a new branch). */
+export async function editAndResend(
+  messageId: string,
+  text: string,
+  onEvents: (batch: ChatEvent[]) => void,
+): Promise<void> {
+  const onEvent = new Channel<ChatEvent[]>(onEvents);
+  await call<null>('edit_and_resend', { messageId, text, onEvent });
+}
+
+export function stopGeneration(conversationId: string): Promise<boolean> {
+  return call<boolean>('stop_generation', { conversationId });
+}
+
+export function answerApproval(approvalId: string, answer: ApprovalAnswer): Promise<boolean> {
+  return call<boolean>('answer_approval', { approvalId, answer });
+}
+
+export function conversationMessages(conversationId: string): Promise<Message[]> {
+  return call<Message[]>('conversation_messages', { conversationId });
+}
+
+export function messageSiblings(messageId: string): Promise<string[]> {
+  return call<string[]>('message_siblings', { messageId });
+}
+
+export function switchBranch(messageId: string): Promise<Conversation> {
+  return call<Conversation>('switch_branch', { messageId });
+}
+
+export function updateConversation(id: string, patch: ConversationPatch): Promise<Conversation> {
+  return call<Conversation>('update_conversation', { id, patch });
+}
+
+export function searchMessages(query: string, page: PageRequest): Promise<Page<SearchHit>> {
+  return call<Page<SearchHit>>('search_messages', { query, page });
+}
+
+/** The configured providers (with masked key status). */
+export function listProviders(): Promise<ProviderView[]> {
+  return call<ProviderView[]>('list_providers');
 }

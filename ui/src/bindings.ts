@@ -112,7 +112,11 @@ systemPrompt: string | null,
 /**
  * Further per-conversation settings (enabled servers, tool mode, …).
  */
-settings: JsonValue, };
+settings: JsonValue, 
+/**
+ * The last message of the branch shown; none before the first message.
+ */
+headId: string | null, };
 
 /**
  * What a new conversation starts with.
@@ -938,3 +942,381 @@ provider: string,
  * The model id as the provider knows it.
  */
 model: string, };
+
+/**
+ * Who wrote a message.
+ */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/**
+ * Where a message is in its life.
+ */
+export type MessageStatus = "streaming" | "complete" | "error" | "cancelled" | "interrupted";
+
+/**
+ * Tokens a model call used, as the provider reported or we estimated.
+ */
+export type TokenUsage = { 
+/**
+ * Prompt tokens.
+ */
+inputTokens: number, 
+/**
+ * Completion tokens.
+ */
+outputTokens: number, };
+
+/**
+ * One part of a message.
+ */
+export type ContentPart = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "reasoning", 
+/**
+ * The reasoning text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * MIME type, e.g. `image/png`.
+ */
+mimeType: string, 
+/**
+ * Base64 data.
+ */
+data: string, } | { "type": "tool_call", 
+/**
+ * The call id (the provider's, or one we synthesized).
+ */
+id: string, 
+/**
+ * The MCP server that owns the tool.
+ */
+server: string, 
+/**
+ * The tool's name on that server.
+ */
+tool: string, 
+/**
+ * The arguments as the model sent them.
+ */
+arguments: JsonValue, } | { "type": "tool_result", 
+/**
+ * The id of the call this answers.
+ */
+callId: string, 
+/**
+ * The normalized result content.
+ */
+content: JsonValue, 
+/**
+ * Whether the tool reported an error.
+ */
+isError: boolean, };
+
+/**
+ * A stored message.
+ */
+export type Message = { 
+/**
+ * Time-ordered id (UUIDv7).
+ */
+id: string, 
+/**
+ * The conversation it belongs to.
+ */
+conversationId: string, 
+/**
+ * The message it follows in its branch; none for the first.
+ */
+parentId: string | null, 
+/**
+ * Who wrote it.
+ */
+role: Role, 
+/**
+ * Its parts.
+ */
+content: Array<ContentPart>, 
+/**
+ * Its state.
+ */
+status: MessageStatus, 
+/**
+ * The model that wrote it (assistant messages).
+ */
+model: string | null, 
+/**
+ * Token usage, when known.
+ */
+usage: TokenUsage | null, 
+/**
+ * The error that ended it, if any.
+ */
+error: string | null, 
+/**
+ * Creation time, Unix milliseconds.
+ */
+createdAt: number, 
+/**
+ * Last change, Unix milliseconds.
+ */
+updatedAt: number, };
+
+/**
+ * Changes to a conversation's configuration; `None` fields stay as they are.
+ */
+export type ConversationPatch = { 
+/**
+ * The provider (id) to use.
+ */
+providerId?: string, 
+/**
+ * The model to use.
+ */
+model?: string, 
+/**
+ * The system prompt.
+ */
+systemPrompt?: string, 
+/**
+ * The whole settings object (enabled servers, tool mode, …), replacing the old one.
+ */
+settings?: JsonValue, };
+
+/**
+ * Per-conversation settings, kept in `conversations.settings`.
+ */
+export type ChatSettings = { 
+/**
+ * The MCP servers whose tools this conversation may use; all running ones when absent.
+ */
+servers?: Array<string>, 
+/**
+ * How tools reach the model; the provider's setting for the model when absent.
+ */
+toolMode?: ToolMode, 
+/**
+ * The most model calls in one turn (default 25).
+ */
+maxSteps?: number, 
+/**
+ * The model's context window in tokens (default 32768).
+ */
+contextWindow?: number, 
+/**
+ * The most tokens an answer may have.
+ */
+maxOutputTokens?: number, };
+
+/**
+ * A run of snippet text.
+ */
+export type Segment = { 
+/**
+ * The text.
+ */
+text: string, 
+/**
+ * Whether it matches a query term.
+ */
+hit: boolean, };
+
+/**
+ * One message that matches a query.
+ */
+export type SearchHit = { 
+/**
+ * The conversation it belongs to.
+ */
+conversationId: string, 
+/**
+ * That conversation's title.
+ */
+conversationTitle: string, 
+/**
+ * The message.
+ */
+messageId: string, 
+/**
+ * Who wrote it.
+ */
+role: Role, 
+/**
+ * When, Unix milliseconds.
+ */
+createdAt: number, 
+/**
+ * Text around the first match, split into highlighted and plain runs.
+ */
+snippet: Array<Segment>, };
+
+/**
+ * Token usage reported by the provider.
+ */
+export type Usage = { 
+/**
+ * Prompt tokens.
+ */
+inputTokens: number, 
+/**
+ * Generated tokens.
+ */
+outputTokens: number, };
+
+/**
+ * A tool call as the UI shows it: which server and tool, with what arguments.
+ */
+export type CallView = { 
+/**
+ * The call id (unique within the conversation).
+ */
+id: string, 
+/**
+ * The MCP server (empty when the model named a tool no server has).
+ */
+server: string, 
+/**
+ * The tool's name on that server.
+ */
+tool: string, 
+/**
+ * The arguments the model sent.
+ */
+arguments: unknown, };
+
+/**
+ * Why a turn ended.
+ */
+export type TurnEnd = "done" | "max_steps" | "cancelled" | "loop_broken" | "error";
+
+/**
+ * One event of a turn.
+ */
+export type ChatEvent = { "type": "started", 
+/**
+ * The conversation.
+ */
+conversation_id: string, 
+/**
+ * The user message the turn answers.
+ */
+user_message_id: string, } | { "type": "message_started", 
+/**
+ * The message.
+ */
+message_id: string, 
+/**
+ * The model writing it.
+ */
+model: string, 
+/**
+ * The step, from 1.
+ */
+step: number, } | { "type": "text_delta", 
+/**
+ * The message.
+ */
+message_id: string, 
+/**
+ * The new text.
+ */
+text: string, } | { "type": "reasoning_delta", 
+/**
+ * The message.
+ */
+message_id: string, 
+/**
+ * The new text.
+ */
+text: string, } | { "type": "tool_call_proposed", 
+/**
+ * The assistant message holding the call.
+ */
+message_id: string, 
+/**
+ * The call.
+ */
+call: CallView, } | { "type": "approval_needed", 
+/**
+ * The id to answer with.
+ */
+approval_id: string, 
+/**
+ * The call.
+ */
+call: CallView, } | { "type": "tool_started", 
+/**
+ * The call id.
+ */
+call_id: string, } | { "type": "tool_progress", 
+/**
+ * The call id.
+ */
+call_id: string, 
+/**
+ * Progress so far.
+ */
+progress: number, 
+/**
+ * The total, if known.
+ */
+total: number | null, 
+/**
+ * A status message.
+ */
+message: string | null, } | { "type": "tool_result", 
+/**
+ * The tool message holding the result.
+ */
+message_id: string, 
+/**
+ * The call id.
+ */
+call_id: string, 
+/**
+ * The normalized result (text, images, resources, structured content).
+ */
+content: unknown, 
+/**
+ * Whether the tool failed (or did not run).
+ */
+is_error: boolean, } | { "type": "usage", 
+/**
+ * The assistant message.
+ */
+message_id: string, 
+/**
+ * The counts.
+ */
+usage: Usage, } | { "type": "step_finished", 
+/**
+ * The step, from 1.
+ */
+step: number, } | { "type": "error", 
+/**
+ * The stable kind (the UI translates it).
+ */
+kind: ErrorKind, 
+/**
+ * What happened.
+ */
+message: string, } | { "type": "titled", 
+/**
+ * The new title.
+ */
+title: string, } | { "type": "finished", 
+/**
+ * Why.
+ */
+reason: TurnEnd, 
+/**
+ * The last message of the branch now shown.
+ */
+head_id: string, };
+
+/**
+ * The user's answer to an approval question.
+ */
+export type ApprovalAnswer = "allow_once" | "allow_always" | "allow_for_chat" | "deny";

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::agent::AgentError;
 use crate::logging::LoggingError;
 use crate::mcp::{ConfigError, InteractionError, ToolError};
 use crate::paths::PathsError;
@@ -37,6 +38,9 @@ pub enum EngineError {
     /// An answer to a server's request (sampling, elicitation) or a host setting was refused.
     #[error(transparent)]
     Interaction(#[from] InteractionError),
+    /// A turn could not start.
+    #[error(transparent)]
+    Agent(#[from] AgentError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -92,6 +96,7 @@ impl EngineError {
                 | InteractionError::BadSetting { .. }
                 | InteractionError::Invalid { .. },
             ) => ErrorKind::InvalidInput,
+            Self::Agent(_) => ErrorKind::InvalidInput,
         }
     }
 }

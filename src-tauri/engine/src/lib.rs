@@ -1,6 +1,7 @@
 //! Switchboard's engine: everything but the window. The shell (Tauri) and the CLI both drive
 //! it through [`Engine`], the one facade; this crate has no Tauri dependency.
 
+pub mod agent;
 pub mod content;
 pub mod error;
 pub mod logging;
@@ -48,6 +49,7 @@ pub struct Engine {
     secrets: Secrets,
     supervisor: mcp::Supervisor,
     policies: mcp::Policies,
+    agent: agent::AgentState,
 }
 
 impl Engine {
@@ -72,6 +74,7 @@ impl Engine {
             secrets,
             supervisor: mcp::Supervisor::default(),
             policies: mcp::Policies::default(),
+            agent: agent::AgentState::default(),
         };
         engine.load_mcp_settings().await?;
         Ok(engine)

@@ -1,10 +1,12 @@
-//! `switchboard conversations list|new|rename|delete`.
+//! `switchboard conversations list|show|search|new|rename|delete`.
 
 use std::io::Write;
 
 use clap::Subcommand;
 use switchboard_engine::Engine;
-use switchboard_engine::store::{Conversation, NewConversation, PageRequest};
+use switchboard_engine::agent::history;
+use switchboard_engine::content::ContentPart;
+use switchboard_engine::store::{Conversation, Message, NewConversation, PageRequest, SearchHit};
 
 use super::CliError;
 
@@ -32,6 +34,25 @@ pub enum ConversationsCmd {
         id: String,
         /// The new title.
         title: String,
+    },
+    /// Print the messages of the branch a conversation shows.
+    Show {
+        /// The conversation's id.
+        id: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search every message (words in any language; each must occur).
+    Search {
+        /// The words to find.
+        query: String,
+        /// How many hits to show.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Delete a conversation and all its messages.
     Delete {
@@ -68,6 +89,27 @@ pub async fn run(engine: &Engine, cmd: &ConversationsCmd) -> Result<(), CliError
             let c = store.rename_conversation(id, title).await?;
             writeln!(out, "renamed {} to {:?}", c.id, c.title)?;
         }
+        ConversationsCmd::Show { id, json } => {
+            let messages = engine.conversation_branch(id).await?;
+            if *json {
+                serde_json::to_writer_pretty(&mut out, &messages).map_err(std::io::Error::from)?;
+                writeln!(out)?;
+            } else {
+                print_messages(&mut out, &messages)?;
+            }
+        }
+        ConversationsCmd::Search { query, limit, json } => {
+            let page = store
+                .search_messages(query, &PageRequest::first(*limit))
+                .await?;
+            if *json {
+                serde_json::to_writer_pretty(&mut out, &page.items)
+                    .map_err(std::io::Error::from)?;
+                writeln!(out)?;
+            } else {
+                print_hits(&mut out, &page.items)?;
+            }
+        }
         ConversationsCmd::Delete { id } => {
             store.delete_conversation(id).await?;
             writeln!(out, "deleted {id}")?;
@@ -89,6 +131,67 @@ fn print_table(out: &mut impl Write, items: &[Conversation]) -> std::io::Result<
             &c.title
         };
         writeln!(out, "{}  {pin} {title}", c.id)?;
+    }
+    Ok(())
+}
+
+/// A branch as text: each message with its role, tool calls and results.
+fn print_messages(out: &mut impl Write, messages: &[Message]) -> std::io::Result<()> {
+    for m in messages {
+        let role = format!("{:?}", m.role).to_lowercase();
+        writeln!(out, "[{role}] ({:?})", m.status)?;
+        for part in &m.content {
+            match part {
+                ContentPart::Text { text } => writeln!(out, "{text}")?,
+                ContentPart::Reasoning { text } => writeln!(out, "(reasoning) {text}")?,
+                ContentPart::Image { mime_type, .. } => writeln!(out, "[image {mime_type}]")?,
+                ContentPart::ToolCall {
+                    server,
+                    tool,
+                    arguments,
+                    ..
+                } => {
+                    writeln!(out, "→ {server}.{tool} {arguments}")?;
+                }
+                ContentPart::ToolResult {
+                    content, is_error, ..
+                } => {
+                    let mark = if *is_error { "✗" } else { "←" };
+                    writeln!(out, "{mark} {}", history::result_text(content))?;
+                }
+            }
+        }
+        if let Some(e) = &m.error {
+            writeln!(out, "error: {e}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Search hits: conversation, title, and the snippet with matches in [brackets].
+fn print_hits(out: &mut impl Write, hits: &[SearchHit]) -> std::io::Result<()> {
+    if hits.is_empty() {
+        return writeln!(out, "no matches");
+    }
+    for h in hits {
+        let snippet: String = h
+            .snippet
+            .iter()
+            .map(|s| {
+                if s.hit {
+                    format!("[{}]", s.text)
+                } else {
+                    s.text.clone()
+                }
+            })
+            .collect();
+        writeln!(
+            out,
+            "{}  {}: {}",
+            h.conversation_id,
+            h.conversation_title,
+            snippet.replace('\n', " ")
+        )?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The terminal front end: `switchboard <command>` shares the GUI's engine, database and
 //! configuration. Parsing lives here; each subcommand module prints its own results.
 
+mod chat;
 mod conversations;
 mod providers;
 mod servers;
@@ -31,7 +32,9 @@ pub struct Cli {
 /// The terminal commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List, create, rename or delete conversations.
+    /// Send a message and stream the answer, with tool calls, in the terminal.
+    Chat(chat::ChatArgs),
+    /// List, show, search, create, rename or delete conversations.
     #[command(subcommand, visible_alias = "conv")]
     Conversations(conversations::ConversationsCmd),
     /// Add, list and test model providers.
@@ -90,6 +93,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
     runtime.block_on(async {
         let engine = crate::open_engine(paths, redactor, cli.secrets_file).await?;
         let result = match command {
+            Command::Chat(args) => chat::run(&engine, args).await,
             Command::Conversations(cmd) => conversations::run(&engine, cmd).await,
             Command::Providers(cmd) => providers::run(&engine, cmd).await,
             Command::Servers(cmd) => servers::run(&engine, cmd).await,

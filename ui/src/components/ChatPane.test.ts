@@ -19,7 +19,7 @@ test('without a provider the chat pane shows onboarding that leads to the provid
     'Add a model provider in Settings before sending messages.',
   );
 
-  await user.click(screen.getByRole('button', { name: 'Set up a provider' }));
+  await user.click(await screen.findByRole('button', { name: 'Set up a provider' }));
 
   expect(currentRoute()).toEqual({ name: 'settings', tab: 'providers' });
   expect(await screen.findByRole('tab', { name: 'Providers' })).toHaveAttribute('aria-selected', 'true');

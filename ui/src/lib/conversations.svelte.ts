@@ -115,6 +115,17 @@ class ConversationList {
     }
   }
 
+  /** Lists a conversation made elsewhere (e.g. by sending the first message of a new chat). */
+  add(conversation: Conversation): void {
+    this.upsert(conversation);
+  }
+
+  /** Shows a title the engine set (the model named the conversation). */
+  setTitle(id: string, title: string): void {
+    const c = this.find(id);
+    if (c) this.replace({ ...c, title });
+  }
+
   /** Forgets everything (tests). */
   reset(): void {
     this.items = [];

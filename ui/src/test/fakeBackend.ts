@@ -28,6 +28,7 @@ export function conversation(fields: Partial<Conversation> = {}): Conversation {
     model: null,
     systemPrompt: null,
     settings: {},
+    headId: null,
     ...fields,
   };
 }
@@ -40,7 +41,10 @@ export type FakeBackend = {
   rows(): Conversation[];
 };
 
-export function installFakeBackend(seed: Conversation[] = []): FakeBackend {
+/** Answers commands the base fake does not know (return `undefined` to fall through). */
+export type ExtraHandler = (cmd: string, args: Record<string, unknown>) => unknown;
+
+export function installFakeBackend(seed: Conversation[] = [], extra?: ExtraHandler): FakeBackend {
   const rows = new Map(seed.map((c) => [c.id, { ...c }]));
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
@@ -95,8 +99,11 @@ export function installFakeBackend(seed: Conversation[] = []): FakeBackend {
         get(String(args.id));
         rows.delete(String(args.id));
         return null;
-      default:
+      default: {
+        const answer = extra?.(cmd, args);
+        if (answer !== undefined) return answer;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
+      }
     }
   });
 

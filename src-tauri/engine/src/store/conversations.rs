@@ -34,6 +34,8 @@ pub struct Conversation {
     pub system_prompt: Option<String>,
     /// Further per-conversation settings (enabled servers, tool mode, …).
     pub settings: serde_json::Value,
+    /// The last message of the branch shown; none before the first message.
+    pub head_id: Option<String>,
 }
 
 /// What a new conversation starts with.
@@ -58,6 +60,28 @@ pub struct NewConversation {
     pub system_prompt: Option<String>,
 }
 
+/// Changes to a conversation's configuration; `None` fields stay as they are.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationPatch {
+    /// The provider (id) to use.
+    #[serde(default)]
+    #[ts(optional)]
+    pub provider_id: Option<String>,
+    /// The model to use.
+    #[serde(default)]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// The system prompt.
+    #[serde(default)]
+    #[ts(optional)]
+    pub system_prompt: Option<String>,
+    /// The whole settings object (enabled servers, tool mode, …), replacing the old one.
+    #[serde(default)]
+    #[ts(optional)]
+    pub settings: Option<serde_json::Value>,
+}
+
 #[derive(sqlx::FromRow)]
 struct Row {
     id: String,
@@ -70,6 +94,7 @@ struct Row {
     model: Option<String>,
     system_prompt: Option<String>,
     settings: String,
+    head_id: Option<String>,
 }
 
 impl From<Row> for Conversation {
@@ -85,12 +110,13 @@ impl From<Row> for Conversation {
             model: r.model,
             system_prompt: r.system_prompt,
             settings: serde_json::from_str(&r.settings).unwrap_or_default(),
+            head_id: r.head_id,
         }
     }
 }
 
 const COLUMNS: &str = "id, title, created_at, updated_at, pinned, archived, provider_id, model, \
-                       system_prompt, settings";
+                       system_prompt, settings, head_id";
 
 /// Trims a title and checks its length.
 fn clean_title(title: &str) -> Result<String, StoreError> {
@@ -223,6 +249,40 @@ impl Store {
             return Err(not_found(id));
         }
         Ok(())
+    }
+
+    /// Changes the model, provider, system prompt or settings of a conversation.
+    pub async fn update_conversation(
+        &self,
+        id: &str,
+        patch: ConversationPatch,
+    ) -> Result<Conversation, StoreError> {
+        let settings = patch
+            .settings
+            .map(|s| serde_json::to_string(&s))
+            .transpose()
+            .map_err(|e| StoreError::Invalid(format!("cannot encode settings: {e}")))?;
+        let sql = format!(
+            "UPDATE conversations SET provider_id = COALESCE(?, provider_id), \
+             model = COALESCE(?, model), system_prompt = COALESCE(?, system_prompt), \
+             settings = COALESCE(?, settings) WHERE id = ? RETURNING {COLUMNS}"
+        );
+        let query = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(patch.provider_id)
+            .bind(patch.model)
+            .bind(patch.system_prompt)
+            .bind(settings)
+            .bind(id);
+        self.update_one(query, id).await
+    }
+
+    /// Makes `head_id` the last message of the branch the conversation shows.
+    pub async fn set_head(&self, id: &str, head_id: &str) -> Result<Conversation, StoreError> {
+        let sql = format!("UPDATE conversations SET head_id = ? WHERE id = ? RETURNING {COLUMNS}");
+        let query = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(head_id)
+            .bind(id);
+        self.update_one(query, id).await
     }
 
     /// Runs an `UPDATE … RETURNING` that targets one conversation.

@@ -109,7 +109,7 @@ pub struct MessageUpdate {
 }
 
 #[derive(sqlx::FromRow)]
-struct Row {
+pub(super) struct Row {
     id: String,
     conversation_id: String,
     parent_id: Option<String>,
@@ -153,7 +153,7 @@ impl TryFrom<Row> for Message {
     }
 }
 
-const COLUMNS: &str = "id, conversation_id, parent_id, role, content, status, model, \
+pub(super) const COLUMNS: &str = "id, conversation_id, parent_id, role, content, status, model, \
                        input_tokens, output_tokens, error, created_at, updated_at";
 
 fn to_json(content: &[ContentPart]) -> Result<String, StoreError> {

@@ -5,12 +5,16 @@
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
 
+mod branches;
 mod conversations;
 mod error;
 mod mcp_servers;
 mod messages;
 mod page;
 mod providers;
+mod search;
+#[cfg(test)]
+mod search_tests;
 mod settings;
 #[cfg(test)]
 mod tests;
@@ -22,12 +26,13 @@ use std::time::Duration;
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 
-pub use conversations::{Conversation, NewConversation};
+pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
 pub use mcp_servers::ServerRecord;
 pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
 pub use page::{Page, PageRequest};
 pub use providers::{ProviderRecord, ProviderSettings};
+pub use search::{SearchHit, Segment};
 
 /// The migrations compiled into the binary.
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");

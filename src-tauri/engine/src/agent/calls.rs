@@ -1,0 +1,288 @@
+//! Running one step's tool calls: each is checked (a known tool, valid arguments), put to
+//! the approval policy (asking the user through an event when it says so), and run through
+//! the MCP host — all concurrently. Every call ends with a result, stored in one tool message:
+//! a denied, stopped or failed call gets a result saying so, so the history stays valid.
+
+use std::collections::HashMap;
+
+use futures::future::join_all;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::Events;
+use super::approval::ApprovalAnswer;
+use super::events::{CallView, ChatEvent};
+use super::setup::Setup;
+use crate::content::ContentPart;
+use crate::mcp::config::Approval;
+use crate::mcp::policy::Decision;
+use crate::mcp::types::{ResultPart, ToolResult};
+use crate::provider::ToolCall;
+use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role};
+use crate::{Engine, EngineError};
+
+/// How many times the same failing call may repeat in a turn before the loop is broken.
+pub const BREAK_AFTER: u32 = 3;
+
+/// A call the model asked for, resolved to its server and tool.
+#[derive(Clone, Debug)]
+pub(super) struct Planned {
+    pub view: CallView,
+    /// Why it cannot run, if it cannot (unknown tool, arguments that are not JSON).
+    pub problem: Option<String>,
+}
+
+/// Resolves a model's call; `n` is its position in the answer (for an id when it has none).
+pub(super) fn plan(setup: &Setup, call: ToolCall, n: usize) -> Planned {
+    let id = non_empty_id(call.id, n);
+    match setup.resolve(&call.name) {
+        Some((server, info)) => Planned {
+            view: CallView {
+                id,
+                server: server.to_owned(),
+                tool: info.name.clone(),
+                arguments: call.arguments,
+            },
+            problem: None,
+        },
+        None => {
+            let known: Vec<&str> = setup.specs.iter().map(|s| s.name.as_str()).collect();
+            let problem = if known.is_empty() {
+                format!(
+                    "There is no tool named {:?}: no tools are available.",
+                    call.name
+                )
+            } else {
+                format!(
+                    "There is no tool named {:?}. Available tools: {}.",
+                    call.name,
+                    known.join(", ")
+                )
+            };
+            Planned {
+                view: CallView {
+                    id,
+                    server: String::new(),
+                    tool: call.name,
+                    arguments: call.arguments,
+                },
+                problem: Some(problem),
+            }
+        }
+    }
+}
+
+/// A call whose arguments were not valid JSON: it will not run; the model is told why.
+pub(super) fn plan_invalid(
+    setup: &Setup,
+    id: String,
+    name: &str,
+    raw: String,
+    error: &str,
+    n: usize,
+) -> Planned {
+    let call = ToolCall {
+        id,
+        name: name.to_owned(),
+        arguments: Value::String(raw),
+    };
+    let mut planned = plan(setup, call, n);
+    planned.problem = Some(format!(
+        "The arguments are not valid JSON ({error}); send a JSON object matching the tool's schema."
+    ));
+    planned
+}
+
+fn non_empty_id(id: String, n: usize) -> String {
+    if id.trim().is_empty() {
+        format!(
+            "call_{n}_{}",
+            &uuid::Uuid::now_v7().simple().to_string()[24..]
+        )
+    } else {
+        id
+    }
+}
+
+/// What a turn's tool phase needs.
+pub(super) struct Ctx<'a> {
+    pub engine: &'a Engine,
+    pub conversation: &'a str,
+    pub events: &'a Events,
+    pub cancel: &'a CancellationToken,
+}
+
+/// The stored tool message and each call's result.
+pub(super) struct Done {
+    pub message_id: String,
+    pub results: Vec<(Planned, ToolResult)>,
+}
+
+/// Runs every call concurrently and stores their results in one tool message after
+/// `assistant_id`.
+pub(super) async fn run_all(
+    ctx: &Ctx<'_>,
+    assistant_id: &str,
+    calls: Vec<Planned>,
+) -> Result<Done, EngineError> {
+    let store = ctx.engine.store();
+    let msg = store
+        .append_message(NewMessage {
+            conversation_id: ctx.conversation.to_owned(),
+            parent_id: Some(assistant_id.to_owned()),
+            role: Role::Tool,
+            content: Vec::new(),
+            status: MessageStatus::Streaming,
+            model: None,
+        })
+        .await?;
+    store.set_head(ctx.conversation, &msg.id).await?;
+    let runs = calls.iter().map(|c| run_one(ctx, &msg.id, c));
+    let results: Vec<ToolResult> = join_all(runs).await;
+    let parts = calls
+        .iter()
+        .zip(&results)
+        .map(|(c, r)| ContentPart::ToolResult {
+            call_id: c.view.id.clone(),
+            content: serde_json::to_value(r).unwrap_or(Value::Null),
+            is_error: r.is_error,
+        })
+        .collect();
+    let status = if ctx.cancel.is_cancelled() {
+        MessageStatus::Cancelled
+    } else {
+        MessageStatus::Complete
+    };
+    let update = MessageUpdate {
+        content: Some(parts),
+        status: Some(status),
+        ..Default::default()
+    };
+    store.update_message(&msg.id, update).await?;
+    Ok(Done {
+        message_id: msg.id,
+        results: calls.into_iter().zip(results).collect(),
+    })
+}
+
+/// A result made of one error text.
+fn error_result(text: impl Into<String>) -> ToolResult {
+    ToolResult {
+        content: vec![ResultPart::Text { text: text.into() }],
+        structured: None,
+        is_error: true,
+    }
+}
+
+/// One call, from policy to result; reports the result.
+async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> ToolResult {
+    let result = match &call.problem {
+        Some(problem) => error_result(problem.clone()),
+        None => approved_then_run(ctx, &call.view).await,
+    };
+    let _ = ctx.events.send(ChatEvent::ToolResult {
+        message_id: message_id.to_owned(),
+        call_id: call.view.id.clone(),
+        content: serde_json::to_value(&result).unwrap_or(Value::Null),
+        is_error: result.is_error,
+    });
+    result
+}
+
+async fn approved_then_run(ctx: &Ctx<'_>, call: &CallView) -> ToolResult {
+    let engine = ctx.engine;
+    let decision = match engine
+        .decide(&call.server, &call.tool, ctx.conversation)
+        .await
+    {
+        Ok(d) => d,
+        Err(e) => return error_result(e.to_string()),
+    };
+    let allowed = match decision {
+        Decision::Allow => true,
+        Decision::Deny => false,
+        Decision::Ask => match ask(ctx, call).await {
+            Some(answer) => answer != ApprovalAnswer::Deny,
+            None => return error_result("The call was stopped before the user answered."),
+        },
+    };
+    if !allowed {
+        return error_result(
+            "The user denied this tool call. Do not retry it; answer without it or ask the user.",
+        );
+    }
+    let _ = ctx.events.send(ChatEvent::ToolStarted {
+        call_id: call.id.clone(),
+    });
+    let args = call.arguments.clone();
+    let token = ctx.cancel.child_token();
+    match engine
+        .call_tool(&call.server, &call.tool, args, token)
+        .await
+    {
+        Ok(r) => r,
+        Err(_) if ctx.cancel.is_cancelled() => error_result("The user stopped this tool call."),
+        Err(e) => error_result(format!("The tool call failed: {e}")),
+    }
+}
+
+/// Asks the user; `None` when the turn was stopped first.
+async fn ask(ctx: &Ctx<'_>, call: &CallView) -> Option<ApprovalAnswer> {
+    let approvals = ctx.engine.approvals();
+    let (approval_id, rx) = approvals.ask();
+    let _ = ctx.events.send(ChatEvent::ApprovalNeeded {
+        approval_id: approval_id.clone(),
+        call: call.clone(),
+    });
+    let answer = tokio::select! {
+        a = rx => a.ok(),
+        () = ctx.cancel.cancelled() => None,
+    };
+    approvals.forget(&approval_id);
+    let answer = answer?;
+    remember(ctx, call, answer).await;
+    Some(answer)
+}
+
+/// Stores "always" and "for this chat" answers.
+async fn remember(ctx: &Ctx<'_>, call: &CallView, answer: ApprovalAnswer) {
+    let engine = ctx.engine;
+    match answer {
+        ApprovalAnswer::AllowAlways => {
+            let set = engine.set_tool_policy(&call.server, &call.tool, Some(Approval::Allow));
+            if let Err(e) = set.await {
+                tracing::warn!(error = %e, "could not store the tool policy");
+            }
+        }
+        ApprovalAnswer::AllowForChat => {
+            engine
+                .policies()
+                .allow_for_chat(ctx.conversation, &call.server, &call.tool);
+        }
+        ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny => {}
+    }
+}
+
+/// Counts failing calls by tool and arguments; trips when one repeats too often.
+#[derive(Debug, Default)]
+pub(super) struct Breaker {
+    failures: HashMap<String, u32>,
+}
+
+impl Breaker {
+    /// Records a step's results; true when the same failing call has now failed
+    /// [`BREAK_AFTER`] times.
+    pub fn tripped(&mut self, results: &[(Planned, ToolResult)]) -> bool {
+        let mut tripped = false;
+        for (call, _) in results.iter().filter(|(_, r)| r.is_error) {
+            let key = format!(
+                "{}\u{0}{}\u{0}{}",
+                call.view.server, call.view.tool, call.view.arguments
+            );
+            let n = self.failures.entry(key).or_insert(0);
+            *n += 1;
+            tripped |= *n >= BREAK_AFTER;
+        }
+        tripped
+    }
+}

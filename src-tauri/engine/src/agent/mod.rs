@@ -1,0 +1,290 @@
+//! The agent: one user message → model calls and tool calls until a final answer. This
+//! module owns the turn's public API on [`Engine`] (send, regenerate, edit and resend, stop,
+//! answer an approval, switch branch), the per-conversation settings, and the registry of
+//! running turns; the loop itself is in `turn`, tool execution in `calls`.
+
+pub mod approval;
+pub mod budget;
+mod calls;
+pub mod coalesce;
+pub mod events;
+pub mod history;
+mod setup;
+pub mod title;
+mod turn;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+use ts_rs::TS;
+
+pub use approval::{ApprovalAnswer, Approvals};
+pub use events::{CallView, ChatEvent, TurnEnd};
+
+use crate::content::ContentPart;
+use crate::provider::prompt_tools::ToolMode;
+use crate::store::{Conversation, Message, MessageStatus, NewMessage, Role};
+use crate::{Engine, EngineError};
+
+/// Where a turn's events go (the receiver may be dropped: the turn goes on and is stored).
+pub type Events = UnboundedSender<ChatEvent>;
+
+/// The default limit of model calls in one turn.
+pub const MAX_STEPS: u32 = 25;
+
+/// Per-conversation settings, kept in `conversations.settings`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChatSettings {
+    /// The MCP servers whose tools this conversation may use; all running ones when absent.
+    #[ts(optional)]
+    pub servers: Option<Vec<String>>,
+    /// How tools reach the model; the provider's setting for the model when absent.
+    #[ts(optional)]
+    pub tool_mode: Option<ToolMode>,
+    /// The most model calls in one turn (default 25).
+    #[ts(optional)]
+    pub max_steps: Option<u32>,
+    /// The model's context window in tokens (default 32768).
+    #[ts(optional)]
+    pub context_window: Option<u32>,
+    /// The most tokens an answer may have.
+    #[ts(optional)]
+    pub max_output_tokens: Option<u32>,
+}
+
+impl ChatSettings {
+    /// The settings of a conversation (defaults for anything unreadable).
+    pub fn of(conv: &Conversation) -> Self {
+        serde_json::from_value(conv.settings.clone()).unwrap_or_default()
+    }
+}
+
+/// Errors of the agent itself (providers, tools and the store have their own).
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// No provider is configured or chosen.
+    #[error(
+        "no model provider is configured; add one in Settings → Providers (or `switchboard providers add`)"
+    )]
+    NoProvider,
+    /// The conversation's provider names no model.
+    #[error(
+        "no model is chosen for provider {provider:?}; pick one for the conversation or set the provider's default model"
+    )]
+    NoModel {
+        /// The provider's name.
+        provider: String,
+    },
+    /// A turn is already running in the conversation.
+    #[error("a reply is already being written in this conversation; stop it first")]
+    Busy,
+    /// The message cannot be edited or regenerated.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The agent's shared state: approval questions and running turns.
+#[derive(Clone, Debug, Default)]
+pub struct AgentState {
+    approvals: Approvals,
+    running: Arc<Mutex<HashMap<String, CancellationToken>>>,
+}
+
+/// Removes a conversation's turn from the registry when the turn ends, however it ends.
+struct Running {
+    state: AgentState,
+    conversation: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.state.lock().remove(&self.conversation);
+    }
+}
+
+impl AgentState {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a turn in `conversation`, refusing a second one.
+    fn begin(&self, conversation: &str) -> Result<(Running, CancellationToken), AgentError> {
+        let mut running = self.lock();
+        if running.contains_key(conversation) {
+            return Err(AgentError::Busy);
+        }
+        let token = CancellationToken::new();
+        running.insert(conversation.to_owned(), token.clone());
+        let guard = Running {
+            state: self.clone(),
+            conversation: conversation.to_owned(),
+        };
+        Ok((guard, token))
+    }
+}
+
+impl Engine {
+    /// The approval questions of running turns.
+    pub fn approvals(&self) -> &Approvals {
+        &self.agent.approvals
+    }
+
+    /// Sends `text` as the user in `conversation` (after the message shown last) and runs the
+    /// turn to its end, reporting on `events`.
+    pub async fn send_message(
+        &self,
+        conversation: &str,
+        text: &str,
+        events: Events,
+    ) -> Result<TurnEnd, EngineError> {
+        let conv = self.store().get_conversation(conversation).await?;
+        let parent = conv.head_id.clone();
+        self.turn_from(conv, parent, text, events).await
+    }
+
+    /// Writes `text` as a new version of user message `message_id` (a sibling: the old
+    /// branch stays) and runs the turn.
+    pub async fn edit_and_resend(
+        &self,
+        message_id: &str,
+        text: &str,
+        events: Events,
+    ) -> Result<TurnEnd, EngineError> {
+        let old = self.store().get_message(message_id).await?;
+        if old.role != Role::User {
+            return Err(invalid("only a user message can be edited and sent again"));
+        }
+        let conv = self.store().get_conversation(&old.conversation_id).await?;
+        self.turn_from(conv, old.parent_id, text, events).await
+    }
+
+    /// Answers the last user message of the shown branch again (a new sibling answer).
+    pub async fn regenerate(
+        &self,
+        conversation: &str,
+        events: Events,
+    ) -> Result<TurnEnd, EngineError> {
+        let conv = self.store().get_conversation(conversation).await?;
+        let branch = self.conversation_branch(conversation).await?;
+        let Some(user) = branch.iter().rev().find(|m| m.role == Role::User) else {
+            return Err(invalid("there is no message to answer again"));
+        };
+        let (guard, cancel) = self.agent.begin(conversation)?;
+        let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
+        drop(guard);
+        finished(result, &events)
+    }
+
+    /// Stops the turn running in `conversation`; false when none runs.
+    pub fn stop_turn(&self, conversation: &str) -> bool {
+        match self.agent.lock().get(conversation) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether a turn runs in `conversation`.
+    pub fn turn_running(&self, conversation: &str) -> bool {
+        self.agent.lock().contains_key(conversation)
+    }
+
+    /// Answers an approval question; false when it no longer waits.
+    pub fn answer_approval(&self, approval_id: &str, answer: ApprovalAnswer) -> bool {
+        self.agent.approvals.answer(approval_id, answer)
+    }
+
+    /// The messages of the branch `conversation` shows, oldest first.
+    pub async fn conversation_branch(
+        &self,
+        conversation: &str,
+    ) -> Result<Vec<Message>, EngineError> {
+        let conv = self.store().get_conversation(conversation).await?;
+        match conv.head_id {
+            Some(head) => Ok(self.store().branch(&head).await?),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Shows the branch through `message_id` (its newest continuation).
+    pub async fn switch_branch(&self, message_id: &str) -> Result<Conversation, EngineError> {
+        let m = self.store().get_message(message_id).await?;
+        let leaf = self.store().newest_leaf(&m.id).await?;
+        Ok(self.store().set_head(&m.conversation_id, &leaf).await?)
+    }
+
+    /// Stores a user message under `parent` and runs the turn that answers it.
+    async fn turn_from(
+        &self,
+        conv: Conversation,
+        parent: Option<String>,
+        text: &str,
+        events: Events,
+    ) -> Result<TurnEnd, EngineError> {
+        if text.trim().is_empty() {
+            return Err(invalid("the message is empty"));
+        }
+        let (guard, cancel) = self.agent.begin(&conv.id)?;
+        let user = self
+            .store()
+            .append_message(NewMessage {
+                conversation_id: conv.id.clone(),
+                parent_id: parent,
+                role: Role::User,
+                content: vec![ContentPart::text(text)],
+                status: MessageStatus::Complete,
+                model: None,
+            })
+            .await?;
+        self.store().set_head(&conv.id, &user.id).await?;
+        let untitled = conv.title.is_empty();
+        if untitled {
+            self.store()
+                .rename_conversation(&conv.id, &title_from(text))
+                .await?;
+        }
+        let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
+        if untitled && matches!(result, Ok((TurnEnd::Done, _))) {
+            title::retitle(self, &conv, &events).await;
+        }
+        drop(guard);
+        finished(result, &events)
+    }
+}
+
+/// Reports the end of a turn (the last event) and returns how it ended.
+fn finished(
+    result: Result<turn::Ended, EngineError>,
+    events: &Events,
+) -> Result<TurnEnd, EngineError> {
+    let (reason, head_id) = result?;
+    let _ = events.send(ChatEvent::Finished { reason, head_id });
+    Ok(reason)
+}
+
+/// A title from the first line of the first message (at most 60 characters).
+pub fn title_from(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut title: String = line.trim().chars().take(60).collect();
+    if line.trim().chars().count() > 60 {
+        title.push('…');
+    }
+    if title.is_empty() {
+        "New chat".to_owned()
+    } else {
+        title
+    }
+}
+
+fn invalid(msg: &str) -> EngineError {
+    AgentError::Invalid(msg.to_owned()).into()
+}

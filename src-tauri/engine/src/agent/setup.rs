@@ -1,0 +1,108 @@
+//! What a turn needs before its first model call: the provider client (wrapped for the tool
+//! mode), the model, the tools of the conversation's servers under provider-safe names, and
+//! the sampling settings.
+
+use crate::mcp::types::ToolInfo;
+use crate::provider::names::ToolNames;
+use crate::provider::prompt_tools::{ModeSwitch, ToolMode};
+use crate::provider::{Provider, ToolSpec};
+use crate::store::{Conversation, ProviderRecord};
+use crate::{Engine, EngineError};
+
+use super::{AgentError, ChatSettings};
+
+/// The setting naming the provider (id or name) used when a conversation names none.
+pub const DEFAULT_PROVIDER: &str = "chat.default_provider";
+
+/// Everything fixed for the length of one turn.
+pub(super) struct Setup {
+    pub provider: Box<dyn Provider>,
+    pub model: String,
+    pub tools: Vec<(String, ToolInfo)>,
+    pub names: ToolNames,
+    pub specs: Vec<ToolSpec>,
+    pub settings: ChatSettings,
+}
+
+impl Setup {
+    /// Resolves the provider, model and tools of `conv`.
+    pub async fn of(engine: &Engine, conv: &Conversation) -> Result<Self, EngineError> {
+        let settings = ChatSettings::of(conv);
+        let record = provider_of(engine, conv).await?;
+        let model = conv
+            .model
+            .clone()
+            .or_else(|| record.settings.default_model.clone())
+            .ok_or_else(|| AgentError::NoModel {
+                provider: record.name.clone(),
+            })?;
+        let mode = settings
+            .tool_mode
+            .or_else(|| record.settings.tool_modes.get(&model).copied())
+            .unwrap_or(ToolMode::Auto);
+        let client = engine.provider_client(&record.id).await?;
+        let tools = tools_of(engine, &settings);
+        let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
+        let specs = specs(&tools, &names);
+        Ok(Self {
+            provider: Box::new(ModeSwitch::new(client, mode)),
+            model,
+            tools,
+            names,
+            specs,
+            settings,
+        })
+    }
+
+    /// The tool a provider-safe name stands for.
+    pub fn resolve(&self, safe: &str) -> Option<(&str, &ToolInfo)> {
+        let (server, tool) = self.names.resolve(safe)?;
+        self.tools
+            .iter()
+            .find(|(s, t)| s == server && t.name == tool)
+            .map(|(s, t)| (s.as_str(), t))
+    }
+}
+
+/// The conversation's provider, the default one, or the only one.
+async fn provider_of(engine: &Engine, conv: &Conversation) -> Result<ProviderRecord, EngineError> {
+    if let Some(id) = &conv.provider_id {
+        return Ok(engine.store().find_provider(id).await?);
+    }
+    if let Some(serde_json::Value::String(name)) = engine.store().setting(DEFAULT_PROVIDER).await? {
+        return Ok(engine.store().find_provider(&name).await?);
+    }
+    let all = engine.store().list_providers().await?;
+    all.into_iter()
+        .next()
+        .ok_or_else(|| AgentError::NoProvider.into())
+}
+
+/// The tools of the conversation's servers (all running servers when it names none).
+fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
+    let servers: Vec<String> = match &settings.servers {
+        Some(list) => list.clone(),
+        None => engine
+            .supervisor()
+            .states()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect(),
+    };
+    engine.supervisor().tools_for(&servers)
+}
+
+/// The tool definitions sent to the model.
+fn specs(tools: &[(String, ToolInfo)], names: &ToolNames) -> Vec<ToolSpec> {
+    tools
+        .iter()
+        .filter_map(|(server, t)| {
+            let name = names.safe_name(server, &t.name)?.to_owned();
+            Some(ToolSpec {
+                name,
+                description: t.description.clone().unwrap_or_default(),
+                parameters: serde_json::Value::Object(t.input_schema.clone()),
+            })
+        })
+        .collect()
+}

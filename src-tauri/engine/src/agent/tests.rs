@@ -1,0 +1,280 @@
+//! Unit tests of the agent's pure parts: history repair, the context budget, event
+//! coalescing and titles.
+
+use serde_json::json;
+
+use super::budget::{self, CUT_MARKER};
+use super::coalesce;
+use super::events::ChatEvent;
+use super::history::{self, UNFINISHED};
+use super::title_from;
+use crate::content::ContentPart;
+use crate::provider::names::ToolNames;
+use crate::provider::{ChatMessage, ToolCall};
+use crate::store::{Message, MessageStatus, Role};
+
+fn msg(role: Role, content: Vec<ContentPart>, status: MessageStatus) -> Message {
+    Message {
+        id: uuid::Uuid::now_v7().to_string(),
+        conversation_id: "c".into(),
+        parent_id: None,
+        role,
+        content,
+        status,
+        model: None,
+        usage: None,
+        error: None,
+        created_at: 0,
+        updated_at: 0,
+    }
+}
+
+fn call(id: &str) -> ContentPart {
+    ContentPart::ToolCall {
+        id: id.into(),
+        server: "weather".into(),
+        tool: "get_weather".into(),
+        arguments: json!({"location": "California"}),
+    }
+}
+
+fn result(id: &str, text: &str) -> ContentPart {
+    ContentPart::ToolResult {
+        call_id: id.into(),
+        content: json!({"content": [{"type": "text", "text": text}], "structured": null, "is_error": false}),
+        is_error: false,
+    }
+}
+
+fn done(role: Role, content: Vec<ContentPart>) -> Message {
+    msg(role, content, MessageStatus::Complete)
+}
+
+#[test]
+fn a_call_left_unanswered_by_a_crash_gets_a_synthetic_error_result() {
+    let branch = [
+        done(Role::User, vec![ContentPart::text("weather?")]),
+        msg(
+            Role::Assistant,
+            vec![call("c1")],
+            MessageStatus::Interrupted,
+        ),
+        done(Role::User, vec![ContentPart::text("hello?")]),
+    ];
+    let names = ToolNames::build([("weather", "get_weather")]);
+    let chat = history::to_chat(&branch, &names);
+    assert_eq!(
+        chat[1..3],
+        [
+            ChatMessage::Assistant {
+                text: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "weather__get_weather".into(),
+                    arguments: json!({"location": "California"}),
+                }],
+            },
+            ChatMessage::Tool {
+                call_id: "c1".into(),
+                name: "weather__get_weather".into(),
+                content: UNFINISHED.into(),
+                is_error: true,
+            },
+        ]
+    );
+    assert_eq!(chat.len(), 4);
+}
+
+#[test]
+fn call_ids_repeated_across_turns_are_renamed_with_their_results() {
+    let branch = [
+        done(Role::User, vec![ContentPart::text("a")]),
+        done(Role::Assistant, vec![call("call_0")]),
+        done(Role::Tool, vec![result("call_0", "one")]),
+        done(Role::Assistant, vec![call("call_0")]),
+        done(Role::Tool, vec![result("call_0", "two")]),
+    ];
+    let chat = history::to_chat(&branch, &ToolNames::default());
+    let ids: Vec<(&str, &str)> = chat
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool {
+                call_id, content, ..
+            } => Some((call_id.as_str(), content.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, [("call_0", "one"), ("call_0_2", "two")]);
+}
+
+#[test]
+fn results_without_a_call_and_empty_assistant_messages_are_left_out() {
+    let branch = [
+        done(Role::User, vec![ContentPart::text("a")]),
+        msg(Role::Assistant, vec![], MessageStatus::Error),
+        done(Role::Tool, vec![result("ghost", "boo")]),
+        done(Role::User, vec![ContentPart::text("b")]),
+    ];
+    let chat = history::to_chat(&branch, &ToolNames::default());
+    assert_eq!(chat, [ChatMessage::user("a"), ChatMessage::user("b")]);
+}
+
+#[test]
+fn a_gone_tool_keeps_a_provider_safe_name_and_invalid_arguments_become_an_object() {
+    let names = ToolNames::default();
+    assert_eq!(
+        history::safe_name(&names, "my server", "do.it"),
+        "my_server__do_it"
+    );
+    let branch = [
+        done(Role::User, vec![ContentPart::text("a")]),
+        done(
+            Role::Assistant,
+            vec![ContentPart::ToolCall {
+                id: "x".into(),
+                server: String::new(),
+                tool: "made_up".into(),
+                arguments: json!("{not json"),
+            }],
+        ),
+    ];
+    let chat = history::to_chat(&branch, &names);
+    let ChatMessage::Assistant { tool_calls, .. } = &chat[1] else {
+        panic!()
+    };
+    assert_eq!(tool_calls[0].name, "made_up");
+    assert_eq!(tool_calls[0].arguments, json!({"_raw": "{not json"}));
+}
+
+#[test]
+fn result_text_describes_non_text_parts_and_falls_back_to_structured_content() {
+    let v = json!({"content": [{"type": "image", "mime": "image/png", "data": "AAAA"}],
+        "structured": null, "is_error": false});
+    assert_eq!(history::result_text(&v), "[image image/png, 3 bytes]");
+    let v = json!({"content": [], "structured": {"t": 21}, "is_error": false});
+    assert_eq!(history::result_text(&v), "{\"t\":21}");
+}
+
+fn exchange(i: usize, words: usize) -> Vec<ChatMessage> {
+    vec![
+        ChatMessage::user(format!("question {i}")),
+        ChatMessage::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: format!("c{i}"),
+                name: "t".into(),
+                arguments: json!({}),
+            }],
+        },
+        ChatMessage::Tool {
+            call_id: format!("c{i}"),
+            name: "t".into(),
+            content: "word ".repeat(words),
+            is_error: false,
+        },
+        ChatMessage::Assistant {
+            text: "ok".into(),
+            tool_calls: vec![],
+        },
+    ]
+}
+
+#[test]
+fn the_budget_drops_whole_oldest_exchanges_and_keeps_the_newest() {
+    let messages: Vec<ChatMessage> = (0..10).flat_map(|i| exchange(i, 200)).collect();
+    let fitted = budget::fit(Some("be brief"), &[], messages, 1000, 100);
+    assert!(fitted.estimate <= 900, "{}", fitted.estimate);
+    assert_eq!(fitted.messages.len() % 4, 0, "whole exchanges only");
+    assert_eq!(fitted.dropped + fitted.messages.len(), 40);
+    assert!(matches!(&fitted.messages[0], ChatMessage::User { .. }));
+    assert_eq!(fitted.messages.last(), exchange(9, 200).last());
+}
+
+#[test]
+fn the_newest_exchange_stays_even_when_too_big_with_its_huge_result_cut() {
+    let fitted = budget::fit(None, &[], exchange(0, 50_000), 4000, 500);
+    assert_eq!(fitted.messages.len(), 4);
+    let ChatMessage::Tool { content, .. } = &fitted.messages[2] else {
+        panic!()
+    };
+    assert!(content.ends_with(CUT_MARKER));
+    assert!(content.len() < 5000);
+}
+
+#[test]
+fn chinese_text_is_counted_in_tokens_not_bytes() {
+    let n = budget::count("北京今天的天气怎么样？");
+    assert!((3..=15).contains(&n), "{n}");
+}
+
+#[test]
+fn consecutive_deltas_of_one_message_merge_and_other_events_keep_their_place() {
+    let mut batch = Vec::new();
+    let t = |m: &str, s: &str| ChatEvent::TextDelta {
+        message_id: m.into(),
+        text: s.into(),
+    };
+    for e in [
+        t("a", "Hel"),
+        t("a", "lo"),
+        ChatEvent::StepFinished { step: 1 },
+        t("a", "!"),
+        t("b", "?"),
+    ] {
+        coalesce::push(&mut batch, e);
+    }
+    assert_eq!(
+        batch,
+        [
+            t("a", "Hello"),
+            ChatEvent::StepFinished { step: 1 },
+            t("a", "!"),
+            t("b", "?")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn forward_delivers_everything_in_batches_and_ends_when_the_turn_does() {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    for i in 0..100 {
+        tx.send(ChatEvent::TextDelta {
+            message_id: "m".into(),
+            text: i.to_string(),
+        })
+        .unwrap();
+    }
+    drop(tx);
+    let mut batches = Vec::new();
+    coalesce::forward(rx, coalesce::INTERVAL, |b| batches.push(b)).await;
+    assert_eq!(batches.len(), 1);
+    let expected: String = (0..100).map(|i| i.to_string()).collect();
+    assert_eq!(
+        batches[0],
+        [ChatEvent::TextDelta {
+            message_id: "m".into(),
+            text: expected
+        }]
+    );
+}
+
+#[test]
+fn titles_come_from_the_first_non_empty_line_cut_at_sixty_characters() {
+    assert_eq!(
+        title_from("\n  Weather in Paris?\nmore"),
+        "Weather in Paris?"
+    );
+    assert_eq!(title_from(&"x".repeat(70)), format!("{}…", "x".repeat(60)));
+    assert_eq!(title_from("北京天气"), "北京天气");
+}
+
+#[test]
+fn a_model_title_loses_quotes_labels_and_the_final_period() {
+    use super::title::clean;
+    assert_eq!(
+        clean("\"Weather in California.\"\n"),
+        Some("Weather in California".into())
+    );
+    assert_eq!(clean("Title: 北京天气。"), Some("北京天气".into()));
+    assert_eq!(clean("  \n"), None);
+}

@@ -1,0 +1,96 @@
+//! Titles: a new conversation is named at once from the first line of its first message,
+//! then, when its first turn ends well, by a short call to the same model (setting
+//! `chat.auto_title`, on unless set to false). A failed call keeps the first-line title.
+
+use crate::provider::{ChatMessage, ChatRequest, ProviderEvent};
+use crate::store::{Conversation, Role};
+use crate::{Engine, EngineError};
+
+use super::events::ChatEvent;
+use super::setup::Setup;
+use super::{Events, title_from};
+
+/// The setting that turns model-written titles off (a JSON `false`).
+pub const AUTO_TITLE: &str = "chat.auto_title";
+
+/// The instruction sent with the first exchange.
+pub const INSTRUCTION: &str = "Write a short title (at most six words, in the language of the \
+conversation) for the exchange below. Reply with the title only, no quotes.";
+
+/// Asks the model for a title of `conv`'s first exchange and stores it; reports it.
+pub(super) async fn retitle(engine: &Engine, conv: &Conversation, events: &Events) {
+    match ask(engine, conv).await {
+        Ok(Some(title)) => {
+            if engine
+                .store()
+                .rename_conversation(&conv.id, &title)
+                .await
+                .is_ok()
+            {
+                let _ = events.send(ChatEvent::Titled { title });
+            }
+        }
+        Ok(None) => {}
+        Err(e) => tracing::info!(error = %e, "no model title; keeping the first line"),
+    }
+}
+
+async fn ask(engine: &Engine, conv: &Conversation) -> Result<Option<String>, EngineError> {
+    if engine.store().setting(AUTO_TITLE).await? == Some(serde_json::Value::Bool(false)) {
+        return Ok(None);
+    }
+    let branch = engine.conversation_branch(&conv.id).await?;
+    let mut exchange = String::new();
+    for m in branch
+        .iter()
+        .filter(|m| matches!(m.role, Role::User | Role::Assistant))
+    {
+        let text: String = m
+            .content
+            .iter()
+            .filter_map(|p| match p {
+                crate::content::ContentPart::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        if !text.is_empty() {
+            let who = if m.role == Role::User {
+                "User"
+            } else {
+                "Assistant"
+            };
+            exchange.push_str(&format!("{who}: {}\n", clip(&text, 1500)));
+        }
+    }
+    let setup = Setup::of(engine, conv).await?;
+    let mut req = ChatRequest {
+        model: setup.model.clone(),
+        messages: vec![ChatMessage::user(format!("{INSTRUCTION}\n\n{exchange}"))],
+        ..Default::default()
+    };
+    req.params.max_tokens = Some(24);
+    let events = setup.provider.complete(req).await?;
+    let text: String = events
+        .into_iter()
+        .filter_map(|e| match e {
+            ProviderEvent::TextDelta { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    Ok(clean(&text))
+}
+
+/// The title in a model's reply: its first line without quotes or a trailing period.
+pub fn clean(reply: &str) -> Option<String> {
+    let line = reply.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line = line.trim_start_matches("Title:").trim();
+    let line = line
+        .trim_matches(|c: char| "\"'“”「」《》*#".contains(c))
+        .trim();
+    let line = line.trim_end_matches(['.', '。']).trim();
+    (!line.is_empty()).then(|| title_from(line))
+}
+
+fn clip(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}

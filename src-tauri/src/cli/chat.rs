@@ -1,0 +1,263 @@
+//! `switchboard chat`: one turn in a conversation from the terminal. The answer streams to
+//! stdout; tool calls and results are printed as they happen; approvals are asked on a
+//! terminal (`--yes` allows every call; a non-interactive run denies and says so); `--json`
+//! prints the turn's events as JSON lines instead. Ctrl-C stops the turn (history stays valid).
+
+use std::io::{IsTerminal, Write};
+
+use clap::Args;
+use switchboard_engine::Engine;
+use switchboard_engine::agent::{ApprovalAnswer, CallView, ChatEvent, ChatSettings, TurnEnd};
+use switchboard_engine::store::{Conversation, ConversationPatch, NewConversation};
+use tokio::sync::mpsc;
+
+use super::CliError;
+
+/// `switchboard chat` arguments.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// Continue this conversation (its id).
+    #[arg(long, conflicts_with = "new")]
+    pub conversation: Option<String>,
+    /// Start a new conversation (the default).
+    #[arg(long)]
+    pub new: bool,
+    /// The provider (name or id) to use.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// The model id to use.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The MCP servers whose tools the model may use, comma-separated (default: all enabled).
+    #[arg(long, value_delimiter = ',')]
+    pub servers: Option<Vec<String>>,
+    /// The system prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Allow every tool call without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// Print the turn's events as JSON lines.
+    #[arg(long)]
+    pub json: bool,
+    /// The message.
+    pub prompt: String,
+}
+
+/// Runs one turn and prints it.
+pub async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
+    let conv = conversation(engine, args).await?;
+    start_servers(engine, &conv).await;
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let turn = {
+        let engine = engine.clone();
+        let (id, prompt) = (conv.id.clone(), args.prompt.clone());
+        tokio::spawn(async move { engine.send_message(&id, &prompt, tx).await })
+    };
+    let mut printer = Printer::new(args.json);
+    let mut error: Option<String> = None;
+    loop {
+        let event = tokio::select! {
+            e = rx.recv() => e,
+            _ = tokio::signal::ctrl_c() => {
+                engine.stop_turn(&conv.id);
+                continue;
+            }
+        };
+        let Some(event) = event else { break };
+        if let ChatEvent::Error { message, .. } = &event {
+            error = Some(message.clone());
+        }
+        if let ChatEvent::ApprovalNeeded { approval_id, call } = &event {
+            printer.event(&event)?;
+            let answer = approve(args.yes, call, &mut printer).await?;
+            engine.answer_approval(approval_id, answer);
+            continue;
+        }
+        printer.event(&event)?;
+    }
+    let end = turn.await.map_err(|e| CliError::Runtime(e.to_string()))??;
+    printer.done(end, &conv.id)?;
+    match (end, error) {
+        (TurnEnd::Error, Some(message)) => Err(CliError::Usage(message)),
+        (TurnEnd::Error, None) => Err(CliError::Usage("the turn failed".into())),
+        _ => Ok(()),
+    }
+}
+
+/// The conversation to talk in, created or updated per the arguments.
+async fn conversation(engine: &Engine, args: &ChatArgs) -> Result<Conversation, CliError> {
+    let store = engine.store();
+    let provider_id = match &args.provider {
+        Some(p) => Some(store.find_provider(p).await?.id),
+        None => None,
+    };
+    let conv = match &args.conversation {
+        Some(id) => store.get_conversation(id).await?,
+        None => {
+            let new = NewConversation::default();
+            store.create_conversation(new).await?
+        }
+    };
+    let mut settings = ChatSettings::of(&conv);
+    if args.servers.is_some() {
+        settings.servers.clone_from(&args.servers);
+    }
+    let patch = ConversationPatch {
+        provider_id,
+        model: args.model.clone(),
+        system_prompt: args.system.clone(),
+        settings: serde_json::to_value(settings).ok(),
+    };
+    Ok(store.update_conversation(&conv.id, patch).await?)
+}
+
+/// Starts the servers the conversation uses (all enabled ones when it names none); a server
+/// that fails is reported and left out.
+async fn start_servers(engine: &Engine, conv: &Conversation) {
+    match ChatSettings::of(conv).servers {
+        Some(names) => {
+            for name in names {
+                if let Err(e) = engine.start_server(&name).await {
+                    eprintln!("warning: server {name} did not start: {e}");
+                }
+            }
+        }
+        None => match engine.start_servers().await {
+            Ok(states) => {
+                for (name, state) in states {
+                    if let switchboard_engine::mcp::ServerState::Failed { reason } = state {
+                        eprintln!("warning: server {name} did not start: {reason}");
+                    }
+                }
+            }
+            Err(e) => eprintln!("warning: cannot read the server list: {e}"),
+        },
+    }
+}
+
+/// The answer to an approval question: `--yes`, the user's on a terminal, else deny.
+async fn approve(
+    yes: bool,
+    call: &CallView,
+    printer: &mut Printer,
+) -> Result<ApprovalAnswer, CliError> {
+    if yes {
+        return Ok(ApprovalAnswer::AllowOnce);
+    }
+    if !std::io::stdin().is_terminal() {
+        printer.note(&format!(
+            "denied {}.{}: not asked on a non-interactive run (pass --yes to allow tools)",
+            call.server, call.tool
+        ))?;
+        return Ok(ApprovalAnswer::Deny);
+    }
+    let question = format!(
+        "Allow {}.{} {}? [y]es once, [a]lways, [c]hat, [N]o: ",
+        call.server, call.tool, call.arguments
+    );
+    let line = tokio::task::spawn_blocking(move || {
+        eprint!("{question}");
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await
+    .map_err(|e| CliError::Runtime(e.to_string()))??;
+    Ok(match line.trim().to_lowercase().as_str() {
+        "y" | "yes" => ApprovalAnswer::AllowOnce,
+        "a" | "always" => ApprovalAnswer::AllowAlways,
+        "c" | "chat" => ApprovalAnswer::AllowForChat,
+        _ => ApprovalAnswer::Deny,
+    })
+}
+
+/// Prints events: JSON lines, or text for people.
+struct Printer {
+    json: bool,
+    at_line_start: bool,
+}
+
+impl Printer {
+    fn new(json: bool) -> Self {
+        Self {
+            json,
+            at_line_start: true,
+        }
+    }
+
+    fn event(&mut self, event: &ChatEvent) -> Result<(), CliError> {
+        let mut out = std::io::stdout().lock();
+        if self.json {
+            serde_json::to_writer(&mut out, event).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+            return Ok(out.flush()?);
+        }
+        match event {
+            ChatEvent::TextDelta { text, .. } => {
+                write!(out, "{text}")?;
+                self.at_line_start = text.ends_with('\n');
+            }
+            ChatEvent::ToolCallProposed { call, .. } => {
+                self.line(
+                    &mut out,
+                    &format!("→ {}.{} {}", call.server, call.tool, call.arguments),
+                )?;
+            }
+            ChatEvent::ToolResult {
+                content, is_error, ..
+            } => {
+                let text = switchboard_engine::agent::history::result_text(content);
+                let mark = if *is_error { "✗" } else { "←" };
+                self.line(&mut out, &format!("{mark} {}", clip(&text, 400)))?;
+            }
+            _ => {}
+        }
+        Ok(out.flush()?)
+    }
+
+    /// A line of its own on stdout.
+    fn line(&mut self, out: &mut impl Write, text: &str) -> std::io::Result<()> {
+        if !self.at_line_start {
+            writeln!(out)?;
+        }
+        writeln!(out, "{text}")?;
+        self.at_line_start = true;
+        Ok(())
+    }
+
+    /// A remark for the user (stderr; JSON mode keeps stdout pure).
+    fn note(&mut self, text: &str) -> Result<(), CliError> {
+        eprintln!("{text}");
+        Ok(())
+    }
+
+    fn done(&mut self, end: TurnEnd, conversation: &str) -> Result<(), CliError> {
+        if self.json {
+            return Ok(());
+        }
+        let mut out = std::io::stdout().lock();
+        if !self.at_line_start {
+            writeln!(out)?;
+        }
+        let why = match end {
+            TurnEnd::Done | TurnEnd::Error => None,
+            TurnEnd::MaxSteps => Some("stopped: the step limit was reached"),
+            TurnEnd::Cancelled => Some("stopped by the user"),
+            TurnEnd::LoopBroken => Some("stopped: the same tool call kept failing"),
+        };
+        if let Some(why) = why {
+            eprintln!("[{why}]");
+        }
+        eprintln!("[conversation {conversation}]");
+        Ok(())
+    }
+}
+
+/// At most `max` characters of `text`, with an ellipsis when cut.
+fn clip(text: &str, max: usize) -> String {
+    let one_line = text.replace('\n', " ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    one_line.chars().take(max).collect::<String>() + "…"
+}

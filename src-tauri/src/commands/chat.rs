@@ -1,0 +1,167 @@
+//! Commands of the chat: send, regenerate, edit and resend (each streams the turn's events
+//! over a `Channel` in ~30 ms batches and returns at once), stop, answer an approval, read the
+//! shown branch, switch branches, change a conversation's settings, search.
+
+use std::future::Future;
+
+use switchboard_engine::agent::coalesce::{self, INTERVAL};
+use switchboard_engine::agent::{AgentError, ApprovalAnswer, ChatEvent, Events, TurnEnd};
+use switchboard_engine::store::{
+    Conversation, ConversationPatch, Message, Page, PageRequest, SearchHit,
+};
+use switchboard_engine::{Engine, EngineError};
+use tauri::State;
+use tauri::ipc::Channel;
+use tokio::sync::mpsc;
+
+use super::CmdResult;
+
+/// Runs `turn` in the background, forwarding its events to `channel` in batches; an error
+/// that stops the turn before it starts is sent as `error` + `finished` events.
+fn spawn_turn<F>(channel: Channel<Vec<ChatEvent>>, turn: impl FnOnce(Events) -> F + Send + 'static)
+where
+    F: Future<Output = Result<TurnEnd, EngineError>> + Send + 'static,
+{
+    let (tx, rx) = mpsc::unbounded_channel();
+    let errors = tx.clone();
+    tauri::async_runtime::spawn(async move {
+        if let Err(e) = turn(tx).await {
+            let _ = errors.send(ChatEvent::Error {
+                kind: e.kind(),
+                message: e.to_string(),
+            });
+            let _ = errors.send(ChatEvent::Finished {
+                reason: TurnEnd::Error,
+                head_id: String::new(),
+            });
+        }
+    });
+    tauri::async_runtime::spawn(coalesce::forward(rx, INTERVAL, move |batch| {
+        if let Err(e) = channel.send(batch) {
+            tracing::debug!(error = %e, "the window stopped listening to a turn");
+        }
+    }));
+}
+
+/// Refuses a second turn in a conversation before anything is stored.
+fn not_busy(engine: &Engine, conversation: &str) -> CmdResult<()> {
+    if engine.turn_running(conversation) {
+        return Err(EngineError::from(AgentError::Busy).into());
+    }
+    Ok(())
+}
+
+/// Sends a user message and streams the turn.
+#[tauri::command]
+pub async fn send_message(
+    engine: State<'_, Engine>,
+    conversation_id: String,
+    text: String,
+    on_event: Channel<Vec<ChatEvent>>,
+) -> CmdResult<()> {
+    not_busy(&engine, &conversation_id)?;
+    let engine = engine.inner().clone();
+    spawn_turn(on_event, move |tx| async move {
+        engine.send_message(&conversation_id, &text, tx).await
+    });
+    Ok(())
+}
+
+/// Answers the last user message again (a new branch) and streams the turn.
+#[tauri::command]
+pub async fn regenerate(
+    engine: State<'_, Engine>,
+    conversation_id: String,
+    on_event: Channel<Vec<ChatEvent>>,
+) -> CmdResult<()> {
+    not_busy(&engine, &conversation_id)?;
+    let engine = engine.inner().clone();
+    spawn_turn(on_event, move |tx| async move {
+        engine.regenerate(&conversation_id, tx).await
+    });
+    Ok(())
+}
+
+/// Sends a new version of a user message (a new branch) and streams the turn.
+#[tauri::command]
+pub async fn edit_and_resend(
+    engine: State<'_, Engine>,
+    message_id: String,
+    text: String,
+    on_event: Channel<Vec<ChatEvent>>,
+) -> CmdResult<()> {
+    let conversation = engine
+        .store()
+        .get_message(&message_id)
+        .await?
+        .conversation_id;
+    not_busy(&engine, &conversation)?;
+    let engine = engine.inner().clone();
+    spawn_turn(on_event, move |tx| async move {
+        engine.edit_and_resend(&message_id, &text, tx).await
+    });
+    Ok(())
+}
+
+/// Stops the turn running in a conversation; false when none runs.
+#[tauri::command]
+pub fn stop_generation(engine: State<'_, Engine>, conversation_id: String) -> bool {
+    engine.stop_turn(&conversation_id)
+}
+
+/// Answers a tool-call approval question; false when it no longer waits.
+#[tauri::command]
+pub fn answer_approval(
+    engine: State<'_, Engine>,
+    approval_id: String,
+    answer: ApprovalAnswer,
+) -> bool {
+    engine.answer_approval(&approval_id, answer)
+}
+
+/// The messages of the branch a conversation shows, oldest first.
+#[tauri::command]
+pub async fn conversation_messages(
+    engine: State<'_, Engine>,
+    conversation_id: String,
+) -> CmdResult<Vec<Message>> {
+    Ok(engine.conversation_branch(&conversation_id).await?)
+}
+
+/// The ids of a message and its alternatives (same parent), oldest first.
+#[tauri::command]
+pub async fn message_siblings(
+    engine: State<'_, Engine>,
+    message_id: String,
+) -> CmdResult<Vec<String>> {
+    Ok(engine.store().siblings(&message_id).await?)
+}
+
+/// Shows the branch through a message.
+#[tauri::command]
+pub async fn switch_branch(
+    engine: State<'_, Engine>,
+    message_id: String,
+) -> CmdResult<Conversation> {
+    Ok(engine.switch_branch(&message_id).await?)
+}
+
+/// Changes a conversation's provider, model, system prompt or settings.
+#[tauri::command]
+pub async fn update_conversation(
+    engine: State<'_, Engine>,
+    id: String,
+    patch: ConversationPatch,
+) -> CmdResult<Conversation> {
+    Ok(engine.store().update_conversation(&id, patch).await?)
+}
+
+/// Searches every message.
+#[tauri::command]
+pub async fn search_messages(
+    engine: State<'_, Engine>,
+    query: String,
+    page: PageRequest,
+) -> CmdResult<Page<SearchHit>> {
+    Ok(engine.store().search_messages(&query, &page).await?)
+}

@@ -1,0 +1,75 @@
+//! The chat commands over IPC (mock runtime, real SQLite): a turn started by `send_message`
+//! stores the user's message and ends (here with a "no provider" error, sent on the channel),
+//! the branch, settings and search commands read what it stored.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::ipc::{harness, invoke};
+
+#[test]
+fn send_message_starts_a_turn_whose_messages_are_read_back_searched_and_configured() {
+    let h = harness();
+    let conv = invoke(&h, "create_conversation", json!({ "input": {} })).unwrap();
+    let id = conv["id"].as_str().unwrap().to_owned();
+    let sent = invoke(
+        &h,
+        "send_message",
+        json!({ "conversationId": id, "text": "北京天气怎么样", "onEvent": "__CHANNEL__:7" }),
+    );
+    assert_eq!(sent, Ok(Value::Null));
+    let mut messages = Value::Null;
+    for _ in 0..100 {
+        messages = invoke(&h, "conversation_messages", json!({ "conversationId": id })).unwrap();
+        let running = invoke(&h, "stop_generation", json!({ "conversationId": id })).unwrap();
+        if messages.as_array().is_some_and(|m| !m.is_empty()) && running == json!(false) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(messages[0]["role"], "user");
+    assert_eq!(messages[0]["content"][0]["text"], "北京天气怎么样");
+
+    let hits = invoke(
+        &h,
+        "search_messages",
+        json!({ "query": "天气", "page": {} }),
+    )
+    .unwrap();
+    assert_eq!(hits["items"][0]["conversationId"], id.as_str());
+    assert_eq!(
+        hits["items"][0]["snippet"][1],
+        json!({ "text": "天气", "hit": true })
+    );
+
+    let patch = json!({ "model": "qwen3", "settings": { "servers": ["time"], "maxSteps": 5 } });
+    let updated = invoke(
+        &h,
+        "update_conversation",
+        json!({ "id": id, "patch": patch }),
+    )
+    .unwrap();
+    assert_eq!(updated["model"], "qwen3");
+    assert_eq!(updated["settings"]["maxSteps"], 5);
+
+    let siblings = invoke(
+        &h,
+        "message_siblings",
+        json!({ "messageId": messages[0]["id"] }),
+    )
+    .unwrap();
+    assert_eq!(siblings, json!([messages[0]["id"]]));
+    let answered = invoke(
+        &h,
+        "answer_approval",
+        json!({ "approvalId": "nope", "answer": "deny" }),
+    );
+    assert_eq!(answered, Ok(json!(false)));
+    let bad = invoke(
+        &h,
+        "answer_approval",
+        json!({ "approvalId": "x", "answer": "maybe" }),
+    );
+    assert!(bad.is_err());
+}

@@ -1,0 +1,133 @@
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, expect, test } from 'vitest';
+import type { ChatEvent, Message } from '../bindings';
+import App from '../App.svelte';
+import { navigate, conversationHref } from '../lib/router.svelte';
+import { conversation, installFakeBackend } from '../test/fakeBackend';
+import { resetAppState } from '../test/reset';
+
+beforeEach(() => resetAppState());
+
+type Channel = { id: number };
+
+/** Delivers batches on a channel the way Tauri does (indexed messages to its callback). */
+function deliver(channel: Channel, batches: ChatEvent[][], from = 0) {
+  const internals = (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, data: unknown) => void } })
+    .__TAURI_INTERNALS__;
+  batches.forEach((message, i) => internals.runCallback(channel.id, { index: from + i, message }));
+}
+
+const base = { parentId: null, model: null, usage: null, error: null, createdAt: 1, updatedAt: 1 } as const;
+
+function setup(stored: Message[] = []) {
+  const conv = conversation({ title: 'Weather' });
+  let channel: Channel | null = null;
+  const messages = new Map<string, Message[]>([[conv.id, stored]]);
+  const backend = installFakeBackend([conv], (cmd, args) => {
+    switch (cmd) {
+      case 'list_providers':
+        return [{ provider: { id: 'p', name: 'fake' }, key: { source: null, masked: null } }];
+      case 'conversation_messages':
+        return messages.get(String(args.conversationId)) ?? [];
+      case 'message_siblings':
+        return [args.messageId];
+      case 'send_message':
+        channel = args.onEvent as Channel;
+        return null;
+      case 'answer_approval':
+      case 'stop_generation':
+        return true;
+      default:
+        return undefined;
+    }
+  });
+  navigate(conversationHref(conv.id));
+  return { conv, backend, messages, channel: () => channel! };
+}
+
+test('a turn streams text, asks approval inline, shows the tool result and then the stored branch', async () => {
+  const { conv, backend, messages, channel } = setup();
+  const user = userEvent.setup();
+  render(App);
+  const box = await screen.findByTestId('composer');
+  await waitFor(() => expect(screen.getByTestId('send-button')).toBeDisabled());
+  await user.type(box, 'Weather in California?');
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(backend.callsTo('send_message')).toHaveLength(1));
+  expect(backend.callsTo('send_message')[0]).toMatchObject({ conversationId: conv.id, text: 'Weather in California?' });
+
+  const call = { id: 'call_1', server: 'weather', tool: 'get_weather', arguments: { location: 'California' } };
+  deliver(channel(), [
+    [
+      { type: 'started', conversation_id: conv.id, user_message_id: 'u1' },
+      { type: 'message_started', message_id: 'a1', model: 'qwen3', step: 1 },
+      { type: 'text_delta', message_id: 'a1', text: 'Checking <img src=x onerror=alert(1)>' },
+      { type: 'tool_call_proposed', message_id: 'a1', call },
+      { type: 'approval_needed', approval_id: 'ap1', call },
+    ],
+  ]);
+  const card = await screen.findByTestId('tool-call');
+  expect(card).toHaveAttribute('data-status', 'waiting');
+  expect(screen.getByText('Checking <img src=x onerror=alert(1)>')).toBeInTheDocument();
+  expect(document.querySelector('img')).toBeNull();
+  expect(screen.getByTestId('stop-button')).toBeInTheDocument();
+
+  await user.click(within(card).getByTestId('approve-once'));
+  await waitFor(() => expect(backend.callsTo('answer_approval')).toEqual([{ approvalId: 'ap1', answer: 'allow_once' }]));
+
+  deliver(
+    channel(),
+    [
+      [
+        { type: 'tool_started', call_id: 'call_1' },
+        {
+          type: 'tool_result',
+          message_id: 't1',
+          call_id: 'call_1',
+          content: { content: [{ type: 'text', text: "It's always raining in California" }], structured: null, is_error: false },
+          is_error: false,
+        },
+        { type: 'message_started', message_id: 'a2', model: 'qwen3', step: 2 },
+        { type: 'text_delta', message_id: 'a2', text: 'It is raining.' },
+      ],
+    ],
+    1,
+  );
+  expect(await screen.findByTestId('tool-result')).toHaveTextContent("It's always raining in California");
+  expect(screen.getByTestId('tool-call')).toHaveAttribute('data-status', 'done');
+
+  messages.set(conv.id, [
+    { ...base, id: 'u1', conversationId: conv.id, role: 'user', status: 'complete', content: [{ type: 'text', text: 'Weather in California?' }] },
+    { ...base, id: 'a2', conversationId: conv.id, role: 'assistant', status: 'complete', content: [{ type: 'text', text: 'It is raining.' }] },
+  ]);
+  deliver(channel(), [[{ type: 'finished', reason: 'done', head_id: 'a2' }]], 2);
+  await waitFor(() => expect(screen.queryByTestId('stop-button')).toBeNull());
+  await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(2));
+  expect(screen.getByTestId('regenerate')).toBeInTheDocument();
+});
+
+test('Escape stops the running turn and an error event is shown translated by kind', async () => {
+  const { conv, backend, channel } = setup();
+  const user = userEvent.setup();
+  render(App);
+  const box = await screen.findByTestId('composer');
+  await waitFor(() => expect(screen.getByTestId('composer-hint')).toHaveTextContent('Enter to send'));
+  await user.type(box, 'hi{Enter}');
+  await waitFor(() => expect(backend.callsTo('send_message')).toHaveLength(1));
+  deliver(channel(), [[{ type: 'started', conversation_id: conv.id, user_message_id: 'u1' }]]);
+  await screen.findByTestId('stop-button');
+  await user.keyboard('{Escape}');
+  await waitFor(() => expect(backend.callsTo('stop_generation')).toEqual([{ conversationId: conv.id }]));
+  deliver(
+    channel(),
+    [
+      [
+        { type: 'error', kind: 'provider_unavailable', message: 'connection refused' },
+        { type: 'finished', reason: 'error', head_id: 'u1' },
+      ],
+    ],
+    1,
+  );
+  expect(await screen.findByTestId('turn-error')).toHaveTextContent('The provider could not be reached');
+});

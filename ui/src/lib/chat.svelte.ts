@@ -1,0 +1,140 @@
+// The chat of the conversation on screen: its shown branch, the running turn's live state,
+// and the actions (send, stop, regenerate, edit, approve). Events from the engine arrive in
+// batches over a Tauri channel and are applied by `chatState`.
+import * as api from '../api';
+import type { ApprovalAnswer, ChatEvent, Message } from '../bindings';
+import { applyEvent, emptyState, fromMessages, type ChatState } from './chatState';
+import { conversations } from './conversations.svelte';
+import { reportError } from './errors.svelte';
+
+class ChatSession {
+  conversationId = $state<string | null>(null);
+  state = $state<ChatState>(emptyState());
+
+  /** Shows conversation `id` (or nothing), reading its branch from the engine. */
+  async open(id: string | null): Promise<void> {
+    this.conversationId = id;
+    this.state = emptyState();
+    if (id !== null) await this.reload();
+  }
+
+  /** Re-reads the shown branch (after a turn ends, or a branch switch). */
+  async reload(): Promise<void> {
+    const id = this.conversationId;
+    if (id === null) return;
+    try {
+      const messages = await api.conversationMessages(id);
+      if (this.conversationId !== id) return;
+      const { running, error, lastEnd } = this.state;
+      this.state = { ...fromMessages(messages), running, error, lastEnd };
+    } catch (error) {
+      reportError(error);
+    }
+  }
+
+  /** The user's text of the turn being started, shown as soon as the engine stored it. */
+  private pending: { text: string; replacing: string | null } | null = null;
+
+  private onEvents(id: string, batch: ChatEvent[]): void {
+    if (this.conversationId !== id) return;
+    let s = this.state;
+    for (const e of batch) {
+      if (e.type === 'started' && this.pending) s = withUserMessage(s, id, e.user_message_id, this.pending);
+      s = applyEvent(s, e, id);
+    }
+    this.state = s;
+    for (const e of batch) {
+      if (e.type === 'started') this.pending = null;
+      if (e.type === 'titled') conversations.setTitle(id, e.title);
+      if (e.type === 'finished') void this.reload();
+    }
+  }
+
+  private async start(
+    run: (onEvents: (b: ChatEvent[]) => void) => Promise<void>,
+    pending: { text: string; replacing: string | null } | null = null,
+  ): Promise<void> {
+    const id = this.conversationId;
+    if (id === null || this.state.running) return;
+    this.pending = pending;
+    this.state = { ...this.state, running: true, error: null };
+    try {
+      await run((batch) => this.onEvents(id, batch));
+    } catch (error) {
+      this.state = { ...this.state, running: false };
+      reportError(error);
+    }
+  }
+
+  send(text: string): Promise<void> {
+    const id = this.conversationId;
+    return this.start((on) => api.sendMessage(id ?? '', text, on), { text, replacing: null });
+  }
+
+  regenerate(): Promise<void> {
+    const id = this.conversationId;
+    const lastUser = this.state.messages.map((m) => m.role).lastIndexOf('user');
+    if (!this.state.running && lastUser >= 0) {
+      this.state = { ...this.state, messages: this.state.messages.slice(0, lastUser + 1) };
+    }
+    return this.start((on) => api.regenerate(id ?? '', on));
+  }
+
+  edit(messageId: string, text: string): Promise<void> {
+    return this.start((on) => api.editAndResend(messageId, text, on), { text, replacing: messageId });
+  }
+
+  async stop(): Promise<void> {
+    if (this.conversationId === null) return;
+    try {
+      await api.stopGeneration(this.conversationId);
+    } catch (error) {
+      reportError(error);
+    }
+  }
+
+  async answer(approvalId: string, answer: ApprovalAnswer): Promise<void> {
+    try {
+      await api.answerApproval(approvalId, answer);
+    } catch (error) {
+      reportError(error);
+    }
+  }
+
+  async switchTo(messageId: string): Promise<void> {
+    try {
+      await api.switchBranch(messageId);
+      await this.reload();
+    } catch (error) {
+      reportError(error);
+    }
+  }
+}
+
+/** Shows the user's stored message at once (an edit replaces its old version and what followed). */
+function withUserMessage(
+  s: ChatState,
+  conversationId: string,
+  id: string,
+  pending: { text: string; replacing: string | null },
+): ChatState {
+  const cut = pending.replacing ? s.messages.findIndex((m) => m.id === pending.replacing) : -1;
+  const kept = cut >= 0 ? s.messages.slice(0, cut) : s.messages;
+  const now = Date.now();
+  const message: Message = {
+    id,
+    conversationId,
+    parentId: kept[kept.length - 1]?.id ?? null,
+    role: 'user',
+    content: [{ type: 'text', text: pending.text }],
+    status: 'complete',
+    model: null,
+    usage: null,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return { ...s, messages: [...kept, message] };
+}
+
+export const chat = new ChatSession();
