@@ -3,8 +3,17 @@
 
 use switchboard_engine::agent::{ApprovalAnswer, CallView, ChatEvent, ChatSettings, TurnEnd};
 use switchboard_engine::content::ContentPart;
+use switchboard_engine::mcp::interact::{
+    CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
+};
+use switchboard_engine::mcp::types::{
+    PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
+    ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
+};
 use switchboard_engine::mcp::{
-    Approval, ImportAction, ImportPreview, ImportReport, PreviewEntry, ServerConfig, Transport,
+    Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
+    PreviewEntry, RootInfo, SamplingModel, ServerConfig, ServerLogs, ServerState, ServerStatus,
+    SupervisorEvent, Transport,
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
@@ -54,6 +63,29 @@ pub fn typescript() -> String {
         declaration::<ImportAction>(&cfg),
         declaration::<PreviewEntry>(&cfg),
         declaration::<ImportPreview>(&cfg),
+        declaration::<ServerInfo>(&cfg),
+        declaration::<ServerState>(&cfg),
+        declaration::<ServerStatus>(&cfg),
+        declaration::<SupervisorEvent>(&cfg),
+        declaration::<ServerLogs>(&cfg),
+        declaration::<ToolAnnotations>(&cfg),
+        declaration::<ToolInfo>(&cfg),
+        declaration::<ResourceInfo>(&cfg),
+        declaration::<ResourceBody>(&cfg),
+        declaration::<ResourceContent>(&cfg),
+        declaration::<ResultPart>(&cfg),
+        declaration::<ToolResult>(&cfg),
+        declaration::<PromptArgument>(&cfg),
+        declaration::<PromptInfo>(&cfg),
+        declaration::<SamplingRole>(&cfg),
+        declaration::<SamplingContent>(&cfg),
+        declaration::<SamplingMessage>(&cfg),
+        declaration::<SamplingRequest>(&cfg),
+        declaration::<CloseReason>(&cfg),
+        declaration::<InteractionEvent>(&cfg),
+        declaration::<InteractionAnswer>(&cfg),
+        declaration::<RootInfo>(&cfg),
+        declaration::<SamplingModel>(&cfg),
         declaration::<Role>(&cfg),
         declaration::<MessageStatus>(&cfg),
         declaration::<TokenUsage>(&cfg),

@@ -5,6 +5,7 @@ pub mod bindings;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod events;
 
 use std::sync::Mutex;
 
@@ -37,6 +38,20 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::servers::set_server_enabled,
         commands::servers::remove_server,
         commands::servers::export_servers,
+        commands::servers_run::start_server,
+        commands::servers_run::stop_server,
+        commands::servers_run::restart_server,
+        commands::servers_run::server_states,
+        commands::servers_run::server_logs,
+        commands::servers_run::server_tools,
+        commands::servers_run::server_resources,
+        commands::servers_run::server_prompts,
+        commands::servers_run::call_tool,
+        commands::interactions::answer_interaction,
+        commands::interactions::list_roots,
+        commands::interactions::set_roots,
+        commands::interactions::sampling_model,
+        commands::interactions::set_sampling_model,
         commands::chat::send_message,
         commands::chat::regenerate,
         commands::chat::edit_and_resend,
@@ -106,7 +121,16 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
                 .with_filename(window_state.to_string_lossy())
                 .build(),
         )
+        .plugin(tauri_plugin_opener::init())
         .manage(engine.clone())
+        .setup({
+            let engine = engine.clone();
+            move |app| {
+                events::forward(app.handle(), &engine);
+                tauri::async_runtime::spawn(start_servers(engine.clone()));
+                Ok(())
+            }
+        })
         .build(tauri::generate_context!())?;
     let guard = Mutex::new(Some(guard));
     app.run(move |_app, event| {
@@ -116,6 +140,15 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
         }
     });
     Ok(())
+}
+
+/// Starts the enabled auto-start MCP servers in the background (the window does not wait);
+/// their states reach the UI as events.
+async fn start_servers(engine: Engine) {
+    match engine.start_servers().await {
+        Ok(states) => tracing::info!(servers = states.len(), "MCP servers started"),
+        Err(error) => tracing::warn!(%error, "cannot start the MCP servers"),
+    }
 }
 
 /// Brings the existing window forward when a second instance is launched.

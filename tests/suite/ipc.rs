@@ -11,7 +11,7 @@ use tauri::webview::{InvokeRequest, WebviewWindow, WebviewWindowBuilder};
 pub(super) struct Harness {
     _dir: tempfile::TempDir,
     _app: tauri::App<MockRuntime>,
-    window: WebviewWindow<MockRuntime>,
+    pub(super) window: WebviewWindow<MockRuntime>,
     db: std::path::PathBuf,
 }
 

@@ -130,6 +130,34 @@ fn servers_call_tools_and_logs_run_server_everything_end_to_end_and_leave_no_nod
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), "Starting default (STDIO) server...\n");
 
+    let o = switchboard(data.path(), &["servers", "start", "everything"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let ready = text(&o.stdout);
+    assert!(
+        ready.starts_with("everything is ready: mcp-servers/everything ")
+            && ready.contains("(protocol 2025-11-25)")
+            && ready.ends_with(" tools\n"),
+        "{ready}"
+    );
+
+    let elicit = [
+        "servers",
+        "call",
+        "everything",
+        "trigger-elicitation-request",
+    ];
+    let o = switchboard(data.path(), &elicit);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("User cancelled the elicitation dialog"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(
+        text(&o.stderr),
+        "everything asked for input from you; a terminal command cannot answer, so it was refused\n"
+    );
+
     assert_eq!(
         processes_in(work.path()),
         Vec::new(),

@@ -6,6 +6,7 @@ mod bindings;
 mod cli;
 mod ipc;
 mod ipc_chat;
+mod ipc_mcp;
 mod mcp_cli;
 mod providers;
 mod servers;

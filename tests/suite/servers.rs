@@ -35,7 +35,7 @@ const CLAUDE_DESKTOP: &str = r#"{
   }
 }"#;
 
-async fn engine(dir: &Path) -> Engine {
+pub(super) async fn engine(dir: &Path) -> Engine {
     let redactor = Redactor::default();
     let store = std::sync::Arc::new(KeyringSecrets::mock().unwrap());
     let secrets = Secrets::new(store, std::sync::Arc::new(|_: &str| None), redactor.clone());

@@ -359,7 +359,19 @@ url: string,
 /**
  * Extra headers (values may be secrets).
  */
-headers: { [key in string]: string }, };
+headers: { [key in string]: string }, } | { "type": "builtin", 
+/**
+ * Which one: `time`, `fetch` or `filesystem`.
+ */
+server: string, 
+/**
+ * `fetch`: allow private, loopback and link-local addresses.
+ */
+allowPrivate: boolean, 
+/**
+ * `filesystem`: the folders it may touch; none means the user's roots.
+ */
+folders: Array<string>, };
 
 /**
  * What happens to a call of one of the server's tools when no per-tool policy says otherwise.
@@ -475,6 +487,461 @@ report: ImportReport,
  * Each entry, in document order.
  */
 entries: Array<PreviewEntry>, };
+
+/**
+ * Who the server says it is, and the protocol revision both sides agreed on.
+ */
+export type ServerInfo = { 
+/**
+ * The server's implementation name (`serverInfo.name`).
+ */
+name: string, 
+/**
+ * Its human-readable title, if given.
+ */
+title: string | null, 
+/**
+ * Its version string.
+ */
+version: string, 
+/**
+ * The negotiated protocol revision, e.g. `2025-11-25`.
+ */
+protocol_version: string, 
+/**
+ * Usage instructions for the model, if the server gives any.
+ */
+instructions: string | null, };
+
+/**
+ * The state of one supervised server.
+ */
+export type ServerState = { "type": "starting" } | { "type": "ready", 
+/**
+ * Who the server is.
+ */
+info: ServerInfo, 
+/**
+ * How many tools it offers.
+ */
+tools: number, } | { "type": "failed", 
+/**
+ * Why, as a sentence for the user.
+ */
+reason: string, } | { "type": "stopped" } | { "type": "restarting", 
+/**
+ * The restart attempt of this streak (1-based).
+ */
+attempt: number, 
+/**
+ * The delay before it (serialized as `in_ms`).
+ */
+in_ms: number, };
+
+/**
+ * One supervised server and its state.
+ */
+export type ServerStatus = { 
+/**
+ * The server's name.
+ */
+name: string, 
+/**
+ * Its state.
+ */
+state: ServerState, };
+
+/**
+ * Something that happened to a supervised server.
+ */
+export type SupervisorEvent = { "type": "state", 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The new state.
+ */
+state: ServerState, } | { "type": "tools_changed", 
+/**
+ * The server's name.
+ */
+server: string, };
+
+/**
+ * A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
+ */
+export type ServerLogs = { 
+/**
+ * Its stderr (stdio servers), the last [`super::process::STDERR_LINES`] lines.
+ */
+stderr: Array<string>, 
+/**
+ * Its `notifications/message` log messages, one line each.
+ */
+messages: Array<string>, };
+
+/**
+ * A tool's behaviour hints; `None` means the server said nothing.
+ */
+export type ToolAnnotations = { 
+/**
+ * Does not modify its environment.
+ */
+read_only: boolean | null, 
+/**
+ * May destroy data (meaningful when not read-only).
+ */
+destructive: boolean | null, 
+/**
+ * Repeating a call with the same arguments has no further effect.
+ */
+idempotent: boolean | null, 
+/**
+ * Reaches an open world (the internet) rather than a closed domain.
+ */
+open_world: boolean | null, };
+
+/**
+ * One tool a server offers.
+ */
+export type ToolInfo = { 
+/**
+ * The tool's name, unique within its server.
+ */
+name: string, 
+/**
+ * A human-readable title (the tool's own, else its annotations').
+ */
+title: string | null, 
+/**
+ * What the tool does (shown to the model).
+ */
+description: string | null, 
+/**
+ * The JSON Schema of its arguments (an `object` schema).
+ */
+input_schema: { [key in string]: JsonValue }, 
+/**
+ * The JSON Schema of its structured output, if declared.
+ */
+output_schema: { [key in string]: JsonValue } | null, 
+/**
+ * Behaviour hints (untrusted: never base security decisions on them).
+ */
+annotations: ToolAnnotations, };
+
+/**
+ * A resource a server lists (or links to).
+ */
+export type ResourceInfo = { 
+/**
+ * Its URI.
+ */
+uri: string, 
+/**
+ * Its programmatic name.
+ */
+name: string, 
+/**
+ * A human-readable title.
+ */
+title: string | null, 
+/**
+ * What it is.
+ */
+description: string | null, 
+/**
+ * Its MIME type, if known.
+ */
+mime: string | null, 
+/**
+ * Its size in bytes, if known.
+ */
+size: number | null, };
+
+/**
+ * Text or binary resource contents.
+ */
+export type ResourceBody = { "kind": "text", "value": string } | { "kind": "blob", "value": string };
+
+/**
+ * The contents of a resource: text or a base64 blob.
+ */
+export type ResourceContent = { 
+/**
+ * The URI these contents belong to.
+ */
+uri: string, 
+/**
+ * Their MIME type, if known.
+ */
+mime: string | null, 
+/**
+ * The contents.
+ */
+body: ResourceBody, };
+
+/**
+ * One piece of a tool result or prompt message.
+ */
+export type ResultPart = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * Its MIME type, e.g. `image/png`.
+ */
+mime: string, 
+/**
+ * Base64 data.
+ */
+data: string, } | { "type": "audio", 
+/**
+ * Its MIME type, e.g. `audio/wav`.
+ */
+mime: string, 
+/**
+ * Base64 data.
+ */
+data: string, } | { "type": "resource_link" } & ResourceInfo | { "type": "resource" } & ResourceContent;
+
+/**
+ * The result of one tool call.
+ */
+export type ToolResult = { 
+/**
+ * The unstructured content, in order.
+ */
+content: Array<ResultPart>, 
+/**
+ * The structured result (`structuredContent`), if any.
+ */
+structured: JsonValue | null, 
+/**
+ * The tool reports a failure (the model should see it, it is not a protocol error).
+ */
+is_error: boolean, };
+
+/**
+ * One argument of a prompt.
+ */
+export type PromptArgument = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * What it means.
+ */
+description: string | null, 
+/**
+ * Whether it must be given.
+ */
+required: boolean, };
+
+/**
+ * A prompt template a server offers.
+ */
+export type PromptInfo = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * A human-readable title.
+ */
+title: string | null, 
+/**
+ * What it does.
+ */
+description: string | null, 
+/**
+ * The arguments it takes.
+ */
+arguments: Array<PromptArgument>, };
+
+/**
+ * The author of a sampling message.
+ */
+export type SamplingRole = "user" | "assistant";
+
+/**
+ * One piece of a sampling message.
+ */
+export type SamplingContent = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * Its MIME type.
+ */
+mime: string, 
+/**
+ * Base64 data.
+ */
+data: string, } | { "type": "audio", 
+/**
+ * Its MIME type.
+ */
+mime: string, 
+/**
+ * Base64 data.
+ */
+data: string, } | { "type": "unsupported", 
+/**
+ * The wire type, e.g. `tool_use`.
+ */
+kind: string, };
+
+/**
+ * One message of a sampling request.
+ */
+export type SamplingMessage = { 
+/**
+ * Who wrote it.
+ */
+role: SamplingRole, 
+/**
+ * Its parts, in order.
+ */
+content: Array<SamplingContent>, };
+
+/**
+ * What a server asks a model to do (`sampling/createMessage`).
+ */
+export type SamplingRequest = { 
+/**
+ * The conversation to answer.
+ */
+messages: Array<SamplingMessage>, 
+/**
+ * The server's system prompt, if any.
+ */
+systemPrompt: string | null, 
+/**
+ * The most tokens to generate.
+ */
+maxTokens: number, 
+/**
+ * The temperature, if given.
+ */
+temperature: number | null, 
+/**
+ * Stop sequences.
+ */
+stopSequences: Array<string>, 
+/**
+ * The server's model name hints, most preferred first (advisory).
+ */
+modelHints: Array<string>, };
+
+/**
+ * Why a request closed without waiting any longer.
+ */
+export type CloseReason = "answered" | "timed_out" | "server_stopped";
+
+/**
+ * A request that needs the user, or the end of one.
+ */
+export type InteractionEvent = { "type": "sampling_requested", 
+/**
+ * The interaction id to answer.
+ */
+id: string, 
+/**
+ * The asking server.
+ */
+server: string, 
+/**
+ * What it asks.
+ */
+request: SamplingRequest, } | { "type": "elicitation_requested", 
+/**
+ * The interaction id to answer.
+ */
+id: string, 
+/**
+ * The asking server.
+ */
+server: string, 
+/**
+ * What it wants and why.
+ */
+message: string, 
+/**
+ * The JSON Schema of the answer.
+ */
+requestedSchema: JsonValue, } | { "type": "elicitation_url", 
+/**
+ * The interaction id to answer.
+ */
+id: string, 
+/**
+ * The asking server.
+ */
+server: string, 
+/**
+ * The page to open.
+ */
+url: string, 
+/**
+ * What it wants and why.
+ */
+message: string, } | { "type": "closed", 
+/**
+ * The interaction id.
+ */
+id: string, 
+/**
+ * The server that asked.
+ */
+server: string, 
+/**
+ * Why it closed.
+ */
+reason: CloseReason, };
+
+/**
+ * The user's answer to an interaction.
+ */
+export type InteractionAnswer = { "type": "approve" } | { "type": "deny" } | { "type": "accept", 
+/**
+ * The form's values, checked against the requested schema.
+ */
+content?: JsonValue, } | { "type": "decline" } | { "type": "cancel" };
+
+/**
+ * One root as a server sees it.
+ */
+export type RootInfo = { 
+/**
+ * The folder.
+ */
+path: string, 
+/**
+ * Its `file://` URI.
+ */
+uri: string, 
+/**
+ * A short name (the folder's own name).
+ */
+name: string, };
+
+/**
+ * The provider and model that answer sampling requests.
+ */
+export type SamplingModel = { 
+/**
+ * The provider's id or name.
+ */
+provider: string, 
+/**
+ * The model id as the provider knows it.
+ */
+model: string, };
 
 /**
  * Who wrote a message.

@@ -5,7 +5,7 @@ use ts_rs::TS;
 
 use crate::agent::AgentError;
 use crate::logging::LoggingError;
-use crate::mcp::{ConfigError, ToolError};
+use crate::mcp::{ConfigError, InteractionError, ToolError};
 use crate::paths::PathsError;
 use crate::provider::ProviderError;
 use crate::secrets::SecretError;
@@ -35,6 +35,9 @@ pub enum EngineError {
     /// A tool could not be called, or an MCP server could not be started.
     #[error(transparent)]
     Tool(#[from] ToolError),
+    /// An answer to a server's request (sampling, elicitation) or a host setting was refused.
+    #[error(transparent)]
+    Interaction(#[from] InteractionError),
     /// A turn could not start.
     #[error(transparent)]
     Agent(#[from] AgentError),
@@ -86,6 +89,13 @@ impl EngineError {
             Self::Secret(_) => ErrorKind::Secrets,
             Self::ServerConfig(_) => ErrorKind::InvalidInput,
             Self::Tool(e) => tool_kind(e),
+            Self::Interaction(InteractionError::Unknown { .. }) => ErrorKind::NotFound,
+            Self::Interaction(
+                InteractionError::WrongAnswer { .. }
+                | InteractionError::NoSamplingModel
+                | InteractionError::BadSetting { .. }
+                | InteractionError::Invalid { .. },
+            ) => ErrorKind::InvalidInput,
             Self::Agent(_) => ErrorKind::InvalidInput,
         }
     }

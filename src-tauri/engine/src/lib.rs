@@ -67,7 +67,7 @@ impl Engine {
             tracing::warn!(interrupted, "marked messages left streaming by a crash");
         }
         tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
-        Ok(Self {
+        let engine = Self {
             paths,
             store,
             redactor,
@@ -75,7 +75,9 @@ impl Engine {
             supervisor: mcp::Supervisor::default(),
             policies: mcp::Policies::default(),
             agent: agent::AgentState::default(),
-        })
+        };
+        engine.load_mcp_settings().await?;
+        Ok(engine)
     }
 
     /// The store.

@@ -1,6 +1,6 @@
 //! `switchboard servers list|add|import|export|enable|disable|remove`: the MCP server
 //! configuration, in the `mcpServers` format of Claude Desktop's config file; and
-//! `servers tools|call|logs`, one-shot commands that start one server, use it and stop it
+//! `servers start|tools|call|logs`, one-shot commands that start one server, use it and stop it
 //! (see `servers_run.rs`).
 
 use std::collections::BTreeMap;
@@ -86,6 +86,12 @@ pub enum ServersCmd {
         /// The server's name or id.
         name: String,
     },
+    /// Start a server and report whether it became ready (its name, version, protocol and
+    /// tool count, or why it failed), then stop it: nothing outlives a terminal command.
+    Start {
+        /// The server's name or id.
+        name: String,
+    },
     /// Start a server, list its tools (one line each), stop it.
     Tools {
         /// The server's name or id.
@@ -147,6 +153,7 @@ pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
             engine.remove_server(name).await?;
             writeln!(out, "removed {name}")?;
         }
+        ServersCmd::Start { name } => super::servers_run::start(engine, &mut out, name).await?,
         ServersCmd::Tools { name } => super::servers_run::tools(engine, &mut out, name).await?,
         ServersCmd::Call { name, tool, json } => {
             super::servers_run::call(engine, &mut out, name, tool, json).await?;

@@ -1,14 +1,32 @@
-//! `switchboard servers tools|call|logs NAME`: start one configured server, use it, stop it.
-//! The server is always stopped before returning, failure or not, and the engine's shutdown
-//! (run by the caller) stops anything left, so no child process outlives the command.
+//! `switchboard servers start|tools|call|logs NAME`: start one configured server, use it,
+//! stop it. The server is always stopped before returning, failure or not, and the engine's
+//! shutdown (run by the caller) stops anything left, so no child process outlives the command.
+//! A terminal command cannot answer a server's requests to the user (sampling, elicitation):
+//! each is refused at once, with a note on stderr, instead of waiting for an answer.
 
 use std::io::Write;
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::types::{ResourceBody, ResultPart, ToolResult};
+use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent, ServerState};
 use tokio_util::sync::CancellationToken;
 
 use super::CliError;
+
+/// Starts `name`, prints one line saying it is ready (name, version, protocol, tools), stops it.
+pub async fn start(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
+    let server = started(engine, name).await?;
+    let state = engine.supervisor().state(&server);
+    engine.stop_server(&server).await;
+    if let Some(ServerState::Ready { info, tools }) = state {
+        writeln!(
+            out,
+            "{server} is ready: {} {} (protocol {}), {tools} tools",
+            info.name, info.version, info.protocol_version
+        )?;
+    }
+    Ok(())
+}
 
 /// Prints `name`'s tools, one line each: the name and the first line of its description.
 pub async fn tools(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
@@ -34,9 +52,12 @@ pub async fn call(
     let args: serde_json::Value = serde_json::from_str(json)
         .map_err(|e| CliError::Usage(format!("the arguments are not valid JSON: {e}")))?;
     let server = started(engine, name).await?;
+    let requests = engine.supervisor().interactions().subscribe();
+    let refusing = tokio::spawn(refuse_interactions(engine.clone(), requests));
     let result = engine
         .call_tool(&server, tool, args, CancellationToken::new())
         .await;
+    refusing.abort();
     engine.stop_server(&server).await;
     let result = result?;
     print_result(out, &result)?;
@@ -51,12 +72,36 @@ pub async fn call(
 /// Prints the stderr lines (and MCP log messages) `name` wrote while starting.
 pub async fn logs(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
     let server = started(engine, name).await?;
-    engine.stop_server(&server).await;
+    // Read before stopping: what a server writes while it is being stopped (e.g. a broken
+    // pipe on a write in flight) is not what it wrote while starting.
     let logs = engine.supervisor().logs(&server).unwrap_or_default();
+    engine.stop_server(&server).await;
     for line in logs.stderr.iter().chain(&logs.messages) {
         writeln!(out, "{line}")?;
     }
     Ok(())
+}
+
+/// Refuses every request a server makes of the user (sampling: deny; elicitation: cancel),
+/// saying so on stderr.
+async fn refuse_interactions(
+    engine: Engine,
+    mut events: tokio::sync::broadcast::Receiver<InteractionEvent>,
+) {
+    while let Ok(event) = events.recv().await {
+        let (id, server, what, answer) = match event {
+            InteractionEvent::SamplingRequested { id, server, .. } => {
+                (id, server, "a model's answer", InteractionAnswer::Deny)
+            }
+            InteractionEvent::ElicitationRequested { id, server, .. }
+            | InteractionEvent::ElicitationUrl { id, server, .. } => {
+                (id, server, "input from you", InteractionAnswer::Cancel)
+            }
+            InteractionEvent::Closed { .. } => continue,
+        };
+        eprintln!("{server} asked for {what}; a terminal command cannot answer, so it was refused");
+        let _ = engine.answer_interaction(&id, answer);
+    }
 }
 
 /// Starts the server named (or with the id) `name`; returns its name.

@@ -4,8 +4,10 @@
 pub mod app;
 pub mod chat;
 pub mod conversations;
+pub mod interactions;
 pub mod providers;
 pub mod servers;
+pub mod servers_run;
 
 /// What every command returns.
 pub type CmdResult<T> = Result<T, crate::error::IpcError>;

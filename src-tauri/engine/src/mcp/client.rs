@@ -9,17 +9,19 @@
 //! (`server/discover`, per-request `_meta`) plugs in at [`Era`] / [`lifecycle`].
 
 mod convert;
+mod requests;
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model as rm;
 use rmcp::service::{
-    ClientLifecycleMode, NotificationContext, PeerRequestOptions, RoleClient, RunningService,
-    serve_client_with_lifecycle,
+    ClientLifecycleMode, NotificationContext, PeerRequestOptions, RequestContext, RoleClient,
+    RunningService, serve_client_with_lifecycle,
 };
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
@@ -27,7 +29,11 @@ use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use super::interact::{
+    ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
+};
 use super::process::{EXIT_GRACE, Launch, ServerProcess, StderrLog};
+use super::roots::RootInfo;
 use super::spec::{ServerSpec, Transport};
 use super::sse::SseTransport;
 use super::types::{
@@ -42,11 +48,58 @@ const STDERR_TAIL_LINES: usize = 5;
 /// How often [`McpClient::closed`] checks whether the connection has ended.
 pub const CLOSED_POLL: Duration = Duration::from_millis(100);
 
-/// Where a connection's notifications go (and, later, who answers the server's own requests:
-/// sampling, roots and elicitation are not advertised yet).
+/// The client capabilities a host implements; exactly these are advertised in `initialize`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostCapabilities {
+    /// `sampling`: it answers `sampling/createMessage`.
+    pub sampling: bool,
+    /// `roots` with `listChanged`: it answers `roots/list` and says when the roots change.
+    pub roots: bool,
+    /// `elicitation.form`: it asks the user to fill in forms (answers checked against the
+    /// schema).
+    pub elicitation_form: bool,
+    /// `elicitation.url`: it asks the user to open URLs.
+    pub elicitation_url: bool,
+}
+
+impl HostCapabilities {
+    /// Every client capability we implement.
+    pub const ALL: Self = Self {
+        sampling: true,
+        roots: true,
+        elicitation_form: true,
+        elicitation_url: true,
+    };
+}
+
+/// Where a connection's notifications go, and who answers the server's own requests
+/// (sampling, roots, elicitation). The defaults advertise and answer none of them.
 pub trait HostHandler: Send + Sync + 'static {
     /// Receives one notification; must not block (hand it to a channel).
     fn notify(&self, notification: ServerNotification);
+
+    /// The client capabilities to advertise.
+    fn capabilities(&self) -> HostCapabilities {
+        HostCapabilities::default()
+    }
+
+    /// The roots to answer `roots/list` with.
+    fn roots(&self) -> Vec<RootInfo> {
+        Vec::new()
+    }
+
+    /// Answers `sampling/createMessage` (after the user's approval).
+    fn sample(
+        &self,
+        _request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingResult, SamplingRefused>> {
+        Box::pin(std::future::ready(Err(SamplingRefused::Unsupported)))
+    }
+
+    /// Answers `elicitation/create`.
+    fn elicit(&self, _request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
+        Box::pin(std::future::ready(ElicitationReply::Decline))
+    }
 }
 
 impl HostHandler for broadcast::Sender<ServerNotification> {
@@ -113,9 +166,40 @@ impl rmcp::ClientHandler for Bridge {
         self.host.notify(ServerNotification::PromptsChanged);
     }
 
+    #[allow(deprecated)] // sampling is deprecated by 2026-07-28, used by handshake-era servers
+    async fn create_message(
+        &self,
+        params: rm::CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rm::CreateMessageResult, rm::ErrorData> {
+        let request = requests::sampling_request(params)?;
+        let result = self.host.sample(request).await;
+        requests::sampling_result(result)
+    }
+
+    #[allow(deprecated)] // roots are deprecated by 2026-07-28, used by handshake-era servers
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rm::ListRootsResult, rm::ErrorData> {
+        Ok(requests::roots(self.host.roots()))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rm::ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rm::ElicitResult, rm::ErrorData> {
+        let reply = match requests::elicitation_request(request) {
+            Some(request) => self.host.elicit(request).await,
+            None => ElicitationReply::Decline,
+        };
+        Ok(requests::elicit_result(reply))
+    }
+
     fn get_info(&self) -> rm::ClientConfig {
         rm::ClientConfig::new(
-            rm::ClientCapabilities::default(),
+            requests::capabilities(self.host.capabilities()),
             rm::Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(HANDSHAKE_VERSION)
@@ -149,6 +233,7 @@ pub struct McpClient {
     process: Option<ServerProcess>,
     info: ServerInfo,
     request_timeout: Duration,
+    roots_advertised: bool,
 }
 
 impl std::fmt::Debug for McpClient {
@@ -187,6 +272,22 @@ impl McpClient {
                 let headers = header_map(headers)?.into_iter().collect();
                 let transport = SseTransport::open(url, headers, spec.startup_timeout).await?;
                 connect_transport(spec, transport, bridge).await
+            }
+            Transport::Builtin {
+                server,
+                allow_private,
+                folders,
+            } => {
+                let roots = || bridge.host.roots().into_iter().map(|r| r.path).collect();
+                let server = super::builtin::BuiltinServer::from_transport(
+                    server,
+                    *allow_private,
+                    folders,
+                    roots,
+                )?;
+                let (client_end, server_end) = tokio::io::duplex(super::builtin::PIPE_BYTES);
+                super::builtin::serve(&server, server_end)?;
+                connect_transport(spec, client_end, bridge).await
             }
         }
     }
@@ -232,6 +333,21 @@ impl McpClient {
     /// The server's stderr buffer, for stdio servers.
     pub fn stderr(&self) -> Option<StderrLog> {
         self.process.as_ref().map(ServerProcess::stderr)
+    }
+
+    /// Tells the server that the roots changed (`notifications/roots/list_changed`); it will
+    /// ask for them again. Only sent when the roots capability was advertised.
+    pub async fn notify_roots_changed(&self) -> Result<(), McpError> {
+        if !self.roots_advertised {
+            return Ok(());
+        }
+        let send = self.service.peer().notify_roots_list_changed();
+        match tokio::time::timeout(self.request_timeout, send).await {
+            Ok(sent) => sent.map_err(convert::service_error),
+            Err(_) => Err(McpError::Timeout {
+                after: self.request_timeout,
+            }),
+        }
     }
 
     /// Every tool the server offers (all pages).
@@ -433,11 +549,13 @@ impl McpClient {
                 "the server sent no initialize result".to_owned(),
             ));
         };
+        let roots_advertised = service.service().host.capabilities().roots;
         Ok(Self {
             info: convert::server_info(&peer_info),
             service,
             process,
             request_timeout: spec.call_timeout,
+            roots_advertised,
         })
     }
 }

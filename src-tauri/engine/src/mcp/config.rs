@@ -139,7 +139,10 @@ impl ServerConfig {
     /// A copy whose env and header values are blanked (their names are kept).
     pub fn without_secrets(&self) -> Self {
         let mut copy = self.clone();
-        for v in secrets_of_mut(&mut copy.transport).values_mut() {
+        for v in secrets_of_mut(&mut copy.transport)
+            .into_iter()
+            .flat_map(|m| m.values_mut())
+        {
             SECRET_PLACEHOLDER.clone_into(v);
         }
         copy
@@ -158,6 +161,7 @@ impl ServerConfig {
             }
             Transport::Http { url, .. } => format!("{url} (streamable HTTP)"),
             Transport::Sse { url, .. } => format!("{url} (SSE)"),
+            Transport::Builtin { server, .. } => format!("builtin:{server}"),
         }
     }
 
@@ -173,19 +177,24 @@ impl ServerConfig {
     }
 }
 
+/// No secrets (a built-in server has none).
+static NO_SECRETS: BTreeMap<String, String> = BTreeMap::new();
+
 /// The env of a stdio server or the headers of a remote one.
 pub(crate) fn secrets_of(t: &Transport) -> &BTreeMap<String, String> {
     match t {
         Transport::Stdio { env, .. } => env,
         Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
+        Transport::Builtin { .. } => &NO_SECRETS,
     }
 }
 
-/// [`secrets_of`], mutable.
-pub(crate) fn secrets_of_mut(t: &mut Transport) -> &mut BTreeMap<String, String> {
+/// [`secrets_of`], mutable; `None` for a built-in server.
+pub(crate) fn secrets_of_mut(t: &mut Transport) -> Option<&mut BTreeMap<String, String>> {
     match t {
-        Transport::Stdio { env, .. } => env,
-        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
+        Transport::Stdio { env, .. } => Some(env),
+        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => Some(headers),
+        Transport::Builtin { .. } => None,
     }
 }
 
@@ -361,9 +370,11 @@ enum Kind {
     Stdio,
     Http,
     Sse,
+    Builtin,
 }
 
-const KINDS: &str = "\"stdio\", \"http\", \"streamable-http\", \"streamableHttp\" or \"sse\"";
+const KINDS: &str =
+    "\"stdio\", \"http\", \"streamable-http\", \"streamableHttp\", \"sse\" or \"builtin\"";
 
 /// The declared kind and the field declaring it; `Some((field, None))` when it is invalid.
 fn declared_kind(c: &mut Checker<'_>) -> Option<(&'static str, Option<Kind>)> {
@@ -374,6 +385,7 @@ fn declared_kind(c: &mut Checker<'_>) -> Option<(&'static str, Option<Kind>)> {
         Some("stdio") => Some(Kind::Stdio),
         Some("http" | "streamable-http" | "streamableHttp" | "streamable_http") => Some(Kind::Http),
         Some("sse") => Some(Kind::Sse),
+        Some("builtin") => Some(Kind::Builtin),
         Some(other) => {
             c.fail(
                 field,
@@ -421,6 +433,9 @@ fn parse_entry(
 
 fn transport(c: &mut Checker<'_>, declared: Option<(&str, Option<Kind>)>) -> Option<Transport> {
     let kind = declared.map(|(_, k)| k);
+    if kind == Some(Some(Kind::Builtin)) || c.obj.contains_key("builtin") {
+        return builtin(c, kind);
+    }
     let kind_field = declared.map_or("type", |(f, _)| f);
     let url = url_field(c.obj);
     let has_command = c.obj.contains_key("command");
@@ -457,6 +472,42 @@ fn transport(c: &mut Checker<'_>, declared: Option<(&str, Option<Kind>)>) -> Opt
     }
 }
 
+/// The names of the built-in servers, for messages.
+const BUILTINS: &str = "\"time\", \"fetch\" or \"filesystem\"";
+
+/// A built-in server: `"builtin": "time" | "fetch" | "filesystem"`, `allowPrivate` (fetch),
+/// `folders` (filesystem).
+fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport> {
+    if matches!(kind, Some(Some(k)) if k != Kind::Builtin) {
+        c.fail(
+            "builtin",
+            "names a built-in server but the entry declares another transport",
+        );
+        return None;
+    }
+    for field in ["command", "url"] {
+        if c.obj.contains_key(field) {
+            c.fail(field, "cannot be given for a built-in server");
+        }
+    }
+    let server = c.string("builtin");
+    let allow_private = c.flag("allowPrivate", false);
+    let folders = c.string_list("folders");
+    let server = server?;
+    if !super::builtin::BuiltinServer::NAMES.contains(&server.as_str()) {
+        c.fail(
+            "builtin",
+            &format!("{server:?} is not a built-in server; use {BUILTINS}"),
+        );
+        return None;
+    }
+    Some(Transport::Builtin {
+        server,
+        allow_private,
+        folders: folders.into_iter().map(Into::into).collect(),
+    })
+}
+
 fn stdio(c: &mut Checker<'_>, bad_kind: bool) -> Option<Transport> {
     let command = c.string("command");
     let args = c.string_list("args");
@@ -491,7 +542,7 @@ fn remote(c: &mut Checker<'_>, field: &str, kind: Option<Option<Kind>>) -> Optio
     };
     Some(match kind {
         Kind::Sse => Transport::Sse { url, headers },
-        Kind::Http | Kind::Stdio => Transport::Http { url, headers },
+        Kind::Http | Kind::Stdio | Kind::Builtin => Transport::Http { url, headers },
     })
 }
 
@@ -504,93 +555,8 @@ fn url_path_is_sse(url: &str) -> bool {
     reqwest::Url::parse(url).is_ok_and(|u| u.path().trim_end_matches('/').ends_with("/sse"))
 }
 
-/// One entry as written back to the file: Claude Desktop's fields, then ours when not default.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Entry<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    command: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    args: Option<&'a [String]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    env: Option<&'a BTreeMap<String, String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cwd: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none", rename = "type")]
-    kind: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    url: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    headers: Option<&'a BTreeMap<String, String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    disabled: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    startup_timeout_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    call_timeout_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    auto_start: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    approval: Option<Approval>,
-}
-
-fn non_empty<K, V>(m: &BTreeMap<K, V>) -> Option<&BTreeMap<K, V>> {
-    (!m.is_empty()).then_some(m)
-}
-
-fn unless_default(d: Duration, default: Duration) -> Option<u64> {
-    (d != default).then(|| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-impl<'a> From<&'a ServerConfig> for Entry<'a> {
-    fn from(s: &'a ServerConfig) -> Self {
-        let mut e = Entry {
-            command: None,
-            args: None,
-            env: None,
-            cwd: None,
-            kind: None,
-            url: None,
-            headers: None,
-            disabled: (!s.enabled).then_some(true),
-            startup_timeout_ms: unless_default(s.startup_timeout, ServerSpec::STARTUP_TIMEOUT),
-            call_timeout_ms: unless_default(s.call_timeout, ServerSpec::CALL_TIMEOUT),
-            auto_start: (!s.auto_start).then_some(false),
-            approval: (s.approval != Approval::Ask).then_some(s.approval),
-        };
-        match &s.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                e.command = Some(command);
-                e.args = Some(args);
-                e.env = non_empty(env);
-                e.cwd = cwd.as_ref().map(|p| p.display().to_string());
-            }
-            Transport::Http { url, headers } | Transport::Sse { url, headers } => {
-                let sse = matches!(s.transport, Transport::Sse { .. });
-                e.kind = Some(if sse { "sse" } else { "http" });
-                e.url = Some(url);
-                e.headers = non_empty(headers);
-            }
-        }
-        e
-    }
-}
-
-/// The configs as an `mcpServers` document (pretty JSON, servers by name); [`parse`] reads
-/// it back to the same configs.
-pub fn export(configs: &[ServerConfig]) -> String {
-    let servers: BTreeMap<&str, Entry<'_>> = configs
-        .iter()
-        .map(|c| (c.name.as_str(), Entry::from(c)))
-        .collect();
-    let doc = BTreeMap::from([("mcpServers", servers)]);
-    serde_json::to_string_pretty(&doc).unwrap_or_default()
-}
+use super::config_export::Entry;
+pub use super::config_export::export;
 
 #[cfg(test)]
 #[path = "config_tests.rs"]

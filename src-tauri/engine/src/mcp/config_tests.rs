@@ -47,6 +47,17 @@ fn sse(name: &str, url: &str) -> ServerConfig {
     )
 }
 
+fn builtin(name: &str, server: &str, allow_private: bool, folders: &[&str]) -> ServerConfig {
+    ServerConfig::new(
+        name,
+        Transport::Builtin {
+            server: server.into(),
+            allow_private,
+            folders: folders.iter().map(Into::into).collect(),
+        },
+    )
+}
+
 fn with_env(mut c: ServerConfig, pairs: &[(&str, &str)], dir: Option<&str>) -> ServerConfig {
     if let Transport::Stdio { env, cwd, .. } = &mut c.transport {
         *env = map(pairs);
@@ -256,8 +267,8 @@ fn cases() -> Vec<(&'static str, &'static str, Expected)> {
                 "s": {"type": "sse", "command": "npx"},
                 "t": {"transport": "stdio", "url": "http://h/mcp"}}}"#,
             Err(vec![
-                "server \"ws\": \"type\" \"websocket\" is not a known transport; use \"stdio\", \"http\", \"streamable-http\", \"streamableHttp\" or \"sse\"",
-                "server \"n\": \"type\" must be one of \"stdio\", \"http\", \"streamable-http\", \"streamableHttp\" or \"sse\"",
+                "server \"ws\": \"type\" \"websocket\" is not a known transport; use \"stdio\", \"http\", \"streamable-http\", \"streamableHttp\", \"sse\" or \"builtin\"",
+                "server \"n\": \"type\" must be one of \"stdio\", \"http\", \"streamable-http\", \"streamableHttp\", \"sse\" or \"builtin\"",
                 "server \"s\": \"type\" is a remote transport but the entry has a \"command\"",
                 "server \"t\": \"transport\" is \"stdio\" but the entry has a \"url\"",
             ]),
@@ -274,6 +285,35 @@ fn cases() -> Vec<(&'static str, &'static str, Expected)> {
                 "server \"x\": \"callTimeoutMs\" must be a positive whole number of milliseconds",
                 "server \"x\": \"autoStart\" must be true or false",
                 "server \"x\": \"approval\" must be \"ask\", \"allow\" or \"deny\"",
+            ]),
+        ),
+        (
+            "built-in servers, by \"builtin\" or by \"type\"",
+            r#"{"mcpServers": {
+                "clock": {"builtin": "time"},
+                "web": {"type": "builtin", "builtin": "fetch", "allowPrivate": true},
+                "files": {"builtin": "filesystem", "folders": ["/srv/notes"], "autoStart": false}
+            }}"#,
+            Ok(vec![
+                builtin("clock", "time", false, &[]),
+                builtin("web", "fetch", true, &[]),
+                ServerConfig {
+                    auto_start: false,
+                    ..builtin("files", "filesystem", false, &["/srv/notes"])
+                },
+            ]),
+        ),
+        (
+            "a built-in entry with an unknown name, a command, or another transport",
+            r#"{"mcpServers": {
+                "a": {"builtin": "weather"},
+                "b": {"builtin": "time", "command": "node"},
+                "c": {"type": "sse", "builtin": "time"}
+            }}"#,
+            Err(vec![
+                "server \"a\": \"builtin\" \"weather\" is not a built-in server; use \"time\", \"fetch\" or \"filesystem\"",
+                "server \"b\": \"command\" cannot be given for a built-in server",
+                "server \"c\": \"builtin\" names a built-in server but the entry declares another transport",
             ]),
         ),
         (

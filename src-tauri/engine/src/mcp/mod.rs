@@ -2,13 +2,21 @@
 //! the protocol (on rmcp, wrapped here so its API churn stays in this module), tool
 //! execution for the agent loop, approval policy and built-in servers.
 
+mod backoff;
 pub mod builtin;
 pub mod client;
 pub mod config;
+mod config_export;
 mod doc;
 mod host;
+mod host_ops;
+pub mod interact;
+mod interact_types;
 pub mod policy;
 pub mod process;
+pub mod roots;
+pub mod sampling;
+mod server_host;
 pub mod servers;
 pub mod spec;
 pub mod sse;
@@ -19,9 +27,13 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
-pub use client::{HostHandler, IgnoreNotifications, McpClient};
+pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, McpClient};
 pub use config::{Approval, ConfigError, ServerConfig};
+pub use host_ops::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
+pub use interact::{InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler};
 pub use policy::{Decision, Policies};
+pub use roots::{RootInfo, Roots};
+pub use sampling::SamplingModel;
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 pub use spec::{ServerSpec, Transport};
 pub use supervisor::{Backoff, ServerLogs, ServerState, Supervisor, SupervisorEvent};

@@ -2,7 +2,8 @@
 //! Sources, strongest first: the user's policy for that very tool (`tool_policies`), the
 //! server's configured `approval`, an "allow for this chat" grant (in memory, per
 //! conversation), and the tool's annotations: read-only tools are auto-allowed only with the
-//! global opt-in `tools.auto_allow_read_only`, destructive ones never.
+//! global opt-in `tools.auto_allow_read_only`, destructive ones (which, as the spec says, is
+//! every tool that is not read-only and does not say otherwise) never.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -76,6 +77,12 @@ pub fn resolve(inputs: Inputs) -> Decision {
     Decision::Ask
 }
 
+/// Whether a tool counts as destructive: the spec's default for `destructiveHint` is true
+/// for a tool that is not read-only, so a tool without annotations is destructive.
+pub fn destructive(annotations: &ToolAnnotations) -> bool {
+    annotations.read_only != Some(true) && annotations.destructive != Some(false)
+}
+
 /// Conversation id → the (server, tool) pairs allowed in it.
 type Grants = HashMap<String, HashSet<(String, String)>>;
 
@@ -126,7 +133,7 @@ impl Policies {
             server_approval: record.config.approval,
             allowed_for_chat: self.allowed_for_chat(conversation, &record.config.name, tool),
             read_only: annotations.read_only == Some(true),
-            destructive: annotations.destructive == Some(true),
+            destructive: destructive(annotations),
             auto_allow_read_only: opt_in == Some(Value::Bool(true)),
         };
         Ok(resolve(inputs))

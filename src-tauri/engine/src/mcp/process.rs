@@ -102,7 +102,9 @@ impl Drop for ServerProcess {
 impl ServerProcess {
     /// Spawns `launch` with piped stdin/stdout, stderr captured into a [`StderrLog`].
     /// Returns the process and the pipes the transport speaks over.
-    pub async fn spawn(launch: Launch<'_>) -> Result<(Self, ChildStdout, ChildStdin), SpawnError> {
+    pub async fn spawn(
+        launch: Launch<'_>,
+    ) -> Result<(Self, DrainingStdout, ChildStdin), SpawnError> {
         check_cwd(launch)?;
         let path = login_path().await;
         let mut command = build_command(launch, path);
@@ -123,7 +125,7 @@ impl ServerProcess {
             capture,
             ended: false,
         };
-        Ok((process, stdout, stdin))
+        Ok((process, DrainingStdout(Some(stdout)), stdin))
     }
 
     /// The leader's pid, which is also the process group id.
@@ -228,6 +230,38 @@ fn spawn_error(launch: Launch<'_>, error: &io::Error) -> SpawnError {
         _ => format!("cannot start `{}`: {error}", launch.command),
     };
     SpawnError { reason }
+}
+
+/// A server's stdout that, once dropped, is still read (and discarded) until the server
+/// exits: a server that writes while it is being stopped (a log line, a notification) must
+/// not die of a broken pipe and fill its stderr with the crash.
+#[derive(Debug)]
+pub struct DrainingStdout(Option<ChildStdout>);
+
+impl AsyncRead for DrainingStdout {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        match self.0.as_mut() {
+            Some(out) => std::pin::Pin::new(out).poll_read(cx, buf),
+            None => std::task::Poll::Ready(Ok(())),
+        }
+    }
+}
+
+impl Drop for DrainingStdout {
+    fn drop(&mut self) {
+        let (Some(mut out), Ok(runtime)) = (self.0.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        // Ends at EOF: when the server exits or its group is killed by the shutdown.
+        runtime.spawn(async move {
+            let _ = tokio::io::copy(&mut out, &mut tokio::io::sink()).await;
+        });
+    }
 }
 
 /// Reads `stream` line by line into `log` until it closes (lossy UTF-8, long lines cut).

@@ -43,6 +43,27 @@ pub enum Transport {
         #[serde(default)]
         headers: BTreeMap<String, String>,
     },
+    /// One of our built-in servers, run in-process (nothing is spawned).
+    Builtin {
+        /// Which one: `time`, `fetch` or `filesystem`.
+        server: String,
+        /// `fetch`: allow private, loopback and link-local addresses.
+        #[serde(default, rename = "allowPrivate")]
+        allow_private: bool,
+        /// `filesystem`: the folders it may touch; none means the user's roots.
+        #[serde(default)]
+        #[ts(type = "Array<string>")]
+        folders: Vec<PathBuf>,
+    },
+}
+
+impl Transport {
+    /// Whether this is a built-in filesystem server without folders of its own: it works in
+    /// the user's roots (and is restarted when they change).
+    pub fn follows_roots(&self) -> bool {
+        matches!(self, Self::Builtin { server, folders, .. }
+            if server == "filesystem" && folders.is_empty())
+    }
 }
 
 /// One server to connect to.

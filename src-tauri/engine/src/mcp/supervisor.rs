@@ -16,10 +16,15 @@ use serde::{Serialize, Serializer};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use ts_rs::TS;
 
+pub use super::backoff::Backoff;
 use super::client::McpClient;
 use super::config::ServerConfig;
+use super::interact::Interactions;
 use super::process::StderrLog;
+use super::roots::Roots;
+use super::server_host::ServerHost;
 use super::tools::Limits;
 use super::types::{McpError, ServerInfo, ServerNotification, ToolInfo};
 
@@ -33,7 +38,7 @@ const RELEASE_WAIT: Duration = Duration::from_secs(2);
 const METHOD_NOT_FOUND: i32 = -32601;
 
 /// The state of one supervised server.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerState {
     /// Spawning or connecting, handshake and first tool listing.
@@ -59,6 +64,7 @@ pub enum ServerState {
         attempt: u32,
         /// The delay before it (serialized as `in_ms`).
         #[serde(rename = "in_ms", serialize_with = "millis")]
+        #[ts(type = "number")]
         r#in: Duration,
     },
 }
@@ -68,7 +74,7 @@ fn millis<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Something that happened to a supervised server.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SupervisorEvent {
     /// Its state changed.
@@ -85,43 +91,8 @@ pub enum SupervisorEvent {
     },
 }
 
-/// The restart policy for servers that die unexpectedly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Backoff {
-    /// The delay before the first restart; it doubles with each consecutive failure.
-    pub base: Duration,
-    /// The longest delay.
-    pub max: Duration,
-    /// After this many consecutive failures (crashes or failed restarts) the server is Failed.
-    pub max_failures: u32,
-}
-
-impl Default for Backoff {
-    /// 1 s, 2 s, 4 s … up to 60 s; give up after 5 consecutive failures.
-    fn default() -> Self {
-        Self {
-            base: Duration::from_secs(1),
-            max: Duration::from_secs(60),
-            max_failures: 5,
-        }
-    }
-}
-
-impl Backoff {
-    /// The delay before restart `attempt` (1-based), without jitter.
-    pub fn delay(&self, attempt: u32) -> Duration {
-        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
-        self.base.saturating_mul(factor).min(self.max)
-    }
-
-    /// [`Backoff::delay`] with ±20 % jitter.
-    pub fn jittered(&self, attempt: u32) -> Duration {
-        self.delay(attempt).mul_f64(0.8 + fastrand::f64() * 0.4)
-    }
-}
-
 /// A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, TS)]
 pub struct ServerLogs {
     /// Its stderr (stdio servers), the last [`super::process::STDERR_LINES`] lines.
     pub stderr: Vec<String>,
@@ -148,6 +119,8 @@ struct Inner {
     events: broadcast::Sender<SupervisorEvent>,
     backoff: Backoff,
     limits: Limits,
+    interactions: Interactions,
+    roots: Roots,
 }
 
 /// What is known of one server.
@@ -183,6 +156,8 @@ impl Supervisor {
             events,
             backoff,
             limits,
+            interactions: Interactions::default(),
+            roots: Roots::default(),
         };
         Self {
             inner: Arc::new(inner),
@@ -192,6 +167,66 @@ impl Supervisor {
     /// Receives every event from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<SupervisorEvent> {
         self.inner.events.subscribe()
+    }
+
+    /// The servers' requests waiting for the user (sampling, elicitation).
+    pub fn interactions(&self) -> &Interactions {
+        &self.inner.interactions
+    }
+
+    /// The folders advertised to servers as roots.
+    pub fn roots(&self) -> &Roots {
+        &self.inner.roots
+    }
+
+    /// Replaces the roots and tells every running server that they changed; a built-in
+    /// filesystem server that works in the roots is restarted on the new ones.
+    pub async fn set_roots(&self, folders: Vec<std::path::PathBuf>) {
+        self.inner.roots.set(folders);
+        let follow: Vec<String> = (self.inner.lock().iter())
+            .filter(|(_, s)| {
+                s.client.is_some()
+                    && s.config
+                        .as_ref()
+                        .is_some_and(|c| c.transport.follows_roots())
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in follow {
+            self.restart(&name).await;
+        }
+        let clients: Vec<(String, Arc<McpClient>)> = (self.inner.lock().iter())
+            .filter_map(|(name, s)| Some((name.clone(), Arc::clone(s.client.as_ref()?))))
+            .collect();
+        let notices = clients.iter().map(|(name, client)| async move {
+            if let Err(error) = client.notify_roots_changed().await {
+                tracing::warn!(server = %name, %error, "cannot send roots/list_changed");
+            }
+        });
+        futures::future::join_all(notices).await;
+    }
+
+    /// Lists the tools of running server `name` again and caches them; `false` if it is not
+    /// running or the listing failed.
+    pub(super) async fn refresh_tools(&self, name: &str) -> bool {
+        let Some(client) = self.client(name) else {
+            return false;
+        };
+        let listed = list_tools(&client).await;
+        drop(client);
+        let Ok(tools) = listed else { return false };
+        if let Some(slot) = self.inner.lock().get_mut(name) {
+            if let ServerState::Ready { tools: count, .. } = &mut slot.state {
+                *count = tools.len();
+            }
+            slot.tools = Arc::new(tools);
+        }
+        true
+    }
+
+    /// The client of running server `name`, for listings and reads.
+    pub(super) fn client(&self, name: &str) -> Option<Arc<McpClient>> {
+        self.inner.lock().get(name)?.client.clone()
     }
 
     /// The state of server `name` (`None` if it was never started).
@@ -436,7 +471,13 @@ async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, Str
     let spec = config.spec();
     let attempt = async {
         let (tx, notifications) = mpsc::unbounded_channel();
-        let client = McpClient::connect(&spec, tx).await?;
+        let host = ServerHost {
+            server: config.name.clone(),
+            notifications: tx,
+            interactions: inner.interactions.clone(),
+            roots: inner.roots.clone(),
+        };
+        let client = McpClient::connect(&spec, host).await?;
         match list_tools(&client).await {
             Ok(tools) => Ok((client, notifications, tools)),
             Err(e) => {
@@ -494,6 +535,7 @@ async fn serve(inner: &Inner, name: &str, conn: Connection, stop: &CancellationT
         }
     };
     drop(client);
+    inner.interactions.cancel_server(name);
     if let Some(client) = inner.take_client(name) {
         release(client).await;
     }

@@ -124,6 +124,8 @@ impl Supervisor {
     /// Calls `tool` of `server` with `args` (a JSON object) after validating them against the
     /// tool's input schema, under the server's call timeout; the result is truncated to the
     /// supervisor's [`Limits`]. A tool that reports an error is a result with `is_error`.
+    /// A tool name not in the cached list is looked up once more with a fresh `tools/list`
+    /// (a server may add tools right after start-up, before its `list_changed` arrives).
     pub async fn call(
         &self,
         server: &str,
@@ -131,7 +133,12 @@ impl Supervisor {
         args: Value,
         cancel: CancellationToken,
     ) -> Result<ToolResult, ToolError> {
-        let (client, info, timeout) = self.callable(server, tool)?;
+        let (client, info, timeout) = match self.callable(server, tool) {
+            Err(ToolError::UnknownTool { .. }) if self.refresh_tools(server).await => {
+                self.callable(server, tool)?
+            }
+            other => other?,
+        };
         let args = validate(&info, args)?;
         let result = client.call_tool(tool, args, timeout, cancel).await?;
         Ok(truncate(result, &self.limits()))

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use ts_rs::TS;
 
 /// Who the server says it is, and the protocol revision both sides agreed on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ServerInfo {
     /// The server's implementation name (`serverInfo.name`).
     pub name: String,
@@ -23,7 +24,7 @@ pub struct ServerInfo {
 }
 
 /// One tool a server offers.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct ToolInfo {
     /// The tool's name, unique within its server.
     pub name: String,
@@ -40,7 +41,7 @@ pub struct ToolInfo {
 }
 
 /// A tool's behaviour hints; `None` means the server said nothing.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ToolAnnotations {
     /// Does not modify its environment.
     pub read_only: Option<bool>,
@@ -53,7 +54,7 @@ pub struct ToolAnnotations {
 }
 
 /// The result of one tool call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct ToolResult {
     /// The unstructured content, in order.
     pub content: Vec<ResultPart>,
@@ -64,7 +65,7 @@ pub struct ToolResult {
 }
 
 /// One piece of a tool result or prompt message.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResultPart {
     /// Plain text.
@@ -93,7 +94,7 @@ pub enum ResultPart {
 }
 
 /// A resource a server lists (or links to).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ResourceInfo {
     /// Its URI.
     pub uri: String,
@@ -110,7 +111,7 @@ pub struct ResourceInfo {
 }
 
 /// The contents of a resource: text or a base64 blob.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ResourceContent {
     /// The URI these contents belong to.
     pub uri: String,
@@ -121,7 +122,7 @@ pub struct ResourceContent {
 }
 
 /// Text or binary resource contents.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum ResourceBody {
     /// UTF-8 text.
@@ -131,7 +132,7 @@ pub enum ResourceBody {
 }
 
 /// A prompt template a server offers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct PromptInfo {
     /// Its name.
     pub name: String,
@@ -144,7 +145,7 @@ pub struct PromptInfo {
 }
 
 /// One argument of a prompt.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct PromptArgument {
     /// Its name.
     pub name: String,

@@ -51,9 +51,8 @@ impl Stored {
 
     fn into_config(self) -> ServerConfig {
         let mut config = self.config;
-        let values = secrets_of_mut(&mut config.transport);
-        for (k, v) in self.secrets {
-            values.insert(k, v);
+        if let Some(values) = secrets_of_mut(&mut config.transport) {
+            values.extend(self.secrets);
         }
         config
     }
@@ -95,6 +94,7 @@ fn kind_text(t: &Transport) -> &'static str {
         Transport::Stdio { .. } => "stdio",
         Transport::Http { .. } => "http",
         Transport::Sse { .. } => "sse",
+        Transport::Builtin { .. } => "builtin",
     }
 }
 

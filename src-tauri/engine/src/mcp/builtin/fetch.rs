@@ -152,9 +152,11 @@ impl FetchServer {
 
     /// An HTTP client whose resolver and redirect policy enforce the address rule.
     fn client(&self) -> Result<reqwest::Client, String> {
+        // No proxy: a proxy would resolve the host itself, past the address rule.
         let mut builder = reqwest::Client::builder()
             .user_agent(USER_AGENT)
-            .timeout(FETCH_TIMEOUT);
+            .timeout(FETCH_TIMEOUT)
+            .no_proxy();
         if !self.allow_private {
             builder = builder
                 .dns_resolver(Arc::new(PublicOnly))

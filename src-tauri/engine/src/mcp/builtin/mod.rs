@@ -23,7 +23,7 @@ use super::spec::{ServerSpec, Transport};
 use super::types::McpError;
 
 /// The size of the in-memory pipe between the client and a built-in server.
-const PIPE_BYTES: usize = 64 * 1024;
+pub(super) const PIPE_BYTES: usize = 64 * 1024;
 
 /// One built-in server and its settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,6 +47,27 @@ impl BuiltinServer {
     /// The names of the built-in servers.
     pub const NAMES: [&'static str; 3] = ["time", "fetch", "filesystem"];
 
+    /// The built-in server a [`Transport::Builtin`] names; a filesystem server with no
+    /// folders of its own gets `roots`.
+    pub fn from_transport(
+        server: &str,
+        allow_private: bool,
+        folders: &[PathBuf],
+        roots: impl FnOnce() -> Vec<PathBuf>,
+    ) -> Result<Self, McpError> {
+        match server {
+            "time" => Ok(Self::Time),
+            "fetch" => Ok(Self::Fetch { allow_private }),
+            "filesystem" if folders.is_empty() => Ok(Self::Filesystem { roots: roots() }),
+            "filesystem" => Ok(Self::Filesystem {
+                roots: folders.to_vec(),
+            }),
+            other => Err(McpError::Connect(format!(
+                "{other:?} is not a built-in server (time, fetch, filesystem)"
+            ))),
+        }
+    }
+
     /// This server's name.
     pub fn name(&self) -> &'static str {
         match self {
@@ -64,26 +85,43 @@ pub async fn connect(
     host: impl HostHandler,
 ) -> Result<McpClient, McpError> {
     let (client_end, server_end) = tokio::io::duplex(PIPE_BYTES);
+    serve(server, server_end)?;
+    McpClient::connect_in_process(&spec(server), client_end, host).await
+}
+
+/// Runs `server` on the server end of an in-memory pipe, in its own task.
+pub(super) fn serve(
+    server: &BuiltinServer,
+    server_end: tokio::io::DuplexStream,
+) -> Result<(), McpError> {
     match server {
         BuiltinServer::Time => spawn_server(TimeServer::new(), server_end),
         BuiltinServer::Fetch { allow_private } => {
             spawn_server(FetchServer::new(*allow_private), server_end);
         }
         BuiltinServer::Filesystem { roots } => {
-            let fs = FilesystemServer::new(roots).map_err(McpError::Connect)?;
+            let fs = FilesystemServer::new(roots)
+                .map_err(|e| McpError::Connect(format!("{e}; choose folders (roots) first")))?;
             spawn_server(fs, server_end);
         }
     }
-    McpClient::connect_in_process(&spec(server), client_end, host).await
+    Ok(())
 }
 
-/// The spec a built-in connection reports (its transport is nominal: nothing is spawned).
+/// The spec a built-in connection reports.
 fn spec(server: &BuiltinServer) -> ServerSpec {
-    let transport = Transport::Stdio {
-        command: format!("builtin:{}", server.name()),
-        args: Vec::new(),
-        env: Default::default(),
-        cwd: None,
+    let transport = Transport::Builtin {
+        server: server.name().to_owned(),
+        allow_private: matches!(
+            server,
+            BuiltinServer::Fetch {
+                allow_private: true
+            }
+        ),
+        folders: match server {
+            BuiltinServer::Filesystem { roots } => roots.clone(),
+            _ => Vec::new(),
+        },
     };
     ServerSpec::new(server.name(), transport)
 }

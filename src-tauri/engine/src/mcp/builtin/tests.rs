@@ -327,3 +327,88 @@ async fn a_filesystem_server_needs_existing_roots() {
     let result = connect(&missing, IgnoreNotifications).await;
     assert!(result.is_err());
 }
+
+#[tokio::test]
+async fn configured_builtin_servers_start_under_the_supervisor_and_filesystem_defaults_to_the_roots()
+ {
+    use crate::mcp::{ServerConfig, ServerState, Supervisor, Transport};
+    let (_dir, root, _outside) = fs_fixture();
+    let supervisor = Supervisor::default();
+    let builtin = |name: &str, server: &str| {
+        let transport = Transport::Builtin {
+            server: server.to_owned(),
+            allow_private: false,
+            folders: Vec::new(),
+        };
+        ServerConfig::new(name, transport)
+    };
+    let files = builtin("files", "filesystem");
+    let ServerState::Failed { reason } = supervisor.start(files.clone()).await else {
+        panic!("a filesystem server without roots started");
+    };
+    assert!(reason.contains("choose folders (roots) first"), "{reason}");
+    supervisor.roots().set(vec![root.clone()]);
+    let states = supervisor
+        .start_all(&[builtin("clock", "time"), files])
+        .await;
+    for (name, state) in &states {
+        assert!(
+            matches!(state, ServerState::Ready { .. }),
+            "{name}: {state:?}"
+        );
+    }
+    let listing = supervisor
+        .call(
+            "files",
+            "list_directory",
+            json!({ "path": root }),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        text(&listing).contains("[FILE] big.txt"),
+        "{}",
+        text(&listing)
+    );
+    let now = supervisor
+        .call(
+            "clock",
+            "get_current_time",
+            json!({ "timezone": "UTC" }),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(text(&now).contains("UTC"), "{}", text(&now));
+    let notes = root.join("notes");
+    supervisor.set_roots(vec![notes.clone()]).await;
+    let listing = supervisor
+        .call(
+            "files",
+            "list_directory",
+            json!({ "path": notes }),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        text(&listing).contains("[FILE] todo.txt"),
+        "{}",
+        text(&listing)
+    );
+    let outside_now = supervisor
+        .call(
+            "files",
+            "list_directory",
+            json!({ "path": root }),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        outside_now.is_error,
+        "the old root is still allowed: {outside_now:?}"
+    );
+    supervisor.shutdown_all().await;
+}

@@ -38,6 +38,33 @@ const DESTRUCTIVE: ToolAnnotations = ToolAnnotations {
     destructive: Some(true),
     ..PLAIN
 };
+const ADDITIVE: ToolAnnotations = ToolAnnotations {
+    read_only: Some(false),
+    destructive: Some(false),
+    ..PLAIN
+};
+
+#[test]
+fn a_tool_is_destructive_unless_it_says_it_is_read_only_or_not_destructive() {
+    use crate::mcp::policy::destructive;
+    let cases = [
+        (PLAIN, true),
+        (DESTRUCTIVE, true),
+        (ADDITIVE, false),
+        (READ_ONLY, false),
+        (
+            ToolAnnotations {
+                read_only: Some(true),
+                destructive: Some(true),
+                ..PLAIN
+            },
+            false,
+        ),
+    ];
+    for (annotations, expected) in cases {
+        assert_eq!(destructive(&annotations), expected, "{annotations:?}");
+    }
+}
 
 #[tokio::test]
 async fn by_default_every_tool_asks_even_a_read_only_one() {
@@ -79,7 +106,8 @@ async fn read_only_tools_are_auto_allowed_only_with_the_opt_in() {
 }
 
 #[tokio::test]
-async fn destructive_tools_are_never_auto_allowed_even_when_the_server_allows_all() {
+async fn destructive_and_unannotated_tools_are_never_auto_allowed_even_when_the_server_allows_all()
+{
     let (_dir, store) = store_with(Approval::Allow).await;
     let p = Policies::default();
     let key = crate::mcp::policy::AUTO_ALLOW_READ_ONLY;
@@ -92,7 +120,11 @@ async fn destructive_tools_are_never_auto_allowed_even_when_the_server_allows_al
         .await
         .unwrap();
     let plain = p.decide(&store, "srv", "p", &PLAIN, "c1").await.unwrap();
-    assert_eq!((destructive, plain), (Decision::Ask, Decision::Allow));
+    let additive = p.decide(&store, "srv", "a", &ADDITIVE, "c1").await.unwrap();
+    assert_eq!(
+        (destructive, plain, additive),
+        (Decision::Ask, Decision::Ask, Decision::Allow)
+    );
 }
 
 #[tokio::test]
@@ -115,7 +147,10 @@ async fn a_stored_tool_policy_overrides_the_server_default() {
         .unwrap();
     assert_eq!((rm, wipe), (Decision::Deny, Decision::Allow));
     store.set_tool_policy(&id, "rm", None).await.unwrap();
-    let rm = p.decide(&store, "srv", "rm", &PLAIN, "c1").await.unwrap();
+    let rm = p
+        .decide(&store, "srv", "rm", &ADDITIVE, "c1")
+        .await
+        .unwrap();
     assert_eq!(rm, Decision::Allow);
 }
 

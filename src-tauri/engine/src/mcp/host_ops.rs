@@ -1,0 +1,200 @@
+//! The engine's operations on running servers beyond tools (states, logs, resources, prompts,
+//! restart) and on the client capabilities: answering the servers' requests to the user,
+//! the roots, and the model that answers sampling requests ([`Sampler`] for [`Engine`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::McpClient;
+use super::interact::{
+    InteractionAnswer, InteractionError, Sampler, SamplingRequest, SamplingResult,
+};
+use super::roots::{self, ROOTS_SETTING, RootInfo};
+use super::sampling::{self, SAMPLING_MODEL, SAMPLING_PROVIDER, SamplingModel};
+use super::supervisor::{ServerLogs, ServerState};
+use super::tools::ToolError;
+use super::types::{McpError, PromptInfo, ResourceInfo};
+use crate::provider::Provider;
+use crate::{Engine, EngineError};
+
+/// The setting overriding how long a server's request waits for the user, in seconds.
+pub const INTERACTION_TIMEOUT_SETTING: &str = "mcp.interaction_timeout_secs";
+
+/// One supervised server and its state.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+pub struct ServerStatus {
+    /// The server's name.
+    pub name: String,
+    /// Its state.
+    pub state: ServerState,
+}
+
+impl Engine {
+    /// Reads the MCP host's settings into the running host: the roots and the interaction
+    /// timeout. Called when the engine opens.
+    pub async fn load_mcp_settings(&self) -> Result<(), EngineError> {
+        let folders = roots::from_setting(self.store().setting(ROOTS_SETTING).await?.as_ref());
+        self.supervisor().roots().set(folders);
+        let timeout = self.store().setting(INTERACTION_TIMEOUT_SETTING).await?;
+        if let Some(secs) = timeout.as_ref().and_then(Value::as_u64).filter(|s| *s > 0) {
+            let timeout = Duration::from_secs(secs);
+            self.supervisor().interactions().set_timeout(timeout);
+        }
+        Ok(())
+    }
+
+    /// Answers the server request `id` (sampling: approve or deny; elicitation: accept with
+    /// content, decline or cancel). An approved sampling request runs on the sampling model.
+    /// Returns the URL to open in the system browser when a URL request was accepted.
+    pub fn answer_interaction(
+        &self,
+        id: &str,
+        answer: InteractionAnswer,
+    ) -> Result<Option<String>, EngineError> {
+        Ok(self.supervisor().interactions().answer(id, answer, self)?)
+    }
+
+    /// The folders advertised to servers as roots.
+    pub fn roots(&self) -> Vec<RootInfo> {
+        self.supervisor().roots().list()
+    }
+
+    /// Replaces the roots (each an existing absolute folder), stores them, and tells every
+    /// running server (`notifications/roots/list_changed`).
+    pub async fn set_roots(&self, folders: Vec<PathBuf>) -> Result<Vec<RootInfo>, EngineError> {
+        let folders =
+            roots::check(&folders).map_err(|problems| InteractionError::BadSetting { problems })?;
+        let value = roots::to_setting(&folders);
+        self.store().set_setting(ROOTS_SETTING, &value).await?;
+        self.supervisor().set_roots(folders).await;
+        Ok(self.roots())
+    }
+
+    /// The provider and model that answer sampling requests, if chosen.
+    pub async fn sampling_model(&self) -> Result<Option<SamplingModel>, EngineError> {
+        let provider = self.store().setting(SAMPLING_PROVIDER).await?;
+        let model = self.store().setting(SAMPLING_MODEL).await?;
+        let text = |v: Option<Value>| v.and_then(|v| v.as_str().map(str::to_owned));
+        Ok(match (text(provider), text(model)) {
+            (Some(provider), Some(model)) => Some(SamplingModel { provider, model }),
+            _ => None,
+        })
+    }
+
+    /// Chooses (or with `None` clears) the model that answers sampling requests; the
+    /// provider must exist.
+    pub async fn set_sampling_model(
+        &self,
+        choice: Option<SamplingModel>,
+    ) -> Result<(), EngineError> {
+        let (provider, model) = match choice {
+            Some(c) => {
+                let record = self.store().find_provider(&c.provider).await?;
+                if c.model.trim().is_empty() {
+                    let problems = vec!["the sampling model cannot be empty".to_owned()];
+                    return Err(InteractionError::BadSetting { problems }.into());
+                }
+                (Value::String(record.id), Value::String(c.model))
+            }
+            None => (Value::Null, Value::Null),
+        };
+        self.store()
+            .set_setting(SAMPLING_PROVIDER, &provider)
+            .await?;
+        Ok(self.store().set_setting(SAMPLING_MODEL, &model).await?)
+    }
+
+    /// Runs `request` on the sampling model.
+    async fn run_sampling(&self, request: SamplingRequest) -> Result<SamplingResult, EngineError> {
+        let Some(choice) = self.sampling_model().await? else {
+            return Err(InteractionError::NoSamplingModel.into());
+        };
+        let client = self.provider_client(&choice.provider).await?;
+        let events = client
+            .complete(sampling::chat_request(&choice.model, request))
+            .await?;
+        Ok(sampling::result(&choice.model, &events))
+    }
+
+    /// Every supervised server and its state, by name.
+    pub fn server_states(&self) -> Vec<ServerStatus> {
+        let states = self.supervisor().states().into_iter();
+        states
+            .map(|(name, state)| ServerStatus { name, state })
+            .collect()
+    }
+
+    /// Stops server `name` if running and starts it again (from its stored configuration).
+    pub async fn restart_server(&self, name: &str) -> Result<(), EngineError> {
+        let record = self.store().find_server(name).await?;
+        self.stop_server(&record.config.name).await;
+        self.start_server(&record.config.name).await
+    }
+
+    /// The stderr lines and MCP log messages of server `name` (kept after it stops).
+    pub fn server_logs(&self, name: &str) -> Result<ServerLogs, EngineError> {
+        let server = name.to_owned();
+        (self.supervisor().logs(name)).ok_or_else(|| ToolError::UnknownServer { server }.into())
+    }
+
+    /// The resources running server `name` lists (none when it has no resources).
+    pub async fn server_resources(&self, name: &str) -> Result<Vec<ResourceInfo>, EngineError> {
+        let client = self.running(name)?;
+        Ok(none_if_unsupported(client.list_resources().await)?)
+    }
+
+    /// The prompts running server `name` lists (none when it has no prompts).
+    pub async fn server_prompts(&self, name: &str) -> Result<Vec<PromptInfo>, EngineError> {
+        let client = self.running(name)?;
+        Ok(none_if_unsupported(client.list_prompts().await)?)
+    }
+
+    fn running(&self, name: &str) -> Result<Arc<McpClient>, EngineError> {
+        let server = name.to_owned();
+        match (
+            self.supervisor().client(name),
+            self.supervisor().state(name),
+        ) {
+            (Some(client), _) => Ok(client),
+            (None, None) => Err(ToolError::UnknownServer { server }.into()),
+            (None, Some(state)) => Err(ToolError::NotReady {
+                server,
+                state: format!("{state:?}"),
+            }
+            .into()),
+        }
+    }
+}
+
+/// JSON-RPC "method not found": the server does not offer this kind of thing.
+const METHOD_NOT_FOUND: i32 = -32601;
+
+/// An empty list when the server does not implement the listing.
+fn none_if_unsupported<T>(listed: Result<Vec<T>, McpError>) -> Result<Vec<T>, ToolError> {
+    match listed {
+        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => Ok(Vec::new()),
+        other => Ok(other?),
+    }
+}
+
+impl Sampler for Engine {
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingResult, String>> {
+        let engine = self.clone();
+        Box::pin(async move {
+            let result = engine.run_sampling(request).await;
+            result.map_err(|e| {
+                tracing::warn!(error = %e, "sampling failed");
+                e.to_string()
+            })
+        })
+    }
+}

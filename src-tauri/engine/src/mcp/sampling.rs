@@ -1,0 +1,178 @@
+//! Running an approved sampling request on the user's chosen model: the request as a
+//! provider-neutral [`ChatRequest`], the model's events back as a [`SamplingResult`]. The
+//! provider and model are the settings [`SAMPLING_PROVIDER`] and [`SAMPLING_MODEL`].
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::interact::{SamplingContent, SamplingRequest, SamplingResult, SamplingRole, StopReason};
+use crate::provider::{
+    ChatMessage, ChatRequest, FinishReason, ProviderEvent, SamplingParams, UserPart,
+};
+
+/// The setting naming the provider (id or name) that answers sampling requests.
+pub const SAMPLING_PROVIDER: &str = "mcp.sampling_provider";
+/// The setting naming the model that answers sampling requests.
+pub const SAMPLING_MODEL: &str = "mcp.sampling_model";
+
+/// The provider and model that answer sampling requests.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SamplingModel {
+    /// The provider's id or name.
+    pub provider: String,
+    /// The model id as the provider knows it.
+    pub model: String,
+}
+
+/// `request` as a chat request to `model`: user parts become user messages (text and
+/// images), assistant parts assistant text; audio and tool parts are left out.
+pub fn chat_request(model: &str, request: SamplingRequest) -> ChatRequest {
+    let messages = request.messages.into_iter().filter_map(|m| {
+        let parts: Vec<UserPart> = m.content.into_iter().filter_map(user_part).collect();
+        match m.role {
+            SamplingRole::User if !parts.is_empty() => Some(ChatMessage::User { parts }),
+            SamplingRole::Assistant => Some(ChatMessage::Assistant {
+                text: UserPart::text_of(&parts),
+                tool_calls: Vec::new(),
+            }),
+            SamplingRole::User => None,
+        }
+    });
+    ChatRequest {
+        model: model.to_owned(),
+        system: request.system_prompt,
+        messages: messages.collect(),
+        params: SamplingParams {
+            temperature: request.temperature,
+            max_tokens: Some(request.max_tokens),
+            stop: request.stop_sequences,
+            ..SamplingParams::default()
+        },
+        ..ChatRequest::default()
+    }
+}
+
+fn user_part(content: SamplingContent) -> Option<UserPart> {
+    match content {
+        SamplingContent::Text { text } => Some(UserPart::Text { text }),
+        SamplingContent::Image { mime, data } => Some(UserPart::Image {
+            mime_type: mime,
+            data,
+        }),
+        SamplingContent::Audio { .. } | SamplingContent::Unsupported { .. } => None,
+    }
+}
+
+/// The model's answer from its events: the text (reasoning left out) and why it stopped.
+pub fn result(model: &str, events: &[ProviderEvent]) -> SamplingResult {
+    let mut text = String::new();
+    let mut stop_reason = StopReason::EndTurn;
+    for event in events {
+        match event {
+            ProviderEvent::TextDelta { text: delta } => text.push_str(delta),
+            ProviderEvent::Finish { reason } => stop_reason = stop(reason),
+            _ => {}
+        }
+    }
+    SamplingResult {
+        model: model.to_owned(),
+        text,
+        stop_reason,
+    }
+}
+
+fn stop(reason: &FinishReason) -> StopReason {
+    match reason {
+        FinishReason::Stop => StopReason::EndTurn,
+        FinishReason::Length => StopReason::MaxTokens,
+        FinishReason::ToolCalls => StopReason::Other("toolUse".to_owned()),
+        FinishReason::ContentFilter => StopReason::Other("contentFilter".to_owned()),
+        FinishReason::Other(other) => StopReason::Other(other.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::interact::SamplingMessage;
+
+    fn text(t: &str) -> SamplingContent {
+        SamplingContent::Text { text: t.to_owned() }
+    }
+
+    #[test]
+    fn a_sampling_request_becomes_a_chat_request_with_its_system_prompt_and_limits() {
+        let request = SamplingRequest {
+            messages: vec![
+                SamplingMessage {
+                    role: SamplingRole::User,
+                    content: vec![
+                        text("hi"),
+                        SamplingContent::Audio {
+                            mime: "audio/wav".into(),
+                            data: "AA==".into(),
+                        },
+                    ],
+                },
+                SamplingMessage {
+                    role: SamplingRole::Assistant,
+                    content: vec![text("hello")],
+                },
+                SamplingMessage {
+                    role: SamplingRole::User,
+                    content: vec![SamplingContent::Unsupported {
+                        kind: "tool_result".into(),
+                    }],
+                },
+            ],
+            system_prompt: Some("be brief".into()),
+            max_tokens: 50,
+            temperature: Some(0.5),
+            stop_sequences: vec!["END".into()],
+            model_hints: vec!["claude".into()],
+        };
+        let chat = chat_request("m1", request);
+        assert_eq!(
+            chat,
+            ChatRequest {
+                model: "m1".into(),
+                system: Some("be brief".into()),
+                messages: vec![
+                    ChatMessage::user("hi"),
+                    ChatMessage::Assistant {
+                        text: "hello".into(),
+                        tool_calls: vec![],
+                    },
+                ],
+                params: SamplingParams {
+                    temperature: Some(0.5),
+                    max_tokens: Some(50),
+                    stop: vec!["END".into()],
+                    ..SamplingParams::default()
+                },
+                ..ChatRequest::default()
+            }
+        );
+    }
+
+    #[test]
+    fn the_result_joins_the_text_and_maps_the_finish_reason() {
+        let events = [
+            ProviderEvent::ReasoningDelta { text: "hmm".into() },
+            ProviderEvent::text("Hel"),
+            ProviderEvent::text("lo"),
+            ProviderEvent::Finish {
+                reason: FinishReason::Length,
+            },
+        ];
+        assert_eq!(
+            result("m1", &events),
+            SamplingResult {
+                model: "m1".into(),
+                text: "Hello".into(),
+                stop_reason: StopReason::MaxTokens,
+            }
+        );
+    }
+}

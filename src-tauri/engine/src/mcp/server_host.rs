@@ -1,0 +1,49 @@
+//! [`ServerHost`]: the host side of one supervised connection — where the server's
+//! notifications, requests to the user and `roots/list` go.
+
+use futures::future::BoxFuture;
+use tokio::sync::mpsc;
+
+use super::client::{HostCapabilities, HostHandler};
+use super::interact::{
+    ElicitationReply, ElicitationRequest, Interactions, SamplingRefused, SamplingRequest,
+    SamplingResult,
+};
+use super::roots::{RootInfo, Roots};
+use super::types::ServerNotification;
+
+/// The host side of one server's connection: its notifications go to the supervising task,
+/// its requests to the user (through [`Interactions`]) and the roots.
+pub(super) struct ServerHost {
+    pub(super) server: String,
+    pub(super) notifications: mpsc::UnboundedSender<ServerNotification>,
+    pub(super) interactions: Interactions,
+    pub(super) roots: Roots,
+}
+
+impl HostHandler for ServerHost {
+    fn notify(&self, notification: ServerNotification) {
+        let _ = self.notifications.send(notification);
+    }
+
+    fn capabilities(&self) -> HostCapabilities {
+        HostCapabilities::ALL
+    }
+
+    fn roots(&self) -> Vec<RootInfo> {
+        self.roots.list()
+    }
+
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingResult, SamplingRefused>> {
+        let (interactions, server) = (self.interactions.clone(), self.server.clone());
+        Box::pin(async move { interactions.sample(&server, request).await })
+    }
+
+    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
+        let (interactions, server) = (self.interactions.clone(), self.server.clone());
+        Box::pin(async move { interactions.elicit(&server, request).await })
+    }
+}

@@ -1,0 +1,64 @@
+//! Commands over the client capabilities: answering a server's request to the user
+//! (sampling approval, elicitation), the roots, and the model that answers sampling requests.
+
+use std::path::PathBuf;
+
+use switchboard_engine::Engine;
+use switchboard_engine::mcp::{InteractionAnswer, RootInfo, SamplingModel};
+use tauri::{AppHandle, Manager, Runtime, State};
+use tauri_plugin_opener::Opener;
+
+use super::CmdResult;
+
+/// Answers a server's request `id`. An accepted URL request opens its page in the system
+/// browser (only http and https URLs ever reach the user).
+#[tauri::command]
+pub fn answer_interaction<R: Runtime>(
+    app: AppHandle<R>,
+    engine: State<'_, Engine>,
+    id: String,
+    answer: InteractionAnswer,
+) -> CmdResult<()> {
+    let Some(url) = engine.answer_interaction(&id, answer)? else {
+        return Ok(());
+    };
+    match app.try_state::<Opener<R>>() {
+        Some(opener) => {
+            if let Err(error) = opener.open_url(&url, None::<&str>) {
+                tracing::warn!(%error, "cannot open the browser for a URL request");
+            }
+        }
+        None => tracing::warn!("no opener: the URL request's page was not opened"),
+    }
+    Ok(())
+}
+
+/// The folders advertised to servers as roots.
+#[tauri::command]
+pub fn list_roots(engine: State<'_, Engine>) -> CmdResult<Vec<RootInfo>> {
+    Ok(engine.roots())
+}
+
+/// Replaces the roots (existing absolute folders) and tells the running servers.
+#[tauri::command]
+pub async fn set_roots(
+    engine: State<'_, Engine>,
+    folders: Vec<PathBuf>,
+) -> CmdResult<Vec<RootInfo>> {
+    Ok(engine.set_roots(folders).await?)
+}
+
+/// The provider and model that answer sampling requests, if chosen.
+#[tauri::command]
+pub async fn sampling_model(engine: State<'_, Engine>) -> CmdResult<Option<SamplingModel>> {
+    Ok(engine.sampling_model().await?)
+}
+
+/// Chooses (or with `null` clears) the provider and model that answer sampling requests.
+#[tauri::command]
+pub async fn set_sampling_model(
+    engine: State<'_, Engine>,
+    choice: Option<SamplingModel>,
+) -> CmdResult<()> {
+    Ok(engine.set_sampling_model(choice).await?)
+}
