@@ -471,3 +471,51 @@ async fn regenerate_and_edit_make_sibling_branches_and_switching_shows_the_old_o
         "the newest answer under the old message"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn progress_of_a_long_running_tool_reaches_the_turn_as_tool_progress_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    with_everything(&engine, "allow").await;
+    let op = json!({"duration": 1, "steps": 4});
+    let model = Model::start(vec![
+        calls(&[("everything__trigger-long-running-operation", op)]),
+        say("finished"),
+    ])
+    .await;
+    let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
+    let ran = send(&engine, &conv, "long", ApprovalAnswer::Deny).await;
+    assert_eq!(ran.end, TurnEnd::Done);
+    let progress: Vec<(f64, Option<f64>)> = ran
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ChatEvent::ToolProgress {
+                progress, total, ..
+            } => Some((*progress, *total)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            (1.0, Some(4.0)),
+            (2.0, Some(4.0)),
+            (3.0, Some(4.0)),
+            (4.0, Some(4.0))
+        ]
+    );
+    let result_at = ran
+        .events
+        .iter()
+        .position(|e| matches!(e, ChatEvent::ToolResult { .. }));
+    let last_progress = ran
+        .events
+        .iter()
+        .rposition(|e| matches!(e, ChatEvent::ToolProgress { .. }));
+    assert!(
+        last_progress < result_at,
+        "progress comes before the result"
+    );
+    engine.shutdown().await;
+}

@@ -216,14 +216,37 @@ async fn approved_then_run(ctx: &Ctx<'_>, call: &CallView) -> ToolResult {
     });
     let args = call.arguments.clone();
     let token = ctx.cancel.child_token();
-    match engine
-        .call_tool(&call.server, &call.tool, args, token)
-        .await
-    {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let forward = forward_progress(rx, call.id.clone(), ctx.events.clone());
+    let run =
+        engine
+            .supervisor()
+            .call_with_progress(&call.server, &call.tool, args, token, Some(tx));
+    let result = run.await;
+    let _ = forward.await;
+    match result.map_err(EngineError::from) {
         Ok(r) => r,
         Err(_) if ctx.cancel.is_cancelled() => error_result("The user stopped this tool call."),
         Err(e) => error_result(format!("The tool call failed: {e}")),
     }
+}
+
+/// Reports a call's progress until the call ends (its sink is dropped).
+fn forward_progress(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::progress::Progress>,
+    call_id: String,
+    events: Events,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            let _ = events.send(ChatEvent::ToolProgress {
+                call_id: call_id.clone(),
+                progress: p.progress,
+                total: p.total,
+                message: p.message,
+            });
+        }
+    })
 }
 
 /// Asks the user; `None` when the turn was stopped first.

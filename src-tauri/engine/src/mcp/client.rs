@@ -33,6 +33,7 @@ use super::interact::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
 use super::process::{EXIT_GRACE, Launch, ServerProcess, StderrLog};
+use super::progress::{Progress, ProgressRoutes, ProgressSink};
 use super::roots::RootInfo;
 use super::spec::{ServerSpec, Transport};
 use super::sse::SseTransport;
@@ -125,6 +126,7 @@ impl HostHandler for IgnoreNotifications {
 /// rmcp's handler, forwarding to our [`HostHandler`].
 struct Bridge {
     host: Arc<dyn HostHandler>,
+    progress: ProgressRoutes,
 }
 
 impl rmcp::ClientHandler for Bridge {
@@ -133,6 +135,13 @@ impl rmcp::ClientHandler for Bridge {
         params: rm::ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        let token = params.progress_token.0.to_string();
+        let report = Progress {
+            progress: params.progress,
+            total: params.total,
+            message: params.message.clone(),
+        };
+        self.progress.route(&token, report);
         self.host.notify(convert::progress(params));
     }
 
@@ -251,6 +260,7 @@ impl McpClient {
     pub async fn connect(spec: &ServerSpec, host: impl HostHandler) -> Result<Self, McpError> {
         let bridge = Bridge {
             host: Arc::new(host),
+            progress: ProgressRoutes::default(),
         };
         match &spec.transport {
             Transport::Stdio {
@@ -304,6 +314,7 @@ impl McpClient {
     {
         let bridge = Bridge {
             host: Arc::new(host),
+            progress: ProgressRoutes::default(),
         };
         connect_transport(spec, transport, bridge).await
     }
@@ -366,6 +377,19 @@ impl McpClient {
         timeout: Duration,
         cancel: CancellationToken,
     ) -> Result<ToolResult, McpError> {
+        self.call_tool_with_progress(name, args, timeout, cancel, None)
+            .await
+    }
+
+    /// [`McpClient::call_tool`], sending the call's progress notifications to `progress`.
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        timeout: Duration,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<ToolResult, McpError> {
         if cancel.is_cancelled() {
             return Err(McpError::Cancelled);
         }
@@ -379,6 +403,8 @@ impl McpClient {
             .await
             .map_err(convert::service_error)?;
         let (id, peer) = (handle.id.clone(), handle.peer.clone());
+        let token = handle.progress_token.0.to_string();
+        let _route = progress.map(|sink| self.service.service().progress.register(token, sink));
         tokio::select! {
             answer = handle.await_response() => match answer.map_err(convert::service_error)? {
                 rm::ServerResult::CallToolResult(result) => Ok(convert::tool_result(result)),

@@ -14,6 +14,7 @@ pub mod interact;
 mod interact_types;
 pub mod policy;
 pub mod process;
+pub mod progress;
 pub mod roots;
 pub mod sampling;
 mod server_host;

@@ -133,6 +133,19 @@ impl Supervisor {
         args: Value,
         cancel: CancellationToken,
     ) -> Result<ToolResult, ToolError> {
+        self.call_with_progress(server, tool, args, cancel, None)
+            .await
+    }
+
+    /// [`Supervisor::call`], sending the call's progress notifications to `progress`.
+    pub async fn call_with_progress(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Value,
+        cancel: CancellationToken,
+        progress: Option<super::progress::ProgressSink>,
+    ) -> Result<ToolResult, ToolError> {
         let (client, info, timeout) = match self.callable(server, tool) {
             Err(ToolError::UnknownTool { .. }) if self.refresh_tools(server).await => {
                 self.callable(server, tool)?
@@ -140,7 +153,8 @@ impl Supervisor {
             other => other?,
         };
         let args = validate(&info, args)?;
-        let result = client.call_tool(tool, args, timeout, cancel).await?;
+        let call = client.call_tool_with_progress(tool, args, timeout, cancel, progress);
+        let result = call.await?;
         Ok(truncate(result, &self.limits()))
     }
 
