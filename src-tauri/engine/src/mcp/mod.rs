@@ -7,6 +7,7 @@ pub mod client;
 pub mod config;
 mod doc;
 mod host;
+pub mod oauth;
 pub mod policy;
 pub mod process;
 pub mod servers;
@@ -20,6 +21,7 @@ pub mod types;
 mod tests;
 
 pub use client::{HostHandler, IgnoreNotifications, McpClient};
+pub use oauth::{Authorizer, Headless, OAuth, OAuthError, PreRegistered};
 pub use config::{Approval, ConfigError, ServerConfig};
 pub use policy::{Decision, Policies};
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
