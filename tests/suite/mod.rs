@@ -5,5 +5,6 @@ mod bindings;
 mod cli;
 mod ipc;
 mod mcp_cli;
+mod mcp_oauth;
 mod providers;
 mod servers;

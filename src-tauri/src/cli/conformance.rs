@@ -45,7 +45,11 @@ pub async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
         .await
         .map_err(engine)?;
     let info = client.server_info();
-    writeln!(out, "connected to {} ({})", info.name, info.protocol_version)?;
+    writeln!(
+        out,
+        "connected to {} ({})",
+        info.name, info.protocol_version
+    )?;
     let result = exercise(out, &client).await;
     client.shutdown().await;
     result
@@ -70,7 +74,8 @@ async fn exercise(out: &mut impl Write, client: &McpClient) -> Result<(), CliErr
 /// client when it names one.
 fn oauth(context: &Map<String, Value>) -> Result<OAuth, CliError> {
     let secrets: Arc<dyn SecretStore> = Arc::new(
-        KeyringSecrets::mock().map_err(|e| CliError::Usage(format!("no in-memory keychain: {e}")))?,
+        KeyringSecrets::mock()
+            .map_err(|e| CliError::Usage(format!("no in-memory keychain: {e}")))?,
     );
     let headless = Headless::new(|url| eprintln!("authorize at: {url}"));
     let oauth = OAuth::new(secrets, Arc::new(headless)).with_wait(LIMIT);
@@ -137,8 +142,11 @@ mod tests {
             "s": {"type": "string"}, "e": {"type": "string", "enum": ["x", "y"]},
             "b": {"type": "boolean"}, "l": {"type": "array"}
         }});
-        let Value::Object(schema) = schema else { unreachable!() };
-        let expected = serde_json::json!({"a": 1, "n": 30, "s": "test", "e": "x", "b": true, "l": []});
+        let Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        let expected =
+            serde_json::json!({"a": 1, "n": 30, "s": "test", "e": "x", "b": true, "l": []});
         assert_eq!(Value::Object(sample_arguments(&schema)), expected);
     }
 }

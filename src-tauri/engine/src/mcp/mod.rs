@@ -21,8 +21,8 @@ pub mod types;
 mod tests;
 
 pub use client::{HostHandler, IgnoreNotifications, McpClient};
-pub use oauth::{Authorizer, Headless, OAuth, OAuthError, PreRegistered};
 pub use config::{Approval, ConfigError, ServerConfig};
+pub use oauth::{Authorizer, Headless, Notify, OAuth, OAuthError, PreRegistered};
 pub use policy::{Decision, Policies};
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 pub use spec::{ServerSpec, Transport};

@@ -97,6 +97,38 @@ impl Authorizer for Headless {
     }
 }
 
+/// Hands each authorize URL to a function (which publishes it, e.g. as an event the shell
+/// answers by opening the system browser); the function says whether anyone received it.
+pub struct Notify {
+    notify: Box<NotifyFn>,
+}
+
+/// `notify(server, url)`: publishes the URL, `true` when someone received it.
+type NotifyFn = dyn Fn(&str, &str) -> bool + Send + Sync;
+
+impl Notify {
+    /// An authorizer calling `notify(server, url)`.
+    pub fn new(notify: impl Fn(&str, &str) -> bool + Send + Sync + 'static) -> Self {
+        Self {
+            notify: Box::new(notify),
+        }
+    }
+}
+
+impl Authorizer for Notify {
+    fn open<'a>(&'a self, server: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), OAuthError>> {
+        let delivered = (self.notify)(server, url);
+        Box::pin(async move {
+            match delivered {
+                true => Ok(()),
+                false => Err(OAuthError::Open(
+                    "nothing is listening for authorization requests".to_owned(),
+                )),
+            }
+        })
+    }
+}
+
 /// A client registered with the authorization server beforehand (no dynamic registration).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreRegistered {
@@ -181,7 +213,9 @@ impl OAuth {
         mut manager: AuthorizationManager,
         challenge: &str,
     ) -> Result<AuthorizationManager, OAuthError> {
-        let resolution = manager.resolve_metadata_from_challenge(Some(challenge)).await?;
+        let resolution = manager
+            .resolve_metadata_from_challenge(Some(challenge))
+            .await?;
         manager.set_metadata(resolution.metadata);
         let listener = Loopback::bind().await?;
         let request = self.request(listener.redirect_uri(), challenge);

@@ -19,9 +19,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::McpClient;
 use super::config::ServerConfig;
+use super::oauth::{Notify, OAuth};
 use super::process::StderrLog;
 use super::tools::Limits;
 use super::types::{McpError, ServerInfo, ServerNotification, ToolInfo};
+use crate::secrets::SecretStore;
 
 /// How many events the broadcast channel buffers for a slow subscriber.
 const EVENT_CAPACITY: usize = 256;
@@ -82,6 +84,14 @@ pub enum SupervisorEvent {
     ToolsChanged {
         /// The server's name.
         server: String,
+    },
+    /// The server demands OAuth authorization: the shell opens `url` in the system browser
+    /// (the CLI prints it). The connection attempt waits for the browser to come back.
+    AuthorizationNeeded {
+        /// The server's name.
+        server: String,
+        /// The authorization server's authorize URL.
+        url: String,
     },
 }
 
@@ -148,6 +158,8 @@ struct Inner {
     events: broadcast::Sender<SupervisorEvent>,
     backoff: Backoff,
     limits: Limits,
+    /// OAuth for remote servers that demand it (`None`: such servers fail to connect).
+    oauth: Option<OAuth>,
 }
 
 /// What is known of one server.
@@ -177,12 +189,34 @@ impl Default for Supervisor {
 impl Supervisor {
     /// A supervisor with no servers.
     pub fn new(backoff: Backoff, limits: Limits) -> Self {
+        Self::build(backoff, limits, None)
+    }
+
+    /// A supervisor whose remote servers may demand OAuth: tokens are kept in `secrets`,
+    /// and each authorize URL is published as [`SupervisorEvent::AuthorizationNeeded`].
+    pub fn with_oauth(backoff: Backoff, limits: Limits, secrets: Arc<dyn SecretStore>) -> Self {
+        Self::build(backoff, limits, Some(secrets))
+    }
+
+    fn build(backoff: Backoff, limits: Limits, secrets: Option<Arc<dyn SecretStore>>) -> Self {
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        let oauth = secrets.map(|secrets| {
+            let events = events.clone();
+            let publish = Notify::new(move |server: &str, url: &str| {
+                let event = SupervisorEvent::AuthorizationNeeded {
+                    server: server.to_owned(),
+                    url: url.to_owned(),
+                };
+                events.send(event).is_ok()
+            });
+            OAuth::new(secrets, Arc::new(publish))
+        });
         let inner = Inner {
             slots: Mutex::new(HashMap::new()),
             events,
             backoff,
             limits,
+            oauth,
         };
         Self {
             inner: Arc::new(inner),
@@ -436,7 +470,7 @@ async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, Str
     let spec = config.spec();
     let attempt = async {
         let (tx, notifications) = mpsc::unbounded_channel();
-        let client = McpClient::connect(&spec, tx).await?;
+        let client = McpClient::connect_with_oauth(&spec, tx, inner.oauth.as_ref()).await?;
         match list_tools(&client).await {
             Ok(tools) => Ok((client, notifications, tools)),
             Err(e) => {

@@ -45,15 +45,25 @@ async fn a_refused_authorization_is_reported_with_the_servers_reason() {
     let listener = Loopback::bind().await.unwrap();
     let redirect = listener.redirect_uri();
     let wait = tokio::spawn(listener.callback(Duration::from_secs(30)));
-    get(&redirect, "/callback?error=access_denied&error_description=no+thanks").await;
+    get(
+        &redirect,
+        "/callback?error=access_denied&error_description=no+thanks",
+    )
+    .await;
     let error = wait.await.unwrap().unwrap_err();
-    assert_eq!(error.to_string(), "the authorization server refused: access_denied: no thanks");
+    assert_eq!(
+        error.to_string(),
+        "the authorization server refused: access_denied: no thanks"
+    );
 }
 
 #[tokio::test]
 async fn the_loopback_listener_gives_up_after_its_wait() {
     let listener = Loopback::bind().await.unwrap();
-    let error = listener.callback(Duration::from_millis(50)).await.unwrap_err();
+    let error = listener
+        .callback(Duration::from_millis(50))
+        .await
+        .unwrap_err();
     assert!(matches!(error, OAuthError::NoCallback(_)), "{error}");
 }
 
@@ -70,7 +80,10 @@ async fn tokens_are_kept_in_the_secret_store_under_the_servers_account() {
     let raw = secrets.get("mcp-oauth:remote").unwrap().unwrap();
     assert!(raw.expose_secret().contains("\"client_id\":\"client-1\""));
     let loaded = store.load().await.unwrap().unwrap();
-    assert_eq!((loaded.client_id, loaded.granted_scopes), ("client-1".into(), vec!["mcp".into()]));
+    assert_eq!(
+        (loaded.client_id, loaded.granted_scopes),
+        ("client-1".into(), vec!["mcp".into()])
+    );
     store.clear().await.unwrap();
     assert!(secrets.get("mcp-oauth:remote").unwrap().is_none());
 }
