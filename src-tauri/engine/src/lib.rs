@@ -66,7 +66,8 @@ impl Engine {
         }
         tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
         let (backoff, limits) = (mcp::Backoff::default(), mcp::Limits::default());
-        let supervisor = mcp::Supervisor::with_oauth(backoff, limits, secrets.store());
+        let supervisor =
+            mcp::Supervisor::with_oauth(backoff, limits, secrets.store(), redactor.clone());
         Ok(Self {
             paths,
             store,

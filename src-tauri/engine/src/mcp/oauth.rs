@@ -21,6 +21,7 @@ use secrecy::{ExposeSecret, SecretString};
 
 pub use loopback::{CALLBACK_PATH, Loopback};
 
+use crate::logging::Redactor;
 use crate::secrets::SecretStore;
 
 /// How long we wait, by default, for the user to approve in the browser.
@@ -145,6 +146,7 @@ pub struct OAuth {
     authorizer: Arc<dyn Authorizer>,
     client: Option<PreRegistered>,
     wait: Duration,
+    redactor: Redactor,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -165,7 +167,14 @@ impl OAuth {
             authorizer,
             client: None,
             wait: APPROVAL_WAIT,
+            redactor: Redactor::default(),
         }
+    }
+
+    /// Scrubs every token read or written from the logs through `redactor`.
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
     }
 
     /// Uses a pre-registered client instead of dynamic client registration.
@@ -270,6 +279,7 @@ impl OAuth {
         KeychainCredentials {
             secrets: self.secrets.clone(),
             account: Self::account(server),
+            redactor: self.redactor.clone(),
         }
     }
 }
@@ -279,9 +289,22 @@ impl OAuth {
 struct KeychainCredentials {
     secrets: Arc<dyn SecretStore>,
     account: String,
+    redactor: Redactor,
 }
 
 impl KeychainCredentials {
+    /// Registers the access and refresh tokens of `json` (stored credentials) for redaction.
+    fn redact(&self, json: &str) {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(json) else {
+            return;
+        };
+        for key in ["access_token", "refresh_token"] {
+            if let Some(token) = value["token_response"][key].as_str() {
+                self.redactor.add(token);
+            }
+        }
+    }
+
     /// Runs `f` with the store on the blocking pool.
     async fn blocking<T: Send + 'static>(
         &self,
@@ -303,6 +326,7 @@ impl CredentialStore for KeychainCredentials {
         let Some(secret) = secret else {
             return Ok(None);
         };
+        self.redact(secret.expose_secret());
         serde_json::from_str(secret.expose_secret())
             .map(Some)
             .map_err(|e| AuthError::CredentialStoreError(format!("stored tokens unreadable: {e}")))
@@ -311,6 +335,7 @@ impl CredentialStore for KeychainCredentials {
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         let json = serde_json::to_string(&credentials)
             .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
+        self.redact(&json);
         let secret = SecretString::from(json);
         self.blocking(move |s, account| s.set(account, &secret))
             .await

@@ -23,6 +23,7 @@ use super::oauth::{Notify, OAuth};
 use super::process::StderrLog;
 use super::tools::Limits;
 use super::types::{McpError, ServerInfo, ServerNotification, ToolInfo};
+use crate::logging::Redactor;
 use crate::secrets::SecretStore;
 
 /// How many events the broadcast channel buffers for a slow subscriber.
@@ -192,24 +193,34 @@ impl Supervisor {
         Self::build(backoff, limits, None)
     }
 
-    /// A supervisor whose remote servers may demand OAuth: tokens are kept in `secrets`,
-    /// and each authorize URL is published as [`SupervisorEvent::AuthorizationNeeded`].
-    pub fn with_oauth(backoff: Backoff, limits: Limits, secrets: Arc<dyn SecretStore>) -> Self {
-        Self::build(backoff, limits, Some(secrets))
+    /// A supervisor whose remote servers may demand OAuth: tokens are kept in `secrets` (and
+    /// scrubbed from the logs by `redactor`), and each authorize URL is published as
+    /// [`SupervisorEvent::AuthorizationNeeded`].
+    pub fn with_oauth(
+        backoff: Backoff,
+        limits: Limits,
+        secrets: Arc<dyn SecretStore>,
+        redactor: Redactor,
+    ) -> Self {
+        Self::build(backoff, limits, Some((secrets, redactor)))
     }
 
-    fn build(backoff: Backoff, limits: Limits, secrets: Option<Arc<dyn SecretStore>>) -> Self {
+    /// A supervisor; with `keys`, remote servers may authorize with OAuth.
+    fn build(
+        backoff: Backoff,
+        limits: Limits,
+        keys: Option<(Arc<dyn SecretStore>, Redactor)>,
+    ) -> Self {
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
-        let oauth = secrets.map(|secrets| {
+        let oauth = keys.map(|(secrets, redactor)| {
             let events = events.clone();
             let publish = Notify::new(move |server: &str, url: &str| {
-                let event = SupervisorEvent::AuthorizationNeeded {
-                    server: server.to_owned(),
-                    url: url.to_owned(),
-                };
-                events.send(event).is_ok()
+                let (server, url) = (server.to_owned(), url.to_owned());
+                events
+                    .send(SupervisorEvent::AuthorizationNeeded { server, url })
+                    .is_ok()
             });
-            OAuth::new(secrets, Arc::new(publish))
+            OAuth::new(secrets, Arc::new(publish)).with_redactor(redactor)
         });
         let inner = Inner {
             slots: Mutex::new(HashMap::new()),

@@ -70,9 +70,11 @@ async fn the_loopback_listener_gives_up_after_its_wait() {
 #[tokio::test]
 async fn tokens_are_kept_in_the_secret_store_under_the_servers_account() {
     let secrets: Arc<dyn SecretStore> = Arc::new(KeyringSecrets::mock().unwrap());
+    let redactor = crate::logging::Redactor::default();
     let store = KeychainCredentials {
         secrets: secrets.clone(),
         account: OAuth::account("remote"),
+        redactor: redactor.clone(),
     };
     assert!(store.load().await.unwrap().is_none());
     let credentials = StoredCredentials::new("client-1".into(), None, vec!["mcp".into()], Some(7));
@@ -86,4 +88,25 @@ async fn tokens_are_kept_in_the_secret_store_under_the_servers_account() {
     );
     store.clear().await.unwrap();
     assert!(secrets.get("mcp-oauth:remote").unwrap().is_none());
+}
+
+#[tokio::test]
+async fn stored_tokens_are_scrubbed_from_the_logs() {
+    let secrets: Arc<dyn SecretStore> = Arc::new(KeyringSecrets::mock().unwrap());
+    let redactor = crate::logging::Redactor::default();
+    let store = KeychainCredentials {
+        secrets: secrets.clone(),
+        account: OAuth::account("remote"),
+        redactor: redactor.clone(),
+    };
+    let json = r#"{"client_id":"c","token_response":{"access_token":"at-secret-1",
+        "token_type":"bearer","refresh_token":"rt-secret-2"}}"#;
+    secrets
+        .set("mcp-oauth:remote", &json.to_owned().into())
+        .unwrap();
+    store.load().await.unwrap().unwrap();
+    assert_eq!(
+        redactor.scrub("sent at-secret-1, kept rt-secret-2"),
+        "sent [REDACTED], kept [REDACTED]"
+    );
 }
