@@ -321,8 +321,16 @@ impl KeychainCredentials {
 
 #[async_trait::async_trait]
 impl CredentialStore for KeychainCredentials {
+    /// No tokens when the keychain cannot be read: the request goes out unauthenticated, so
+    /// servers without OAuth keep working on a machine without a keychain.
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        let secret = self.blocking(|s, account| s.get(account)).await?;
+        let secret = match self.blocking(|s, account| s.get(account)).await {
+            Ok(secret) => secret,
+            Err(error) => {
+                tracing::warn!(account = self.account, %error, "cannot read stored OAuth tokens");
+                None
+            }
+        };
         let Some(secret) = secret else {
             return Ok(None);
         };

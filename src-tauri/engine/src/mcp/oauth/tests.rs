@@ -10,7 +10,7 @@ use secrecy::ExposeSecret;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::*;
-use crate::secrets::KeyringSecrets;
+use crate::secrets::{KeyringSecrets, SecretError};
 
 /// Sends `GET target` to the listener at `redirect_uri`'s port; returns the raw response.
 async fn get(redirect_uri: &str, target: &str) -> String {
@@ -108,5 +108,50 @@ async fn stored_tokens_are_scrubbed_from_the_logs() {
     assert_eq!(
         redactor.scrub("sent at-secret-1, kept rt-secret-2"),
         "sent [REDACTED], kept [REDACTED]"
+    );
+}
+
+/// A keychain that fails every call (a locked or crashed Secret Service).
+struct Broken;
+
+impl SecretStore for Broken {
+    fn get(&self, _: &str) -> Result<Option<secrecy::SecretString>, SecretError> {
+        Err(self.error())
+    }
+    fn set(&self, _: &str, _: &secrecy::SecretString) -> Result<(), SecretError> {
+        Err(self.error())
+    }
+    fn delete(&self, _: &str) -> Result<(), SecretError> {
+        Err(self.error())
+    }
+    fn describe(&self) -> String {
+        "broken keychain".into()
+    }
+}
+
+impl Broken {
+    fn error(&self) -> SecretError {
+        SecretError::Store {
+            store: self.describe(),
+            reason: "locked".into(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_unreadable_keychain_means_no_tokens_and_saving_reports_the_store() {
+    let store = KeychainCredentials {
+        secrets: Arc::new(Broken),
+        account: OAuth::account("remote"),
+        redactor: crate::logging::Redactor::default(),
+    };
+    assert!(store.load().await.unwrap().is_none());
+    let credentials = StoredCredentials::new("client-1".into(), None, vec![], None);
+    let error = store.save(credentials).await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the broken keychain failed: locked"),
+        "{error}"
     );
 }
