@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Switchboard needs, skipping what is present.
 #   scripts/deps.sh run    system libraries + the UI's npm packages
-#   scripts/deps.sh test   the above + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus
+#   scripts/deps.sh test   the above + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus,
+#                          the npm MCP servers and the MCP conformance suite (with Node 22)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-run}
 
 run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev
   libxdo-dev libssl-dev file)
-test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 gnome-keyring)
+test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 gnome-keyring iproute2)
 pkgs=("${run_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 
@@ -35,6 +36,13 @@ if [ "$what" = test ] && ! cmp -s tests/fixtures/mcp-node/package-lock.json test
   echo "deps: npm ci in tests/fixtures/mcp-node/"
   npm ci --prefix tests/fixtures/mcp-node --no-audit --no-fund --loglevel=error
   cp tests/fixtures/mcp-node/package-lock.json tests/fixtures/mcp-node/node_modules/.switchboard-lock
+fi
+
+# The MCP conformance suite and the Node 22 it needs (npm packages), same rule.
+if [ "$what" = test ] && ! cmp -s tests/fixtures/conformance/package-lock.json tests/fixtures/conformance/node_modules/.switchboard-lock 2>/dev/null; then
+  echo "deps: npm ci in tests/fixtures/conformance/"
+  npm ci --prefix tests/fixtures/conformance --no-audit --no-fund --loglevel=error
+  cp tests/fixtures/conformance/package-lock.json tests/fixtures/conformance/node_modules/.switchboard-lock
 fi
 
 if [ "$what" = test ] && ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then

@@ -8,5 +8,6 @@ mod ipc;
 mod ipc_chat;
 mod ipc_mcp;
 mod mcp_cli;
+mod mcp_oauth;
 mod providers;
 mod servers;

@@ -67,12 +67,15 @@ impl Engine {
             tracing::warn!(interrupted, "marked messages left streaming by a crash");
         }
         tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
+        let (backoff, limits) = (mcp::Backoff::default(), mcp::Limits::default());
+        let supervisor =
+            mcp::Supervisor::with_oauth(backoff, limits, secrets.store(), redactor.clone());
         let engine = Self {
             paths,
             store,
             redactor,
             secrets,
-            supervisor: mcp::Supervisor::default(),
+            supervisor,
             policies: mcp::Policies::default(),
             agent: agent::AgentState::default(),
         };

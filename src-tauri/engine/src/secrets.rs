@@ -300,6 +300,11 @@ impl Secrets {
         }
     }
 
+    /// The store itself, for tokens that are not keys (e.g. MCP servers' OAuth tokens).
+    pub fn store(&self) -> Arc<dyn SecretStore> {
+        self.store.clone()
+    }
+
     /// The key for `account`: the environment variable `env_var` when set, else the store.
     pub fn key(
         &self,

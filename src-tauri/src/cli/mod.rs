@@ -2,6 +2,7 @@
 //! configuration. Parsing lives here; each subcommand module prints its own results.
 
 mod chat;
+mod conformance;
 mod conversations;
 mod providers;
 mod servers;
@@ -44,6 +45,13 @@ pub enum Command {
     /// one out (tools, call, logs).
     #[command(subcommand)]
     Servers(servers::ServersCmd),
+    /// The client the official MCP conformance suite drives: runs the scenario named in
+    /// `MCP_CONFORMANCE_SCENARIO` against the scenario server at URL.
+    #[command(hide = true)]
+    McpConformanceClient {
+        /// The scenario server's MCP endpoint.
+        url: String,
+    },
 }
 
 impl Cli {
@@ -80,25 +88,36 @@ pub enum CliError {
 
 /// Runs one terminal command to completion.
 pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
+    if let Command::McpConformanceClient { url } = command {
+        // A test harness: it touches no profile, database or keychain of the user's.
+        return runtime()?.block_on(conformance::run(&mut std::io::stdout(), url));
+    }
     let paths = cli.paths()?;
     paths.ensure()?;
     let redactor = Redactor::default();
     let _guard = switchboard_engine::logging::init(&paths.log_dir, "warn", redactor.clone())
         .map_err(switchboard_engine::EngineError::from)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Runtime(e.to_string()))?;
-    runtime.block_on(async {
+    runtime()?.block_on(async {
         let engine = crate::open_engine(paths, redactor, cli.secrets_file).await?;
         let result = match command {
             Command::Chat(args) => chat::run(&engine, args).await,
             Command::Conversations(cmd) => conversations::run(&engine, cmd).await,
             Command::Providers(cmd) => providers::run(&engine, cmd).await,
             Command::Servers(cmd) => servers::run(&engine, cmd).await,
+            Command::McpConformanceClient { url } => {
+                conformance::run(&mut std::io::stdout(), url).await
+            }
         };
         engine.shutdown().await;
         result
     })
+}
+
+/// The CLI's async runtime: two worker threads.
+fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Runtime(e.to_string()))
 }

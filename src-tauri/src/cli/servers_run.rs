@@ -7,6 +7,7 @@
 use std::io::Write;
 
 use switchboard_engine::Engine;
+use switchboard_engine::mcp::SupervisorEvent;
 use switchboard_engine::mcp::types::{ResourceBody, ResultPart, ToolResult};
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent, ServerState};
 use tokio_util::sync::CancellationToken;
@@ -104,10 +105,23 @@ async fn refuse_interactions(
     }
 }
 
-/// Starts the server named (or with the id) `name`; returns its name.
+/// Starts the server named (or with the id) `name`; returns its name. A remote server that
+/// demands OAuth gets its authorize URL printed on stderr, to open in a browser.
 async fn started(engine: &Engine, name: &str) -> Result<String, CliError> {
     let record = engine.store().find_server(name).await?;
-    engine.start_server(&record.config.name).await?;
+    let mut events = engine.supervisor().subscribe();
+    let printer = tokio::spawn(async move {
+        while let Ok(event) = events.recv().await {
+            if let SupervisorEvent::AuthorizationNeeded { server, url } = event {
+                eprintln!(
+                    "switchboard: to authorize `{server}`, open this URL in a browser:\n{url}"
+                );
+            }
+        }
+    });
+    let result = engine.start_server(&record.config.name).await;
+    printer.abort();
+    result?;
     Ok(record.config.name)
 }
 

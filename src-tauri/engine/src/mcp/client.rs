@@ -8,6 +8,7 @@
 //! stateless 2026-07-28 revision, so we pin the handshake era explicitly; the stateless era
 //! (`server/discover`, per-request `_meta`) plugs in at [`Era`] / [`lifecycle`].
 
+mod auth;
 mod convert;
 mod requests;
 
@@ -32,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 use super::interact::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
+use super::oauth::OAuth;
 use super::process::{EXIT_GRACE, Launch, ServerProcess, StderrLog};
 use super::progress::{Progress, ProgressRoutes, ProgressSink};
 use super::roots::RootInfo;
@@ -124,6 +126,7 @@ impl HostHandler for IgnoreNotifications {
 }
 
 /// rmcp's handler, forwarding to our [`HostHandler`].
+#[derive(Clone)]
 struct Bridge {
     host: Arc<dyn HostHandler>,
     progress: ProgressRoutes,
@@ -258,6 +261,16 @@ impl McpClient {
     /// Connects to `spec`'s server and completes the handshake within its start-up timeout.
     /// Notifications go to `host` from then on.
     pub async fn connect(spec: &ServerSpec, host: impl HostHandler) -> Result<Self, McpError> {
+        Self::connect_with_oauth(spec, host, None).await
+    }
+
+    /// Like [`Self::connect`]; a streamable HTTP server that answers 401 is authorized
+    /// through `oauth` (tokens from and to the keychain), when given.
+    pub async fn connect_with_oauth(
+        spec: &ServerSpec,
+        host: impl HostHandler,
+        oauth: Option<&OAuth>,
+    ) -> Result<Self, McpError> {
         let bridge = Bridge {
             host: Arc::new(host),
             progress: ProgressRoutes::default(),
@@ -277,7 +290,10 @@ impl McpClient {
                 };
                 connect_stdio(spec, launch, bridge).await
             }
-            Transport::Http { url, headers } => connect_http(spec, url, headers, bridge).await,
+            Transport::Http { url, headers } => match oauth {
+                Some(oauth) => auth::connect(spec, url, headers, bridge, oauth).await,
+                None => connect_http(spec, url, headers, bridge).await,
+            },
             Transport::Sse { url, headers } => {
                 let headers = header_map(headers)?.into_iter().collect();
                 let transport = SseTransport::open(url, headers, spec.startup_timeout).await?;

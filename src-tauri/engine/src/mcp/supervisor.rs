@@ -22,11 +22,14 @@ pub use super::backoff::Backoff;
 use super::client::McpClient;
 use super::config::ServerConfig;
 use super::interact::Interactions;
+use super::oauth::{Notify, OAuth};
 use super::process::StderrLog;
 use super::roots::Roots;
 use super::server_host::ServerHost;
 use super::tools::Limits;
 use super::types::{McpError, ServerInfo, ServerNotification, ToolInfo};
+use crate::logging::Redactor;
+use crate::secrets::SecretStore;
 
 /// How many events the broadcast channel buffers for a slow subscriber.
 const EVENT_CAPACITY: usize = 256;
@@ -89,6 +92,14 @@ pub enum SupervisorEvent {
         /// The server's name.
         server: String,
     },
+    /// The server demands OAuth authorization: the shell opens `url` in the system browser
+    /// (the CLI prints it). The connection attempt waits for the browser to come back.
+    AuthorizationNeeded {
+        /// The server's name.
+        server: String,
+        /// The authorization server's authorize URL.
+        url: String,
+    },
 }
 
 /// A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
@@ -121,6 +132,8 @@ struct Inner {
     limits: Limits,
     interactions: Interactions,
     roots: Roots,
+    /// OAuth for remote servers that demand it (`None`: such servers fail to connect).
+    oauth: Option<OAuth>,
 }
 
 /// What is known of one server.
@@ -150,7 +163,38 @@ impl Default for Supervisor {
 impl Supervisor {
     /// A supervisor with no servers.
     pub fn new(backoff: Backoff, limits: Limits) -> Self {
+        Self::build(backoff, limits, None)
+    }
+
+    /// A supervisor whose remote servers may demand OAuth: tokens are kept in `secrets` (and
+    /// scrubbed from the logs by `redactor`), and each authorize URL is published as
+    /// [`SupervisorEvent::AuthorizationNeeded`].
+    pub fn with_oauth(
+        backoff: Backoff,
+        limits: Limits,
+        secrets: Arc<dyn SecretStore>,
+        redactor: Redactor,
+    ) -> Self {
+        Self::build(backoff, limits, Some((secrets, redactor)))
+    }
+
+    /// A supervisor; with `keys`, remote servers may authorize with OAuth.
+    fn build(
+        backoff: Backoff,
+        limits: Limits,
+        keys: Option<(Arc<dyn SecretStore>, Redactor)>,
+    ) -> Self {
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        let oauth = keys.map(|(secrets, redactor)| {
+            let events = events.clone();
+            let publish = Notify::new(move |server: &str, url: &str| {
+                let (server, url) = (server.to_owned(), url.to_owned());
+                events
+                    .send(SupervisorEvent::AuthorizationNeeded { server, url })
+                    .is_ok()
+            });
+            OAuth::new(secrets, Arc::new(publish)).with_redactor(redactor)
+        });
         let inner = Inner {
             slots: Mutex::new(HashMap::new()),
             events,
@@ -158,6 +202,7 @@ impl Supervisor {
             limits,
             interactions: Interactions::default(),
             roots: Roots::default(),
+            oauth,
         };
         Self {
             inner: Arc::new(inner),
@@ -477,7 +522,7 @@ async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, Str
             interactions: inner.interactions.clone(),
             roots: inner.roots.clone(),
         };
-        let client = McpClient::connect(&spec, host).await?;
+        let client = McpClient::connect_with_oauth(&spec, host, inner.oauth.as_ref()).await?;
         match list_tools(&client).await {
             Ok(tools) => Ok((client, notifications, tools)),
             Err(e) => {

@@ -282,4 +282,7 @@ pub enum McpError {
     /// The connection is closed (the server exited or hung up).
     #[error("the connection to the server is closed")]
     Closed,
+    /// The server demands OAuth authorization and it failed (or none is configured).
+    #[error("authorization failed: {0}")]
+    Auth(String),
 }

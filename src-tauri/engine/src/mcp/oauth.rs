@@ -1,0 +1,358 @@
+//! Remote OAuth for streamable HTTP servers (OAuth 2.1, PKCE, dynamic client registration or a
+//! pre-registered client), on rmcp's `auth` feature. Authorization is reactive: a request goes
+//! out unauthenticated (or with the stored token) and a 401 challenge starts [`OAuth::authorize`]:
+//! discover the authorization server from the challenge, register, open the authorize URL
+//! through an [`Authorizer`] (the system browser in the app), catch the redirect on a loopback
+//! listener on 127.0.0.1 (random port), exchange the code for tokens. Tokens (and the
+//! registered client id) live in the OS keychain through [`SecretStore`], under the account
+//! `mcp-oauth:<server name>`, never in SQLite or the logs.
+
+mod loopback;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession, CredentialStore,
+    StoredCredentials,
+};
+use secrecy::{ExposeSecret, SecretString};
+
+pub use loopback::{CALLBACK_PATH, Loopback};
+
+use crate::logging::Redactor;
+use crate::secrets::SecretStore;
+
+/// How long we wait, by default, for the user to approve in the browser.
+pub const APPROVAL_WAIT: Duration = Duration::from_secs(300);
+/// The client name sent in dynamic client registration.
+const CLIENT_NAME: &str = "Switchboard";
+
+/// A failure of the OAuth flow.
+#[derive(Debug, thiserror::Error)]
+pub enum OAuthError {
+    /// Discovery, registration or the token exchange failed.
+    #[error("authorization with the server failed: {0}")]
+    Flow(String),
+    /// The authorize URL could not be opened (no browser, or the headless fetch failed).
+    #[error("cannot open the authorization page: {0}")]
+    Open(String),
+    /// The browser never came back to our loopback listener.
+    #[error("no answer from the browser after {0:?}")]
+    NoCallback(Duration),
+    /// The authorization server redirected back with an error (e.g. `access_denied`).
+    #[error("the authorization server refused: {0}")]
+    Denied(String),
+    /// The loopback listener could not be bound or read.
+    #[error("the loopback redirect listener failed: {0}")]
+    Listener(String),
+}
+
+impl From<AuthError> for OAuthError {
+    fn from(error: AuthError) -> Self {
+        Self::Flow(error.to_string())
+    }
+}
+
+/// Shows the user the page where they approve access, e.g. by opening the system browser.
+/// The flow waits on its own loopback listener for the redirect; `open` only has to get the
+/// user (or, in tests and the conformance client, a headless fetch) to `url`.
+pub trait Authorizer: Send + Sync + 'static {
+    /// Opens `url`, the authorize page for `server`.
+    fn open<'a>(&'a self, server: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), OAuthError>>;
+}
+
+/// Follows the authorize URL without a browser, for authorization servers that approve at once
+/// (test servers, the conformance suite): a GET that follows redirects down to our loopback
+/// listener. Every URL it opens is also passed to `on_url` (the CLI prints it).
+pub struct Headless {
+    http: reqwest::Client,
+    on_url: Box<dyn Fn(&str) + Send + Sync>,
+}
+
+impl Headless {
+    /// A headless authorizer reporting each URL to `on_url`.
+    pub fn new(on_url: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            on_url: Box::new(on_url),
+        }
+    }
+}
+
+impl Authorizer for Headless {
+    fn open<'a>(&'a self, _server: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), OAuthError>> {
+        Box::pin(async move {
+            (self.on_url)(url);
+            let response = self.http.get(url).send().await;
+            let response = response.map_err(|e| OAuthError::Open(e.to_string()))?;
+            match response.status().is_success() {
+                true => Ok(()),
+                false => Err(OAuthError::Open(format!(
+                    "the authorization page answered {}",
+                    response.status()
+                ))),
+            }
+        })
+    }
+}
+
+/// Hands each authorize URL to a function (which publishes it, e.g. as an event the shell
+/// answers by opening the system browser); the function says whether anyone received it.
+pub struct Notify {
+    notify: Box<NotifyFn>,
+}
+
+/// `notify(server, url)`: publishes the URL, `true` when someone received it.
+type NotifyFn = dyn Fn(&str, &str) -> bool + Send + Sync;
+
+impl Notify {
+    /// An authorizer calling `notify(server, url)`.
+    pub fn new(notify: impl Fn(&str, &str) -> bool + Send + Sync + 'static) -> Self {
+        Self {
+            notify: Box::new(notify),
+        }
+    }
+}
+
+impl Authorizer for Notify {
+    fn open<'a>(&'a self, server: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), OAuthError>> {
+        let delivered = (self.notify)(server, url);
+        Box::pin(async move {
+            match delivered {
+                true => Ok(()),
+                false => Err(OAuthError::Open(
+                    "nothing is listening for authorization requests".to_owned(),
+                )),
+            }
+        })
+    }
+}
+
+/// A client registered with the authorization server beforehand (no dynamic registration).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreRegistered {
+    /// The client id.
+    pub client_id: String,
+    /// The client secret, for confidential clients.
+    pub client_secret: Option<String>,
+}
+
+/// What the OAuth flow needs: where tokens go, how the user approves, which client we are.
+#[derive(Clone)]
+pub struct OAuth {
+    secrets: Arc<dyn SecretStore>,
+    authorizer: Arc<dyn Authorizer>,
+    client: Option<PreRegistered>,
+    wait: Duration,
+    redactor: Redactor,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("secrets", &self.secrets.describe())
+            .field("client", &self.client.as_ref().map(|c| &c.client_id))
+            .field("wait", &self.wait)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuth {
+    /// OAuth with tokens in `secrets` and approval through `authorizer`.
+    pub fn new(secrets: Arc<dyn SecretStore>, authorizer: Arc<dyn Authorizer>) -> Self {
+        Self {
+            secrets,
+            authorizer,
+            client: None,
+            wait: APPROVAL_WAIT,
+            redactor: Redactor::default(),
+        }
+    }
+
+    /// Scrubs every token read or written from the logs through `redactor`.
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    /// Uses a pre-registered client instead of dynamic client registration.
+    pub fn with_client(mut self, client: PreRegistered) -> Self {
+        self.client = Some(client);
+        self
+    }
+
+    /// How long to wait for the browser to come back.
+    pub fn with_wait(mut self, wait: Duration) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// The keychain account holding `server`'s tokens.
+    pub fn account(server: &str) -> String {
+        format!("mcp-oauth:{server}")
+    }
+
+    /// Forgets `server`'s tokens and client registration.
+    pub async fn forget(&self, server: &str) -> Result<(), OAuthError> {
+        self.store(server).clear().await.map_err(OAuthError::from)
+    }
+
+    /// An authorization manager for `url`, loaded with `server`'s stored tokens if any.
+    pub(crate) async fn manager(
+        &self,
+        server: &str,
+        url: &str,
+    ) -> Result<AuthorizationManager, OAuthError> {
+        let mut manager = AuthorizationManager::new(url).await?;
+        manager.set_credential_store(self.store(server));
+        // Stored tokens from an earlier run; a failure here only means we authorize anew.
+        if let Err(error) = manager.initialize_from_store().await {
+            tracing::info!(server, %error, "stored OAuth credentials are unusable");
+        }
+        Ok(manager)
+    }
+
+    /// Runs the authorization-code flow for the 401/403 `challenge` and returns the manager,
+    /// now holding fresh tokens (also saved to the keychain).
+    pub(crate) async fn authorize(
+        &self,
+        server: &str,
+        mut manager: AuthorizationManager,
+        challenge: &str,
+    ) -> Result<AuthorizationManager, OAuthError> {
+        let resolution = manager
+            .resolve_metadata_from_challenge(Some(challenge))
+            .await?;
+        manager.set_metadata(resolution.metadata);
+        let listener = Loopback::bind().await?;
+        let request = self.request(listener.redirect_uri(), challenge);
+        let session = AuthorizationSession::new(manager, request)
+            .await
+            .map_err(|(_, e)| OAuthError::from(e))?;
+        let url = session.get_authorization_url().to_owned();
+        let callback = self.approve(server, &url, listener).await?;
+        session.handle_callback_url(&callback).await?;
+        Ok(session.auth_manager)
+    }
+
+    /// The authorization request: our client name or pre-registered client, the redirect URI
+    /// and the challenge (its `scope` seeds scope selection).
+    fn request(&self, redirect_uri: String, challenge: &str) -> AuthorizationRequest {
+        let request = AuthorizationRequest::new(redirect_uri)
+            .with_client_name(CLIENT_NAME)
+            .with_challenge(challenge)
+            .with_initial_scope_selection();
+        match &self.client {
+            None => request,
+            Some(client) => {
+                let request = request.with_preregistered_client(&client.client_id);
+                match &client.client_secret {
+                    Some(secret) => request.with_client_secret(secret),
+                    None => request,
+                }
+            }
+        }
+    }
+
+    /// Opens `url` and waits (at most [`Self::with_wait`]) for the redirect to `listener`.
+    async fn approve(
+        &self,
+        server: &str,
+        url: &str,
+        listener: Loopback,
+    ) -> Result<String, OAuthError> {
+        let wait = listener.callback(self.wait);
+        tokio::pin!(wait);
+        tokio::select! {
+            callback = &mut wait => callback,
+            opened = self.authorizer.open(server, url) => {
+                opened?;
+                wait.await
+            }
+        }
+    }
+
+    /// The keychain-backed credential store of `server`.
+    fn store(&self, server: &str) -> KeychainCredentials {
+        KeychainCredentials {
+            secrets: self.secrets.clone(),
+            account: Self::account(server),
+            redactor: self.redactor.clone(),
+        }
+    }
+}
+
+/// rmcp's credential store on our [`SecretStore`]: one JSON entry per server. The keychain
+/// calls block (D-Bus), so they run on the blocking pool.
+struct KeychainCredentials {
+    secrets: Arc<dyn SecretStore>,
+    account: String,
+    redactor: Redactor,
+}
+
+impl KeychainCredentials {
+    /// Registers the access and refresh tokens of `json` (stored credentials) for redaction.
+    fn redact(&self, json: &str) {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(json) else {
+            return;
+        };
+        for key in ["access_token", "refresh_token"] {
+            if let Some(token) = value["token_response"][key].as_str() {
+                self.redactor.add(token);
+            }
+        }
+    }
+
+    /// Runs `f` with the store on the blocking pool.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn SecretStore, &str) -> Result<T, crate::secrets::SecretError>
+        + Send
+        + 'static,
+    ) -> Result<T, AuthError> {
+        let (secrets, account) = (self.secrets.clone(), self.account.clone());
+        let joined = tokio::task::spawn_blocking(move || f(secrets.as_ref(), &account)).await;
+        let stored = joined.map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
+        stored.map_err(|e| AuthError::CredentialStoreError(e.to_string()))
+    }
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for KeychainCredentials {
+    /// No tokens when the keychain cannot be read: the request goes out unauthenticated, so
+    /// servers without OAuth keep working on a machine without a keychain.
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        let secret = match self.blocking(|s, account| s.get(account)).await {
+            Ok(secret) => secret,
+            Err(error) => {
+                tracing::warn!(account = self.account, %error, "cannot read stored OAuth tokens");
+                None
+            }
+        };
+        let Some(secret) = secret else {
+            return Ok(None);
+        };
+        self.redact(secret.expose_secret());
+        serde_json::from_str(secret.expose_secret())
+            .map(Some)
+            .map_err(|e| AuthError::CredentialStoreError(format!("stored tokens unreadable: {e}")))
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        let json = serde_json::to_string(&credentials)
+            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
+        self.redact(&json);
+        let secret = SecretString::from(json);
+        self.blocking(move |s, account| s.set(account, &secret))
+            .await
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.blocking(|s, account| s.delete(account)).await
+    }
+}
+
+#[cfg(test)]
+mod tests;

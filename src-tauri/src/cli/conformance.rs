@@ -1,0 +1,152 @@
+//! `switchboard mcp-conformance-client URL` (hidden): the client the official MCP conformance
+//! suite drives (`tests/conformance/run.sh`). The suite starts a scenario server, then runs
+//! this command with the server's URL and the scenario's name in `MCP_CONFORMANCE_SCENARIO`
+//! (and, for some scenarios, JSON in `MCP_CONFORMANCE_CONTEXT`). Every scenario gets the same
+//! treatment a user's remote server would: connect through the engine's MCP client (OAuth
+//! when the server demands it, approved headlessly since the suite's authorization servers
+//! approve at once), list the tools, call each one with arguments made from its schema.
+//! Tokens go to an in-memory keychain, never the user's.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use switchboard_engine::mcp::{
+    Headless, IgnoreNotifications, McpClient, OAuth, PreRegistered, ServerSpec, Transport,
+};
+use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
+use tokio_util::sync::CancellationToken;
+
+use super::CliError;
+
+/// The variable naming the scenario.
+const SCENARIO_ENV: &str = "MCP_CONFORMANCE_SCENARIO";
+/// The variable holding the scenario's context (JSON), e.g. a pre-registered client.
+const CONTEXT_ENV: &str = "MCP_CONFORMANCE_CONTEXT";
+/// Start-up and call limits: the suite's own timeout is 30 s per scenario.
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// Runs the scenario named in the environment against `url`.
+pub async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
+    let scenario = std::env::var(SCENARIO_ENV).unwrap_or_default();
+    let context = context()?;
+    writeln!(out, "scenario {scenario:?} against {url}")?;
+    let mut spec = ServerSpec::new(
+        "conformance",
+        Transport::Http {
+            url: url.to_owned(),
+            headers: Default::default(),
+        },
+    );
+    (spec.startup_timeout, spec.call_timeout) = (LIMIT, LIMIT);
+    let oauth = oauth(&context)?;
+    let client = McpClient::connect_with_oauth(&spec, IgnoreNotifications, Some(&oauth))
+        .await
+        .map_err(engine)?;
+    let info = client.server_info();
+    writeln!(
+        out,
+        "connected to {} ({})",
+        info.name, info.protocol_version
+    )?;
+    let result = exercise(out, &client).await;
+    client.shutdown().await;
+    result
+}
+
+/// Lists the tools and calls each one; a failed call is a failure, a tool's error result is not.
+async fn exercise(out: &mut impl Write, client: &McpClient) -> Result<(), CliError> {
+    let tools = client.list_tools().await.map_err(engine)?;
+    writeln!(out, "{} tools", tools.len())?;
+    for tool in tools {
+        let args = sample_arguments(&tool.input_schema);
+        let result = client
+            .call_tool(&tool.name, args, LIMIT, CancellationToken::new())
+            .await
+            .map_err(engine)?;
+        writeln!(out, "called {}: is_error={}", tool.name, result.is_error)?;
+    }
+    Ok(())
+}
+
+/// OAuth with an in-memory keychain, headless approval, and the context's pre-registered
+/// client when it names one.
+fn oauth(context: &Map<String, Value>) -> Result<OAuth, CliError> {
+    let secrets: Arc<dyn SecretStore> = Arc::new(
+        KeyringSecrets::mock()
+            .map_err(|e| CliError::Usage(format!("no in-memory keychain: {e}")))?,
+    );
+    let headless = Headless::new(|url| eprintln!("authorize at: {url}"));
+    let oauth = OAuth::new(secrets, Arc::new(headless)).with_wait(LIMIT);
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    Ok(match text("client_id") {
+        Some(client_id) => oauth.with_client(PreRegistered {
+            client_id,
+            client_secret: text("client_secret"),
+        }),
+        None => oauth,
+    })
+}
+
+/// The scenario's context, or an empty one.
+fn context() -> Result<Map<String, Value>, CliError> {
+    let Ok(raw) = std::env::var(CONTEXT_ENV) else {
+        return Ok(Map::new());
+    };
+    serde_json::from_str(&raw)
+        .map_err(|e| CliError::Usage(format!("{CONTEXT_ENV} is not a JSON object: {e}")))
+}
+
+/// Arguments for a tool from its input schema: a plain value of each property's type.
+pub fn sample_arguments(schema: &Map<String, Value>) -> Map<String, Value> {
+    let Some(Value::Object(properties)) = schema.get("properties") else {
+        return Map::new();
+    };
+    properties
+        .iter()
+        .map(|(name, property)| (name.clone(), sample_value(property)))
+        .collect()
+}
+
+/// A value of `property`'s type: its default, its first enum value, or a plain one.
+fn sample_value(property: &Value) -> Value {
+    if let Some(default) = property.get("default") {
+        return default.clone();
+    }
+    if let Some(first) = property.get("enum").and_then(|e| e.get(0)) {
+        return first.clone();
+    }
+    match property.get("type").and_then(Value::as_str) {
+        Some("number" | "integer") => Value::from(1),
+        Some("boolean") => Value::Bool(true),
+        Some("array") => Value::Array(Vec::new()),
+        Some("object") => Value::Object(Map::new()),
+        _ => Value::String("test".to_owned()),
+    }
+}
+
+/// An MCP failure as the CLI's error.
+fn engine(error: switchboard_engine::mcp::McpError) -> CliError {
+    CliError::Usage(format!("MCP: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_arguments_give_each_property_a_value_of_its_type() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "a": {"type": "number"}, "n": {"type": "integer", "default": 30},
+            "s": {"type": "string"}, "e": {"type": "string", "enum": ["x", "y"]},
+            "b": {"type": "boolean"}, "l": {"type": "array"}
+        }});
+        let Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        let expected =
+            serde_json::json!({"a": 1, "n": 30, "s": "test", "e": "x", "b": true, "l": []});
+        assert_eq!(Value::Object(sample_arguments(&schema)), expected);
+    }
+}

