@@ -21,6 +21,7 @@ use rmcp::service::{
     ClientLifecycleMode, NotificationContext, PeerRequestOptions, RoleClient, RunningService,
     serve_client_with_lifecycle,
 };
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 use serde_json::{Map, Value};
@@ -39,6 +40,12 @@ use super::types::{
 const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;
 /// How many stderr lines a handshake error quotes.
 const STDERR_TAIL_LINES: usize = 5;
+/// The largest message a stdio server may send (one line). rmcp's default (16 MiB) silently
+/// drops a longer line, so a large tool result (a 50 MB one in the fault tests) never arrived
+/// and its call waited for its timeout; it now arrives and is truncated to the [`Limits`].
+///
+/// [`Limits`]: super::tools::Limits
+pub const MAX_STDIO_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// How often [`McpClient::closed`] checks whether the connection has ended.
 pub const CLOSED_POLL: Duration = Duration::from_millis(100);
 
@@ -355,7 +362,9 @@ async fn connect_stdio(
                 command: launch.command.to_owned(),
                 reason: e.reason,
             })?;
-    let startup = serve_client_with_lifecycle(bridge, (stdout, stdin), lifecycle(era(spec)));
+    let transport =
+        AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_STDIO_MESSAGE_BYTES);
+    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, Some(process)),
         Ok(Err(error)) => {

@@ -1,6 +1,7 @@
 //! Tests of the MCP client and child-process handling against real servers from npm
 //! (`tests/fixtures/mcp-node`, installed with `npm ci --prefix tests/fixtures/mcp-node`).
 
+mod faults;
 mod http;
 mod policy;
 mod process;
