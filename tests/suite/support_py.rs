@@ -61,7 +61,8 @@ pub fn weather_stdio_config(name: &str) -> ServerConfig {
 /// The weather server over streamable HTTP on a free loopback port, for as long as this value
 /// lives: [`WeatherHttp::start`] waits until it listens; dropping it kills the process and
 /// reaps it. (Should the test process die instead, the server exits by itself when its stdin
-/// closes.)
+/// closes.) On Linux the server also dies with the thread that started it: start it from the
+/// test's own thread, not from a short-lived one such as `spawn_blocking`'s.
 #[derive(Debug)]
 pub struct WeatherHttp {
     child: Child,

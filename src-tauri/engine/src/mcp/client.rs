@@ -8,6 +8,7 @@
 //! stateless 2026-07-28 revision, so we pin the handshake era explicitly; the stateless era
 //! (`server/discover`, per-request `_meta`) plugs in at [`Era`] / [`lifecycle`].
 
+mod capped;
 mod convert;
 
 use std::collections::BTreeMap;
@@ -42,7 +43,8 @@ const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25
 const STDERR_TAIL_LINES: usize = 5;
 /// The largest message a stdio server may send (one line). rmcp's default (16 MiB) silently
 /// drops a longer line, so a large tool result (a 50 MB one in the fault tests) never arrived
-/// and its call waited for its timeout; it now arrives and is truncated to the [`Limits`].
+/// and its call waited for its timeout; now it arrives and is truncated to the [`Limits`], and
+/// a longer answer fails its call at once ([`capped::CappedLines`]).
 ///
 /// [`Limits`]: super::tools::Limits
 pub const MAX_STDIO_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
@@ -362,8 +364,10 @@ async fn connect_stdio(
                 command: launch.command.to_owned(),
                 reason: e.reason,
             })?;
-    let transport =
-        AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_STDIO_MESSAGE_BYTES);
+    let stdout = capped::CappedLines::new(stdout, MAX_STDIO_MESSAGE_BYTES);
+    // rmcp's own cap stays above ours (a newline more), so it never drops a line silently.
+    let transport = AsyncRwTransport::new_client(stdout, stdin)
+        .with_max_line_length(MAX_STDIO_MESSAGE_BYTES + 1);
     let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, Some(process)),
