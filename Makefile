@@ -5,7 +5,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
-.PHONY: run test ui test-rust test-ui test-e2e lint deb bless
+.PHONY: run test ui test-rust test-ui test-e2e lint deb bless bench-mcp
 
 run:
 	scripts/deps.sh run
@@ -48,3 +48,8 @@ deb:
 # Rewrites ui/src/bindings.ts from the Rust types.
 bless:
 	SWITCHBOARD_BLESS=1 cargo test --test all bindings
+
+# MCP host benchmarks (not part of `make test`): echo latency vs a raw client and the Python
+# SDK, and 10 servers started together; prints medians and ratios.
+bench-mcp:
+	bench/mcp/run.sh
