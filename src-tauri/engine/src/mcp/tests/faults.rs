@@ -1,7 +1,8 @@
 //! Fault servers (`tests/fixtures/mcp-py/fault_server.py`, standard-library Python speaking raw
 //! newline-delimited JSON-RPC) through the supervisor: a server that crashes at start, crashes
-//! mid-call, never answers, prints garbage on stdout, returns a 50 MB result or starts slowly
-//! each ends in a clear, specific outcome, never a hang or a panic.
+//! mid-call, never answers, prints garbage on stdout, returns a 50 MB (or a 70 MB, over the
+//! stdio message limit) result or starts slowly each ends in a clear, specific outcome, never
+//! a hang or a panic.
 
 use std::collections::BTreeMap;
 use std::path::Path;

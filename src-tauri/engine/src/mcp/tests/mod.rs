@@ -1,5 +1,6 @@
 //! Tests of the MCP client and child-process handling against real servers from npm
-//! (`tests/fixtures/mcp-node`, installed with `npm ci --prefix tests/fixtures/mcp-node`).
+//! (`tests/fixtures/mcp-node`, installed with `npm ci --prefix tests/fixtures/mcp-node`), and
+//! against the standard-library Python fault server in `tests/fixtures/mcp-py`.
 
 mod faults;
 mod http;
