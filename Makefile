@@ -5,7 +5,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp
 
 run:
 	scripts/deps.sh run
@@ -69,3 +69,8 @@ bench-agent:
 # History at scale: 100k conversations, 2M messages (the database is built once).
 bench-history:
 	cargo bench -p switchboard-engine --bench history
+
+# MCP host benchmarks (not part of `make test`): echo latency vs a raw client and the Python
+# SDK, and 10 servers started together; prints medians and ratios.
+bench-mcp:
+	bench/mcp/run.sh

@@ -2,14 +2,14 @@
 # Installs what building, running and testing Switchboard needs, skipping what is present.
 #   scripts/deps.sh run    system libraries + the UI's npm packages
 #   scripts/deps.sh test   the above + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus,
-#                          the npm MCP servers and the MCP conformance suite (with Node 22)
+#                          the npm and PyPI MCP servers and the MCP conformance suite (Node 22)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-run}
 
 run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev
   libxdo-dev libssl-dev file)
-test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 gnome-keyring iproute2)
+test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 python3-venv gnome-keyring iproute2)
 pkgs=("${run_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 
@@ -43,6 +43,16 @@ if [ "$what" = test ] && ! cmp -s tests/fixtures/conformance/package-lock.json t
   echo "deps: npm ci in tests/fixtures/conformance/"
   npm ci --prefix tests/fixtures/conformance --no-audit --no-fund --loglevel=error
   cp tests/fixtures/conformance/package-lock.json tests/fixtures/conformance/node_modules/.switchboard-lock
+fi
+
+# Real MCP servers the tests run (PyPI), in a virtualenv reinstalled only when the pins changed.
+py=tests/fixtures/mcp-py
+if [ "$what" = test ] && ! cmp -s $py/requirements.txt $py/.venv/.switchboard-requirements 2>/dev/null; then
+  echo "deps: pip install into $py/.venv"
+  rm -rf $py/.venv
+  python3 -m venv $py/.venv
+  $py/.venv/bin/pip install --quiet --disable-pip-version-check -r $py/requirements.txt
+  cp $py/requirements.txt $py/.venv/.switchboard-requirements
 fi
 
 if [ "$what" = test ] && ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then

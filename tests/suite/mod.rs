@@ -1,5 +1,5 @@
 //! Integration suites: the IPC commands through Tauri's mock runtime, the CLI as a process,
-//! and the generated TypeScript bindings.
+//! the generated TypeScript bindings, and the engine against real MCP servers from PyPI.
 
 mod agent;
 mod bindings;
@@ -9,5 +9,7 @@ mod ipc_chat;
 mod ipc_mcp;
 mod mcp_cli;
 mod mcp_oauth;
+mod mcp_py;
 mod providers;
 mod servers;
+pub mod support_py;

@@ -9,6 +9,7 @@
 //! (`server/discover`, per-request `_meta`) plugs in at [`Era`] / [`lifecycle`].
 
 mod auth;
+mod capped;
 mod convert;
 mod requests;
 
@@ -24,6 +25,7 @@ use rmcp::service::{
     ClientLifecycleMode, NotificationContext, PeerRequestOptions, RequestContext, RoleClient,
     RunningService, serve_client_with_lifecycle,
 };
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 use serde_json::{Map, Value};
@@ -48,6 +50,13 @@ use super::types::{
 const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;
 /// How many stderr lines a handshake error quotes.
 const STDERR_TAIL_LINES: usize = 5;
+/// The largest message a stdio server may send (one line). rmcp's default (16 MiB) silently
+/// drops a longer line, so a large tool result (a 50 MB one in the fault tests) never arrived
+/// and its call waited for its timeout; now it arrives and is truncated to the [`Limits`], and
+/// a longer answer fails its call at once ([`capped::CappedLines`]).
+///
+/// [`Limits`]: super::tools::Limits
+pub const MAX_STDIO_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// How often [`McpClient::closed`] checks whether the connection has ended.
 pub const CLOSED_POLL: Duration = Duration::from_millis(100);
 
@@ -513,7 +522,11 @@ async fn connect_stdio(
                 command: launch.command.to_owned(),
                 reason: e.reason,
             })?;
-    let startup = serve_client_with_lifecycle(bridge, (stdout, stdin), lifecycle(era(spec)));
+    let stdout = capped::CappedLines::new(stdout, MAX_STDIO_MESSAGE_BYTES);
+    // rmcp's own cap stays above ours (a newline more), so it never drops a line silently.
+    let transport = AsyncRwTransport::new_client(stdout, stdin)
+        .with_max_line_length(MAX_STDIO_MESSAGE_BYTES + 1);
+    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, Some(process)),
         Ok(Err(error)) => {

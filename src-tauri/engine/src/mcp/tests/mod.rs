@@ -1,7 +1,9 @@
 //! Tests of the MCP client and child-process handling against real servers from npm
-//! (`tests/fixtures/mcp-node`, installed with `npm ci --prefix tests/fixtures/mcp-node`).
+//! (`tests/fixtures/mcp-node`, installed with `npm ci --prefix tests/fixtures/mcp-node`), and
+//! against the standard-library Python fault server in `tests/fixtures/mcp-py`.
 
 mod capabilities;
+mod faults;
 mod http;
 mod policy;
 mod process;

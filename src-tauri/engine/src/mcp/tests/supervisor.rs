@@ -32,7 +32,7 @@ fn stdio(name: &str, command: &str, args: Vec<String>) -> ServerConfig {
 }
 
 /// Collects the state events of `server` until one matches `until` (or 30 s pass).
-async fn states_until(
+pub(super) async fn states_until(
     rx: &mut broadcast::Receiver<SupervisorEvent>,
     server: &str,
     until: impl Fn(&ServerState) -> bool,
@@ -68,7 +68,7 @@ fn kind(state: &ServerState) -> &'static str {
     }
 }
 
-fn kinds(states: &[ServerState]) -> Vec<&'static str> {
+pub(super) fn kinds(states: &[ServerState]) -> Vec<&'static str> {
     states.iter().map(kind).collect()
 }
 

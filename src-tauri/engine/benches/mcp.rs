@@ -1,0 +1,243 @@
+//! MCP host benchmarks against server-everything over stdio (`tests/fixtures/mcp-node`):
+//!
+//! - `echo`: sequential `tools/call` of `echo`, per-call median through our [`McpClient`]
+//!   against a raw NDJSON client (JSON lines written straight to the child's stdin, answers
+//!   matched by id: the lower bound);
+//! - `start`: N servers started together through the [`Supervisor`] against the slowest of N
+//!   single starts, and against N raw clients spawning and initializing concurrently.
+//!
+//! Prints one `key value` line per figure (medians in microseconds or milliseconds) for
+//! `bench/mcp/run.sh`, which also runs the official Python SDK client and computes ratios.
+//!
+//! `cargo bench -p switchboard-engine --bench mcp -- echo CALLS ROUNDS | start N ROUNDS`
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use switchboard_engine::mcp::{
+    IgnoreNotifications, Limits, McpClient, ServerConfig, ServerSpec, ServerState, Supervisor,
+    Transport,
+};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio_util::sync::CancellationToken;
+
+/// Calls made before measuring, to warm both sides up.
+const WARMUP: usize = 50;
+
+fn everything_js() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../tests/fixtures/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/deps.sh test",
+        path.display()
+    );
+    path.to_string_lossy().into_owned()
+}
+
+fn everything_config(name: &str) -> ServerConfig {
+    let transport = Transport::Stdio {
+        command: "node".to_owned(),
+        args: vec![everything_js(), "stdio".to_owned()],
+        env: BTreeMap::new(),
+        cwd: None,
+    };
+    let mut config = ServerConfig::new(name, transport);
+    config.startup_timeout = Duration::from_secs(120);
+    config
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Per-call median of `calls` sequential echo calls through our client.
+async fn ours_echo(client: &McpClient, calls: usize) -> Duration {
+    let args = json!({"message": "hello"}).as_object().unwrap().clone();
+    let timeout = Duration::from_secs(30);
+    let mut samples = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let started = Instant::now();
+        let cancel = CancellationToken::new();
+        let result = client
+            .call_tool("echo", args.clone(), timeout, cancel)
+            .await;
+        samples.push(started.elapsed());
+        assert!(!result.unwrap().is_error);
+    }
+    median(samples)
+}
+
+/// A bare newline-delimited JSON-RPC client of a child process.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    next_id: u64,
+}
+
+impl Raw {
+    /// Spawns server-everything and runs `initialize` + `notifications/initialized`.
+    async fn start() -> Self {
+        let mut child = Command::new("node")
+            .args([everything_js(), "stdio".to_owned()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn node");
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut raw = Self {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        };
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}});
+        raw.request("initialize", init).await;
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        raw
+    }
+
+    async fn send(&mut self, message: &Value) {
+        let mut line = serde_json::to_vec(message).unwrap();
+        line.push(b'\n');
+        self.stdin.write_all(&line).await.unwrap();
+    }
+
+    /// Sends a request and reads lines until the answer with its id (skipping notifications).
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(&request).await;
+        loop {
+            let line = self.lines.next_line().await.unwrap().expect("an answer");
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return message;
+            }
+        }
+    }
+
+    /// Per-call median of `calls` sequential echo calls.
+    async fn echo(&mut self, calls: usize) -> Duration {
+        let params = json!({"name": "echo", "arguments": {"message": "hello"}});
+        let mut samples = Vec::with_capacity(calls);
+        for _ in 0..calls {
+            let started = Instant::now();
+            let answer = self.request("tools/call", params.clone()).await;
+            samples.push(started.elapsed());
+            assert!(answer.get("result").is_some(), "{answer}");
+        }
+        median(samples)
+    }
+
+    async fn stop(mut self) {
+        drop(self.stdin);
+        let _ = self.child.kill().await;
+    }
+}
+
+/// `echo CALLS ROUNDS`: per round, the per-call median of ours and of the raw client.
+async fn bench_echo(calls: usize, rounds: usize) {
+    let spec = ServerSpec::new("everything", everything_config("everything").transport);
+    let client = McpClient::connect(&spec, IgnoreNotifications)
+        .await
+        .unwrap();
+    let mut raw = Raw::start().await;
+    ours_echo(&client, WARMUP).await;
+    raw.echo(WARMUP).await;
+    for round in 1..=rounds {
+        // Alternate which goes first, so neither always gets the quieter machine.
+        let (ours, bare) = if round % 2 == 1 {
+            (ours_echo(&client, calls).await, raw.echo(calls).await)
+        } else {
+            let bare = raw.echo(calls).await;
+            (ours_echo(&client, calls).await, bare)
+        };
+        println!("echo_ours_us {:.1}", micros(ours));
+        println!("echo_raw_us {:.1}", micros(bare));
+    }
+    client.shutdown().await;
+    raw.stop().await;
+}
+
+/// `start N ROUNDS`: per round, the slowest of N single starts, N started together through
+/// the supervisor, and N raw clients spawned and initialized together.
+async fn bench_start(n: usize, rounds: usize) {
+    let configs: Vec<_> = (0..n)
+        .map(|i| everything_config(&format!("s{i}")))
+        .collect();
+    for _ in 0..rounds {
+        let mut slowest = Duration::ZERO;
+        for config in &configs {
+            let supervisor = Supervisor::new(Default::default(), Limits::default());
+            let started = Instant::now();
+            let state = supervisor.start(config.clone()).await;
+            slowest = slowest.max(started.elapsed());
+            assert!(matches!(state, ServerState::Ready { .. }), "{state:?}");
+            supervisor.shutdown_all().await;
+        }
+        let supervisor = Supervisor::new(Default::default(), Limits::default());
+        let started = Instant::now();
+        let states = supervisor.start_all(&configs).await;
+        let together = started.elapsed();
+        assert!(
+            (states.iter()).all(|(_, s)| matches!(s, ServerState::Ready { .. })),
+            "{states:?}"
+        );
+        supervisor.shutdown_all().await;
+        let started = Instant::now();
+        let raws = futures::future::join_all((0..n).map(|_| async {
+            let mut raw = Raw::start().await;
+            raw.request("tools/list", json!({})).await;
+            raw
+        }))
+        .await;
+        let raw_together = started.elapsed();
+        futures::future::join_all(raws.into_iter().map(Raw::stop)).await;
+        println!("start_slowest_single_ms {:.1}", millis(slowest));
+        println!("start_together_ms {:.1}", millis(together));
+        println!("start_raw_together_ms {:.1}", millis(raw_together));
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    // `cargo bench` passes `--bench`; keep only our own arguments.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    switchboard_engine::mcp::process::login_path().await;
+    let number =
+        |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
+    match args.first().map(String::as_str) {
+        Some("echo") => bench_echo(number(1, 1000), number(2, 5)).await,
+        Some("start") => bench_start(number(1, 10), number(2, 3)).await,
+        _ => eprintln!("usage: mcp echo [CALLS] [ROUNDS] | mcp start [N] [ROUNDS]"),
+    }
+}
