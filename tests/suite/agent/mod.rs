@@ -5,6 +5,7 @@
 mod cli;
 mod crash;
 mod model;
+mod seed003;
 mod turns;
 
 use std::path::Path;
