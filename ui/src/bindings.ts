@@ -566,7 +566,15 @@ state: ServerState, } | { "type": "tools_changed",
 /**
  * The server's name.
  */
-server: string, };
+server: string, } | { "type": "authorization_needed", 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The authorization server's authorize URL.
+ */
+url: string, };
 
 /**
  * A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
