@@ -92,3 +92,15 @@ export function setConversationPinned(id: string, pinned: boolean): Promise<Conv
 export async function deleteConversation(id: string): Promise<void> {
   await call<null>('delete_conversation', { id });
 }
+
+/**
+ * Opens an http(s) or mailto link in the system browser/mail client, never in the webview.
+ * The shell command `open_external` is wired by the lead (tauri-plugin-opener or our own);
+ * until it exists the call rejects and the caller reports the error.
+ */
+export async function openExternal(url: string): Promise<void> {
+  if (!/^(https?:\/\/|mailto:)/i.test(url)) {
+    throw { kind: 'invalid_input', message: `not an http(s) or mailto link: ${url}` } satisfies IpcError;
+  }
+  await call<null>('open_external', { url });
+}

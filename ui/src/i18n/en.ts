@@ -66,6 +66,11 @@ const en = {
   'about.loading': 'Loading…',
   'about.unavailable': 'Not available',
 
+  'markdown.copy': 'Copy',
+  'markdown.copied': 'Copied',
+  'markdown.loadImage': 'Load image',
+  'markdown.remoteImage': 'Remote image from {host} not loaded',
+
   'error.dismiss': 'Dismiss',
   'error.not_found': 'Not found',
   'error.invalid_input': 'Invalid input',

@@ -66,6 +66,11 @@ const zhCN: Record<keyof typeof en, string> = {
   'about.loading': '加载中…',
   'about.unavailable': '不可用',
 
+  'markdown.copy': '复制',
+  'markdown.copied': '已复制',
+  'markdown.loadImage': '加载图片',
+  'markdown.remoteImage': '未加载来自 {host} 的远程图片',
+
   'error.dismiss': '关闭',
   'error.not_found': '未找到',
   'error.invalid_input': '输入无效',
