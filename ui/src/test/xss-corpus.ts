@@ -154,12 +154,14 @@ const FORBIDDEN =
 /**
  * Everything under `root` that would let a payload run, phone home or pose as the app. KaTeX's
  * own output (inside `.katex`, a class the sanitizer never lets through) may use MathML, SVG and
- * CSSOM styles; the TeX it typesets is checked by KaTeX's `trust: false`.
+ * CSSOM styles; the TeX it typesets is checked by KaTeX's `trust: false`. With `appChrome`, the
+ * app's own ids and buttons are allowed (for checking a component that shows hostile text).
  */
-export function dangerousBits(root: ParentNode): string[] {
+export function dangerousBits(root: ParentNode, options: { appChrome?: boolean } = {}): string[] {
   const found: string[] = [];
+  const forbidden = options.appChrome ? FORBIDDEN.replace('button:not([data-action]), ', '') : FORBIDDEN;
   const own = (el: Element) => el.closest('.katex') === null;
-  root.querySelectorAll(FORBIDDEN).forEach((el) => {
+  root.querySelectorAll(forbidden).forEach((el) => {
     if (own(el)) found.push(`<${el.localName}>`);
   });
   root.querySelectorAll('*').forEach((el) => {
@@ -169,7 +171,7 @@ export function dangerousBits(root: ParentNode): string[] {
       const value = attr.value.replace(/[\s\0]/g, '').toLowerCase();
       if (name.startsWith('on')) found.push(`${el.localName}[${name}]`);
       if (name === 'style') found.push(`${el.localName}[style]`);
-      if (name === 'id' || name === 'name') found.push(`${el.localName}[${name}]`);
+      if ((name === 'id' && !options.appChrome) || name === 'name') found.push(`${el.localName}[${name}]`);
       if (name === 'target' || name === 'ping' || name === 'formaction') found.push(`${el.localName}[${name}]`);
       if (/^(javascript|vbscript|data:text|file|ipc|tauri):?/.test(value) && /^(href|src|action|xlink:href|data|srcdoc|background|poster)$/.test(name)) {
         found.push(`${el.localName}[${name}=${attr.value}]`);
