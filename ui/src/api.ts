@@ -3,12 +3,21 @@
 import { invoke, type InvokeArgs } from '@tauri-apps/api/core';
 import type {
   AppInfo,
+  ConnectionTest,
   Conversation,
   ErrorKind,
+  ImportPreview,
+  ImportReport,
   IpcError,
+  ModelInfo,
   NewConversation,
+  NewProvider,
   Page,
   PageRequest,
+  Preset,
+  ProviderView,
+  ServerConfig,
+  ServerRecord,
 } from './bindings';
 
 /** Every error kind the engine can report, in the order of `ErrorKind`. */
@@ -103,4 +112,72 @@ export async function openExternal(url: string): Promise<void> {
     throw { kind: 'invalid_input', message: `not an http(s) or mailto link: ${url}` } satisfies IpcError;
   }
   await call<null>('open_external', { url });
+}
+
+// MCP servers (src-tauri/src/commands/servers.rs).
+
+export function listServers(): Promise<ServerRecord[]> {
+  return call<ServerRecord[]>('list_servers');
+}
+
+/** What importing an `mcpServers` document would do; changes nothing. */
+export function previewImportServers(json: string, replace: boolean): Promise<ImportPreview> {
+  return call<ImportPreview>('preview_import_servers', { json, replace });
+}
+
+export function importServers(json: string, replace: boolean): Promise<ImportReport> {
+  return call<ImportReport>('import_servers', { json, replace });
+}
+
+export function addServer(input: ServerConfig): Promise<ServerRecord> {
+  return call<ServerRecord>('add_server', { input });
+}
+
+/** Replaces the configuration of the server with this id (its name may change). */
+export function updateServer(id: string, input: ServerConfig): Promise<ServerRecord> {
+  return call<ServerRecord>('update_server', { id, input });
+}
+
+export function setServerEnabled(id: string, enabled: boolean): Promise<ServerRecord> {
+  return call<ServerRecord>('set_server_enabled', { id, enabled });
+}
+
+export async function removeServer(id: string): Promise<void> {
+  await call<null>('remove_server', { id });
+}
+
+/** Every server as an `mcpServers` JSON document. */
+export function exportServers(): Promise<string> {
+  return call<string>('export_servers');
+}
+
+// Model providers (src-tauri/src/commands/providers.rs).
+
+export function listPresets(): Promise<Preset[]> {
+  return call<Preset[]>('list_presets');
+}
+
+export function listProviders(): Promise<ProviderView[]> {
+  return call<ProviderView[]>('list_providers');
+}
+
+export function addProvider(input: NewProvider): Promise<ProviderView> {
+  return call<ProviderView>('add_provider', { input });
+}
+
+/** Sets, or with `null` forgets, a provider's key; only its masked status comes back. */
+export function setProviderKey(id: string, key: string | null): Promise<ProviderView> {
+  return call<ProviderView>('set_provider_key', { id, key });
+}
+
+export async function removeProvider(id: string): Promise<void> {
+  await call<null>('remove_provider', { id });
+}
+
+export function providerModels(id: string): Promise<ModelInfo[]> {
+  return call<ModelInfo[]>('provider_models', { id });
+}
+
+export function testProvider(id: string): Promise<ConnectionTest> {
+  return call<ConnectionTest>('test_provider', { id });
 }

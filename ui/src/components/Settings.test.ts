@@ -26,7 +26,7 @@ describe('settings', () => {
     await user.click(tabs[1]!);
     expect(currentRoute()).toEqual({ name: 'settings', tab: 'servers' });
     expect(screen.getByRole('tab', { name: 'MCP Servers' })).toHaveAttribute('aria-selected', 'true');
-    expect(screen.getByRole('tabpanel')).toHaveTextContent('MCP servers are coming soon');
+    expect(await screen.findByTestId('servers-empty')).toBeInTheDocument();
   });
 
   test('arrow keys move between tabs', async () => {

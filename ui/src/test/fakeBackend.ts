@@ -1,7 +1,8 @@
-// An in-memory stand-in for the six Tauri commands, installed with `mockIPC`.
+// An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Conversation, IpcError, NewConversation, PageRequest } from '../bindings';
+import type { AppInfo, Conversation, IpcError, NewConversation, PageRequest, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
+import { serverCommand, UNHANDLED } from './fakeServers';
 
 export type Call = { cmd: string; args: Record<string, unknown> };
 
@@ -38,10 +39,15 @@ export type FakeBackend = {
   /** Makes every later call of `cmd` reject with `error` (anything, not only an IpcError). */
   fail(cmd: string, error: unknown): void;
   rows(): Conversation[];
+  servers(): ServerRecord[];
 };
 
-export function installFakeBackend(seed: Conversation[] = []): FakeBackend {
+/** What the fake backend starts with besides conversations. */
+export type FakeSeed = { servers?: ServerRecord[] };
+
+export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {}): FakeBackend {
   const rows = new Map(seed.map((c) => [c.id, { ...c }]));
+  const serverRows = new Map((more.servers ?? []).map((s) => [s.id, structuredClone(s)]));
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -95,15 +101,19 @@ export function installFakeBackend(seed: Conversation[] = []): FakeBackend {
         get(String(args.id));
         rows.delete(String(args.id));
         return null;
-      default:
+      default: {
+        const answer = serverCommand(serverRows, cmd, args);
+        if (answer !== UNHANDLED) return answer;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
+      }
     }
-  });
+  }, { shouldMockEvents: true });
 
   return {
     calls,
     callsTo: (cmd) => calls.filter((c) => c.cmd === cmd).map((c) => c.args),
     fail: (cmd, error) => failures.set(cmd, error),
     rows: () => [...rows.values()],
+    servers: () => [...serverRows.values()],
   };
 }

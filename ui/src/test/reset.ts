@@ -3,10 +3,12 @@ import { setLang } from '../i18n/index.svelte';
 import { conversations } from '../lib/conversations.svelte';
 import { clearErrors } from '../lib/errors.svelte';
 import { navigate } from '../lib/router.svelte';
+import { servers } from '../lib/servers.svelte';
 import { setTheme } from '../lib/theme.svelte';
 
 export function resetAppState(): void {
   conversations.reset();
+  servers.reset();
   clearErrors();
   navigate('#/');
   setLang('en');
