@@ -15,6 +15,7 @@ import type {
   Page,
   PageRequest,
   Preset,
+  ProviderSettings,
   ProviderView,
   ServerConfig,
   ServerRecord,
@@ -180,4 +181,9 @@ export function providerModels(id: string): Promise<ModelInfo[]> {
 
 export function testProvider(id: string): Promise<ConnectionTest> {
   return call<ConnectionTest>('test_provider', { id });
+}
+
+/** Replaces a provider's settings: default model, tool mode per model, strict tools. */
+export function setProviderSettings(id: string, settings: ProviderSettings): Promise<ProviderView> {
+  return call<ProviderView>('set_provider_settings', { id, settings });
 }

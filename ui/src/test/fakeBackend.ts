@@ -1,7 +1,8 @@
 // An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Conversation, IpcError, NewConversation, PageRequest, ServerRecord } from '../bindings';
+import type { AppInfo, Conversation, IpcError, ModelInfo, NewConversation, PageRequest, ProviderView, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
+import { providerCommand, type ProviderFake } from './fakeProviders';
 import { serverCommand, UNHANDLED } from './fakeServers';
 
 export type Call = { cmd: string; args: Record<string, unknown> };
@@ -40,14 +41,26 @@ export type FakeBackend = {
   fail(cmd: string, error: unknown): void;
   rows(): Conversation[];
   servers(): ServerRecord[];
+  /** The provider side: views, the keys apart from them, and each provider's models. */
+  providers: ProviderFake;
 };
 
 /** What the fake backend starts with besides conversations. */
-export type FakeSeed = { servers?: ServerRecord[] };
+export type FakeSeed = {
+  servers?: ServerRecord[];
+  providers?: ProviderView[];
+  /** Models by provider id; a provider without an entry is unreachable. */
+  models?: Record<string, ModelInfo[]>;
+};
 
 export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {}): FakeBackend {
   const rows = new Map(seed.map((c) => [c.id, { ...c }]));
   const serverRows = new Map((more.servers ?? []).map((s) => [s.id, structuredClone(s)]));
+  const providerFake: ProviderFake = {
+    views: new Map((more.providers ?? []).map((v) => [v.provider.id, structuredClone(v)])),
+    keys: new Map(),
+    models: new Map(Object.entries(more.models ?? {})),
+  };
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -104,6 +117,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
       default: {
         const answer = serverCommand(serverRows, cmd, args);
         if (answer !== UNHANDLED) return answer;
+        const fromProviders = providerCommand(providerFake, cmd, args);
+        if (fromProviders !== UNHANDLED) return fromProviders;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
       }
     }
@@ -115,5 +130,6 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     fail: (cmd, error) => failures.set(cmd, error),
     rows: () => [...rows.values()],
     servers: () => [...serverRows.values()],
+    providers: providerFake,
   };
 }
