@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/svelte';
+import { cleanup, render, screen } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { setLang } from '../i18n/index.svelte';
@@ -55,8 +55,14 @@ describe('Markdown', () => {
     expect(screen.queryByText(/Remote image/)).toBeNull();
   });
 
-  test('remote images load at once when allowed', () => {
+  test('remote images load at once when allowed, also when allowed later', async () => {
     render(Markdown, { source: '![chart](https://img.example/chart.png)', allowRemoteImages: true });
+    expect(screen.getByRole('img')).toHaveAttribute('src', 'https://img.example/chart.png');
+    cleanup();
+
+    const { rerender } = render(Markdown, { source: '![chart](https://img.example/chart.png)' });
+    expect(screen.getByRole('img', { hidden: true })).not.toHaveAttribute('src');
+    await rerender({ source: '![chart](https://img.example/chart.png)', allowRemoteImages: true });
     expect(screen.getByRole('img')).toHaveAttribute('src', 'https://img.example/chart.png');
   });
 
