@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { dangerousBits, XSS_CORPUS } from '../../test/xss-corpus';
-import { BlockRenderer } from './blocks';
+import { BlockRenderer, lexIncrementally } from './blocks';
+import { lexBlocks } from './parse';
 import { markdownToHtml } from './parse';
 import { sanitizeHtml } from './sanitize';
 
@@ -111,5 +112,42 @@ describe('the block renderer', () => {
     expect(blocks.map((b) => b.html)).toEqual([
       '<p>See <a href="https://docs.example" rel="noopener noreferrer nofollow">docs</a>.</p>\n',
     ]);
+  });
+});
+
+describe('incremental lexing', () => {
+  const FRAGMENTS = [
+    '# Title\n\n', 'Some *text* that goes on', ' and on.\n', '\n', 'Setext heading\n===\n\n',
+    '- one\n- two\n\n- three after a gap\n', '1. first\n2. second\n', '> quoted\n> more\n\n',
+    '```js\nconst x = 1;\n\nconst y = 2;\n```\n', '    indented code\n', '| a | b |\n|---|---|\n| 1 | 2 |\n',
+    '$$\nx^2\n$$\n', 'See [docs][d].\n\n[d]: https://docs.example\n', '<div>\nhtml block\n</div>\n',
+    '---\n', '- [x] done\n- [ ] todo\n', 'line  \nbreak\n', '\n\n',
+  ];
+
+  /** A small deterministic generator, so a failure can be replayed from its seed. */
+  function rng(seed: number) {
+    let state = seed;
+    return () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  }
+
+  test.each(Array.from({ length: 40 }, (_, i) => i + 1))(
+    'streaming random documents in random chunks gives the blocks of a full lex (seed %i)',
+    (seed) => {
+      const random = rng(seed);
+      const doc = Array.from({ length: 12 }, () => FRAGMENTS[Math.floor(random() * FRAGMENTS.length)]).join('');
+      let lexed = null;
+      for (let at = 0; at < doc.length; ) {
+        at = Math.min(doc.length, at + 1 + Math.floor(random() * 12));
+        lexed = lexIncrementally(doc.slice(0, at), lexed);
+        const full = lexBlocks(doc.slice(0, at));
+        expect(lexed.tokens.map((t) => [t.type, t.raw]), `at ${at}`).toEqual(full.map((t) => [t.type, t.raw]));
+      }
+    },
+  );
+
+  test('an edit that is not an append lexes everything again', () => {
+    const first = lexIncrementally('# A\n\npara one\n\npara two', null);
+    const edited = lexIncrementally('# B\n\npara one\n\npara two', first);
+    expect(edited.tokens.map((t) => t.raw)).toEqual(lexBlocks('# B\n\npara one\n\npara two').map((t) => t.raw));
   });
 });
