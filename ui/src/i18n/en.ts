@@ -227,6 +227,9 @@ const en = {
   'providerForm.urlInvalid': 'Enter an http:// or https:// URL.',
   'providerForm.keyRequired': 'This provider needs an API key.',
 
+  'toolTry.title': 'Try {tool}',
+  'toolTry.run': 'Run tool',
+
   'error.dismiss': 'Dismiss',
   'error.not_found': 'Not found',
   'error.invalid_input': 'Invalid input',

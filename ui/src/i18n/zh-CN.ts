@@ -228,6 +228,9 @@ const zhCN: Record<keyof typeof en, string> = {
   'providerForm.urlInvalid': '请输入 http:// 或 https:// 开头的 URL。',
   'providerForm.keyRequired': '此提供商需要 API 密钥。',
 
+  'toolTry.title': '试用 {tool}',
+  'toolTry.run': '运行工具',
+
   'error.dismiss': '关闭',
   'error.not_found': '未找到',
   'error.invalid_input': '输入无效',
