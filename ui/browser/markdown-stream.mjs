@@ -1,9 +1,9 @@
 // Benchmark: a ~5,000-token Markdown answer (prose, code, tables, task lists, math) streamed
 // into the renderer at 200 tokens/s, i.e. ~4 tokens per 60 Hz frame, in Chromium. Reports the
 // median, p95 and worst time of one frame's update (render + sanitize + DOM + layout) and the
-// time to render the finished answer at once. Run: node bench/markdown-stream.mjs
+// time to render the finished answer at once. Run: node browser/markdown-stream.mjs
 // (needs /usr/bin/chromium; nothing is downloaded).
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -53,4 +53,5 @@ try {
   console.log(`whole answer at once: median ${fmt(full[1])}`);
 } finally {
   await browser.close();
+  rmSync(out, { recursive: true, force: true });
 }
