@@ -3,6 +3,7 @@
 
 mod bindings;
 mod cli;
+mod edits;
 mod ipc;
 mod mcp_cli;
 mod providers;
