@@ -95,6 +95,21 @@ describe('Markdown', () => {
     expect(root.querySelector('pre')).toBeNull();
   });
 
+  test('while a paragraph grows, its finished formulas are moved, not typeset again', async () => {
+    const { rerender } = render(Markdown, { source: 'One $x^2$ and', streaming: true });
+    await nextFrame();
+    const root = screen.getByTestId('markdown');
+    const first = root.querySelector('.math-inline');
+    expect(first?.querySelector('.katex')).not.toBeNull();
+
+    await rerender({ source: 'One $x^2$ and $y^2$ and $x^2$', streaming: true });
+    await nextFrame();
+    const formulas = [...root.querySelectorAll('.math-inline')];
+    expect(formulas.map((f) => f.getAttribute('data-tex'))).toEqual(['x^2', 'y^2', 'x^2']);
+    expect(formulas[0]).toBe(first);
+    expect(formulas.every((f) => f.querySelector('.katex'))).toBe(true);
+  });
+
   test('controls follow the language', async () => {
     render(Markdown, { source: '```\nx\n```' });
     expect(screen.getByRole('button', { name: 'Copy' })).toBeInTheDocument();

@@ -4,10 +4,35 @@
 // place of each remote image.
 import katex from 'katex';
 
+const MATH = '.math-inline[data-tex], .math-display[data-tex]';
+
+/** Typeset math of a block being replaced, by TeX, to move into its successor. */
+export type MathReuse = Map<string, HTMLElement[]>;
+
+const mathKey = (node: HTMLElement) => `${node.classList.contains('math-display') ? 'D' : 'I'}${node.dataset.tex ?? ''}`;
+
+/** Collects the typeset math of `block` (it is about to be replaced by a newer version). */
+export function typesetMath(block: HTMLElement): MathReuse {
+  const reuse: MathReuse = new Map();
+  block.querySelectorAll<HTMLElement>(MATH).forEach((node) => {
+    if (!node.querySelector('.katex')) return;
+    const key = mathKey(node);
+    reuse.set(key, [...(reuse.get(key) ?? []), node]);
+  });
+  return reuse;
+}
+
 /** The translated texts the added controls need. */
 export type EnhanceLabels = { copy: string; loadImage: string; remoteImage: (host: string) => string };
 
-function typeset(node: HTMLElement): void {
+/** Typesets a math placeholder, or puts the same formula typeset earlier in its place. */
+function typeset(node: HTMLElement, reuse: MathReuse | undefined): void {
+  const earlier = reuse?.get(mathKey(node))?.shift();
+  if (earlier) {
+    // Moving a node keeps the styles KaTeX set through the CSSOM (cloning would not).
+    node.replaceWith(earlier);
+    return;
+  }
   const tex = node.dataset.tex ?? '';
   try {
     katex.render(tex, node, {
@@ -72,9 +97,13 @@ export function loadImage(img: HTMLImageElement): void {
   if (img.nextElementSibling?.classList.contains('md-remote-image')) img.nextElementSibling.remove();
 }
 
-/** Adds math, code toolbars and image placeholders to a freshly inserted block. */
-export function enhance(block: HTMLElement, labels: EnhanceLabels, allowRemoteImages: boolean): void {
-  block.querySelectorAll<HTMLElement>('.math-inline[data-tex], .math-display[data-tex]').forEach(typeset);
+/**
+ * Adds math, code toolbars and image placeholders to a freshly built block; `reuse` holds the
+ * typeset formulas of the block it replaces, so a growing paragraph does not typeset its
+ * finished formulas again on every frame.
+ */
+export function enhance(block: HTMLElement, labels: EnhanceLabels, allowRemoteImages: boolean, reuse?: MathReuse): void {
+  block.querySelectorAll<HTMLElement>(MATH).forEach((node) => typeset(node, reuse));
   block.querySelectorAll<HTMLElement>('pre.md-code').forEach((pre) => {
     const wrap = document.createElement('div');
     wrap.className = 'md-code-wrap';

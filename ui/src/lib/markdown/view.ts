@@ -3,7 +3,7 @@
 // never navigate the webview (they go to `openLink`), copy buttons copy their code, "load image"
 // buttons show the image they stand for.
 import { BlockRenderer } from './blocks';
-import { enhance, loadImage, type EnhanceLabels } from './enhance';
+import { enhance, loadImage, typesetMath, type EnhanceLabels } from './enhance';
 import { SAFE_LINK } from './sanitize';
 
 export type ViewOptions = {
@@ -27,11 +27,11 @@ export class MarkdownView {
     let built = 0;
     blocks.forEach((block, i) => {
       if (this.#shown[i]?.key === block.key) return;
+      const old = this.#shown[i];
       const el = document.createElement('div');
       el.className = 'md-block';
       el.innerHTML = block.html;
-      enhance(el, options.labels, options.allowRemoteImages);
-      const old = this.#shown[i];
+      enhance(el, options.labels, options.allowRemoteImages, old ? typesetMath(old.el) : undefined);
       if (old) old.el.replaceWith(el);
       else root.append(el);
       this.#shown[i] = { key: block.key, el };
