@@ -4,6 +4,7 @@
 mod agent;
 mod bindings;
 mod cli;
+mod edits;
 mod ipc;
 mod ipc_chat;
 mod ipc_mcp;

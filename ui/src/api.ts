@@ -5,16 +5,25 @@ import type {
   AppInfo,
   ApprovalAnswer,
   ChatEvent,
+  ConnectionTest,
   Conversation,
   ConversationPatch,
   Message,
   ProviderView,
   SearchHit,
   ErrorKind,
+  ImportPreview,
+  ImportReport,
   IpcError,
+  ModelInfo,
   NewConversation,
+  NewProvider,
   Page,
   PageRequest,
+  Preset,
+  ProviderSettings,
+  ServerConfig,
+  ServerRecord,
 } from './bindings';
 
 /** Every error kind the engine can report, in the order of `ErrorKind`. */
@@ -155,7 +164,88 @@ export function searchMessages(query: string, page: PageRequest): Promise<Page<S
   return call<Page<SearchHit>>('search_messages', { query, page });
 }
 
-/** The configured providers (with masked key status). */
+
+/**
+ * Opens an http(s) or mailto link in the system browser/mail client, never in the webview.
+ * The shell command `open_external` is wired by the lead (tauri-plugin-opener or our own);
+ * until it exists the call rejects and the caller reports the error.
+ */
+export async function openExternal(url: string): Promise<void> {
+  if (!/^(https?:\/\/|mailto:)/i.test(url)) {
+    throw { kind: 'invalid_input', message: `not an http(s) or mailto link: ${url}` } satisfies IpcError;
+  }
+  await call<null>('open_external', { url });
+}
+
+// MCP servers (src-tauri/src/commands/servers.rs).
+
+export function listServers(): Promise<ServerRecord[]> {
+  return call<ServerRecord[]>('list_servers');
+}
+
+/** What importing an `mcpServers` document would do; changes nothing. */
+export function previewImportServers(json: string, replace: boolean): Promise<ImportPreview> {
+  return call<ImportPreview>('preview_import_servers', { json, replace });
+}
+
+export function importServers(json: string, replace: boolean): Promise<ImportReport> {
+  return call<ImportReport>('import_servers', { json, replace });
+}
+
+export function addServer(input: ServerConfig): Promise<ServerRecord> {
+  return call<ServerRecord>('add_server', { input });
+}
+
+/** Replaces the configuration of the server with this id (its name may change). */
+export function updateServer(id: string, input: ServerConfig): Promise<ServerRecord> {
+  return call<ServerRecord>('update_server', { id, input });
+}
+
+export function setServerEnabled(id: string, enabled: boolean): Promise<ServerRecord> {
+  return call<ServerRecord>('set_server_enabled', { id, enabled });
+}
+
+export async function removeServer(id: string): Promise<void> {
+  await call<null>('remove_server', { id });
+}
+
+/** Every server as an `mcpServers` JSON document. */
+export function exportServers(): Promise<string> {
+  return call<string>('export_servers');
+}
+
+// Model providers (src-tauri/src/commands/providers.rs).
+
+export function listPresets(): Promise<Preset[]> {
+  return call<Preset[]>('list_presets');
+}
+
 export function listProviders(): Promise<ProviderView[]> {
   return call<ProviderView[]>('list_providers');
+}
+
+export function addProvider(input: NewProvider): Promise<ProviderView> {
+  return call<ProviderView>('add_provider', { input });
+}
+
+/** Sets, or with `null` forgets, a provider's key; only its masked status comes back. */
+export function setProviderKey(id: string, key: string | null): Promise<ProviderView> {
+  return call<ProviderView>('set_provider_key', { id, key });
+}
+
+export async function removeProvider(id: string): Promise<void> {
+  await call<null>('remove_provider', { id });
+}
+
+export function providerModels(id: string): Promise<ModelInfo[]> {
+  return call<ModelInfo[]>('provider_models', { id });
+}
+
+export function testProvider(id: string): Promise<ConnectionTest> {
+  return call<ConnectionTest>('test_provider', { id });
+}
+
+/** Replaces a provider's settings: default model, tool mode per model, strict tools. */
+export function setProviderSettings(id: string, settings: ProviderSettings): Promise<ProviderView> {
+  return call<ProviderView>('set_provider_settings', { id, settings });
 }

@@ -171,6 +171,27 @@ impl Engine {
         self.view(record).await
     }
 
+    /// Replaces a provider's model settings (default model, tool mode per model, strict tools).
+    /// Its preset and the environment variable of its key stay as they were: they are not the
+    /// UI's to change.
+    pub async fn set_provider_settings(
+        &self,
+        id_or_name: &str,
+        settings: ProviderSettings,
+    ) -> Result<ProviderView, EngineError> {
+        let record = self.store().find_provider(id_or_name).await?;
+        let settings = ProviderSettings {
+            preset: record.settings.preset.clone(),
+            key_env: record.settings.key_env.clone(),
+            ..settings
+        };
+        let updated = self
+            .store()
+            .update_provider_settings(&record.id, &settings)
+            .await?;
+        self.view(updated).await
+    }
+
     /// Removes a provider and its stored key.
     pub async fn remove_provider(&self, id_or_name: &str) -> Result<(), EngineError> {
         let record = self.store().find_provider(id_or_name).await?;

@@ -1,10 +1,11 @@
-//! Commands over model providers: presets, add, list, key, remove, models, test. Keys go in;
+//! Commands over model providers: presets, add, list, key, settings, remove, models, test. Keys go in;
 //! only their masked status ever comes back.
 
 use switchboard_engine::Engine;
 use switchboard_engine::provider::ModelInfo;
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::providers::{ConnectionTest, NewProvider, ProviderView};
+use switchboard_engine::store::ProviderSettings;
 use tauri::State;
 
 use super::CmdResult;
@@ -38,6 +39,16 @@ pub async fn set_provider_key(
     key: Option<String>,
 ) -> CmdResult<ProviderView> {
     Ok(engine.set_provider_key(&id, key).await?)
+}
+
+/// Replaces a provider's model settings (default model, tool modes, strict tools).
+#[tauri::command]
+pub async fn set_provider_settings(
+    engine: State<'_, Engine>,
+    id: String,
+    settings: ProviderSettings,
+) -> CmdResult<ProviderView> {
+    Ok(engine.set_provider_settings(&id, settings).await?)
 }
 
 /// Removes a provider and its key.

@@ -1,5 +1,5 @@
 //! Commands over the MCP server configuration: list, preview and run an import of an
-//! `mcpServers` document, add, enable/disable, remove and export.
+//! `mcpServers` document, add, edit, enable/disable, remove and export.
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::{Conflict, ImportPreview, ImportReport, ServerConfig};
@@ -48,6 +48,16 @@ pub async fn import_servers(
 #[tauri::command]
 pub async fn add_server(engine: State<'_, Engine>, input: ServerConfig) -> CmdResult<ServerRecord> {
     Ok(engine.add_server(input).await?)
+}
+
+/// Replaces the configuration of a server (by id or name); its id and tool policies stay.
+#[tauri::command]
+pub async fn update_server(
+    engine: State<'_, Engine>,
+    id: String,
+    input: ServerConfig,
+) -> CmdResult<ServerRecord> {
+    Ok(engine.update_server(&id, input).await?)
 }
 
 /// Turns a server (by id or name) on or off.

@@ -24,7 +24,7 @@ function setup(stored: Message[] = []) {
   const conv = conversation({ title: 'Weather' });
   let channel: Channel | null = null;
   const messages = new Map<string, Message[]>([[conv.id, stored]]);
-  const backend = installFakeBackend([conv], (cmd, args) => {
+  const backend = installFakeBackend([conv], { extra: (cmd, args) => {
     switch (cmd) {
       case 'list_providers':
         return [{ provider: { id: 'p', name: 'fake' }, key: { source: null, masked: null } }];
@@ -41,7 +41,7 @@ function setup(stored: Message[] = []) {
       default:
         return undefined;
     }
-  });
+  } });
   navigate(conversationHref(conv.id));
   return { conv, backend, messages, channel: () => channel! };
 }

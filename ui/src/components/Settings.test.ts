@@ -21,12 +21,12 @@ describe('settings', () => {
     const tabs = within(tablist).getAllByRole('tab');
     expect(tabs.map((tab) => tab.textContent?.trim())).toEqual(['Providers', 'MCP Servers', 'General']);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
-    expect(screen.getByRole('tabpanel')).toHaveTextContent('Model providers are coming soon');
+    expect(await screen.findByTestId('providers-empty')).toBeInTheDocument();
 
     await user.click(tabs[1]!);
     expect(currentRoute()).toEqual({ name: 'settings', tab: 'servers' });
     expect(screen.getByRole('tab', { name: 'MCP Servers' })).toHaveAttribute('aria-selected', 'true');
-    expect(screen.getByRole('tabpanel')).toHaveTextContent('MCP servers are coming soon');
+    expect(await screen.findByTestId('servers-empty')).toBeInTheDocument();
   });
 
   test('arrow keys move between tabs', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { ERROR_KINDS } from '../api';
 import { resetAppState } from '../test/reset';
 import en from './en';
 import {
@@ -35,10 +36,18 @@ describe('the catalogues', () => {
     }
   });
 
-  test('every error kind has a message', () => {
-    for (const kind of ['not_found', 'invalid_input', 'corrupt_database', 'database_locked', 'newer_schema', 'io', 'internal']) {
-      expect(en).toHaveProperty(`error.${kind}`);
+  test('every error kind has a message in both languages', () => {
+    for (const kind of ERROR_KINDS) {
+      expect(en, kind).toHaveProperty([`error.${kind}`]);
+      expect(zhCN, kind).toHaveProperty([`error.${kind}`]);
     }
+  });
+
+  test('a Chinese message is not left in English', () => {
+    const same = (Object.keys(en) as (keyof typeof en)[]).filter(
+      (key) => zhCN[key] === en[key] && /[a-z]{3,}/i.test(en[key].replace(/\{\w+\}/g, '')),
+    );
+    expect(same).toEqual(['app.name', 'serverForm.url', 'providerForm.baseUrl']);
   });
 });
 

@@ -1,7 +1,9 @@
-// An in-memory stand-in for the six Tauri commands, installed with `mockIPC`.
+// An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Conversation, IpcError, NewConversation, PageRequest } from '../bindings';
+import type { AppInfo, Conversation, IpcError, ModelInfo, NewConversation, PageRequest, ProviderView, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
+import { providerCommand, type ProviderFake } from './fakeProviders';
+import { serverCommand, UNHANDLED } from './fakeServers';
 
 export type Call = { cmd: string; args: Record<string, unknown> };
 
@@ -39,13 +41,32 @@ export type FakeBackend = {
   /** Makes every later call of `cmd` reject with `error` (anything, not only an IpcError). */
   fail(cmd: string, error: unknown): void;
   rows(): Conversation[];
+  servers(): ServerRecord[];
+  /** The provider side: views, the keys apart from them, and each provider's models. */
+  providers: ProviderFake;
 };
 
 /** Answers commands the base fake does not know (return `undefined` to fall through). */
 export type ExtraHandler = (cmd: string, args: Record<string, unknown>) => unknown;
 
-export function installFakeBackend(seed: Conversation[] = [], extra?: ExtraHandler): FakeBackend {
+/** What the fake backend starts with besides conversations. */
+export type FakeSeed = {
+  servers?: ServerRecord[];
+  providers?: ProviderView[];
+  /** Models by provider id; a provider without an entry is unreachable. */
+  models?: Record<string, ModelInfo[]>;
+  /** Asked first for every command the conversation fake does not handle. */
+  extra?: ExtraHandler;
+};
+
+export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {}): FakeBackend {
   const rows = new Map(seed.map((c) => [c.id, { ...c }]));
+  const serverRows = new Map((more.servers ?? []).map((s) => [s.id, structuredClone(s)]));
+  const providerFake: ProviderFake = {
+    views: new Map((more.providers ?? []).map((v) => [v.provider.id, structuredClone(v)])),
+    keys: new Map(),
+    models: new Map(Object.entries(more.models ?? {})),
+  };
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -100,17 +121,23 @@ export function installFakeBackend(seed: Conversation[] = [], extra?: ExtraHandl
         rows.delete(String(args.id));
         return null;
       default: {
-        const answer = extra?.(cmd, args);
-        if (answer !== undefined) return answer;
+        const extra = more.extra?.(cmd, args);
+        if (extra !== undefined) return extra;
+        const answer = serverCommand(serverRows, cmd, args);
+        if (answer !== UNHANDLED) return answer;
+        const fromProviders = providerCommand(providerFake, cmd, args);
+        if (fromProviders !== UNHANDLED) return fromProviders;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
       }
     }
-  });
+  }, { shouldMockEvents: true });
 
   return {
     calls,
     callsTo: (cmd) => calls.filter((c) => c.cmd === cmd).map((c) => c.args),
     fail: (cmd, error) => failures.set(cmd, error),
     rows: () => [...rows.values()],
+    servers: () => [...serverRows.values()],
+    providers: providerFake,
   };
 }

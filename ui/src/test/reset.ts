@@ -2,11 +2,15 @@
 import { setLang } from '../i18n/index.svelte';
 import { conversations } from '../lib/conversations.svelte';
 import { clearErrors } from '../lib/errors.svelte';
+import { providers } from '../lib/providers.svelte';
 import { navigate } from '../lib/router.svelte';
+import { servers } from '../lib/servers.svelte';
 import { setTheme } from '../lib/theme.svelte';
 
 export function resetAppState(): void {
   conversations.reset();
+  servers.reset();
+  providers.reset();
   clearErrors();
   navigate('#/');
   setLang('en');

@@ -122,6 +122,22 @@ impl Engine {
         Ok(record)
     }
 
+    /// Replaces the configuration of the server with this id or name; it may be renamed (to a
+    /// name not taken), and its id and tool policies stay. A running server keeps its old
+    /// configuration until it is restarted.
+    pub async fn update_server(
+        &self,
+        id_or_name: &str,
+        config: ServerConfig,
+    ) -> Result<ServerRecord, EngineError> {
+        config.validate()?;
+        self.guard_secrets(std::slice::from_ref(&config));
+        let record = self.store().find_server(id_or_name).await?;
+        let updated = self.store().update_server(&record.id, &config).await?;
+        tracing::info!(server = %updated.config.name, "updated an MCP server");
+        Ok(updated)
+    }
+
     /// Every configured server, by name.
     pub async fn list_servers(&self) -> Result<Vec<ServerRecord>, EngineError> {
         let records = self.store().list_servers().await?;

@@ -1,0 +1,36 @@
+// Browser entry of the Markdown streaming benchmark (see markdown-stream.mjs): exposes one
+// function that streams a document into a MarkdownView a few tokens per frame and times each
+// update.
+import { MarkdownView } from '../src/lib/markdown/view';
+
+type Result = { frames: number[]; full: number };
+
+function stream(doc: string, tokensPerFrame: number): Result {
+  const tokens = doc.match(/[\s\S]{1,4}/g) ?? [];
+  const root = document.createElement('div');
+  document.body.append(root);
+  const view = new MarkdownView();
+  const options = {
+    labels: { copy: 'Copy', loadImage: 'Load image', remoteImage: (host: string) => host },
+    allowRemoteImages: false,
+    openLink: () => undefined,
+  };
+  const frames: number[] = [];
+  let text = '';
+  tokens.forEach((token, i) => {
+    text += token;
+    if ((i + 1) % tokensPerFrame !== 0 && i !== tokens.length - 1) return;
+    const started = performance.now();
+    view.update(root, text, options);
+    void root.offsetHeight; // include style and layout
+    frames.push(performance.now() - started);
+  });
+  const started = performance.now();
+  const fresh = document.createElement('div');
+  document.body.append(fresh);
+  new MarkdownView().update(fresh, doc, options);
+  void fresh.offsetHeight;
+  return { frames, full: performance.now() - started };
+}
+
+(window as unknown as { benchStream: typeof stream }).benchStream = stream;

@@ -1,0 +1,99 @@
+// Markdown → HTML (not yet sanitized): marked with GFM (tables, task lists, strikethrough),
+// math spans for KaTeX (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`), class-based highlight.js for fenced
+// code, and task-list boxes as ARIA spans instead of form inputs. Math is emitted as
+// `<span class="math-inline" data-tex>` placeholders holding the source; `enhance.ts` typesets
+// them after sanitizing, so KaTeX's output never passes through string HTML.
+import hljs from 'highlight.js/lib/common';
+import { Marked, type TokenizerAndRendererExtension, type Tokens, type TokensList } from 'marked';
+
+type MathToken = Tokens.Generic & { text: string; display: boolean };
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+function mathHtml(tex: string, display: boolean): string {
+  const tag = display ? 'div' : 'span';
+  const kind = display ? 'math-display' : 'math-inline';
+  return `<${tag} class="${kind}" data-tex="${escapeHtml(tex)}">${escapeHtml(tex)}</${tag}>`;
+}
+
+// `$$…$$` on its own lines (or `\[…\]`) as a block.
+const BLOCK_MATH = /^(?:\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\])[ \t]*(?:\n|$)/;
+// `$…$` needs a non-space after the opening and before the closing dollar, and no digit after the
+// closing one, so "$5 and $10" stays text.
+const INLINE_MATH =
+  /^(?:\$\$([^$]+?)\$\$|\$(?![\s$])((?:\\.|[^\\$\n])*?[^\\\s$])\$(?!\d)|\\\(([\s\S]+?)\\\))/;
+
+const blockMath: TokenizerAndRendererExtension = {
+  name: 'mathBlock',
+  level: 'block',
+  start: (src) => src.match(/\$\$|\\\[/)?.index,
+  tokenizer(src) {
+    const match = BLOCK_MATH.exec(src);
+    if (!match) return undefined;
+    return { type: 'mathBlock', raw: match[0], text: (match[1] ?? match[2] ?? '').trim(), display: true };
+  },
+  renderer: (token) => mathHtml((token as MathToken).text, true) + '\n',
+};
+
+const inlineMath: TokenizerAndRendererExtension = {
+  name: 'mathInline',
+  level: 'inline',
+  start: (src) => src.match(/\$|\\\(/)?.index,
+  tokenizer(src) {
+    const match = INLINE_MATH.exec(src);
+    if (!match) return undefined;
+    const display = match[1] !== undefined;
+    const text = (match[1] ?? match[2] ?? match[3] ?? '').trim();
+    return { type: 'mathInline', raw: match[0], text, display };
+  },
+  renderer: (token) => mathHtml((token as MathToken).text, (token as MathToken).display),
+};
+
+function codeLanguage(info: string | undefined): string {
+  return (info ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+}
+
+function renderCode({ text, lang }: Tokens.Code): string {
+  const language = codeLanguage(lang);
+  const known = language !== '' && hljs.getLanguage(language) !== undefined;
+  const body = known
+    ? hljs.highlight(text, { language, ignoreIllegals: true }).value
+    : escapeHtml(text);
+  const langClass = known ? ` language-${language}` : '';
+  return `<pre class="md-code" data-lang="${escapeHtml(language)}"><code class="hljs${langClass}">${body}</code></pre>\n`;
+}
+
+function renderCheckbox({ checked }: Tokens.Checkbox): string {
+  const state = checked ? 'task-checked' : 'task-unchecked';
+  return `<span class="task-box ${state}" role="checkbox" aria-checked="${checked}" aria-disabled="true"></span> `;
+}
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  extensions: [blockMath, inlineMath],
+  renderer: { code: renderCode, checkbox: renderCheckbox },
+});
+
+/** Splits a document into its top-level blocks (with the shared link definitions). */
+export function lexBlocks(source: string): TokensList {
+  return marked.lexer(source);
+}
+
+/** Renders some top-level tokens of a document lexed by `lexBlocks` to (unsanitized) HTML. */
+export function renderTokens(tokens: Tokens.Generic[], links: TokensList['links']): string {
+  const list = Object.assign([...tokens], { links }) as unknown as TokensList;
+  return marked.parser(list);
+}
+
+/** Renders a whole document to (unsanitized) HTML. */
+export function markdownToHtml(source: string): string {
+  return marked.parse(source, { async: false });
+}

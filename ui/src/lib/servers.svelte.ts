@@ -1,0 +1,85 @@
+// The server manager's state: the configured servers (from `list_servers`) and the live state
+// of each (from `mcp://state` events, by server name). Commands update the list in place.
+import { listen, type UnlistenFn } from '@tauri-apps/api/event';
+import * as api from '../api';
+import type { ImportReport, ServerConfig, ServerRecord } from '../bindings';
+import { isSupervisorEvent, SERVER_STATE_EVENT, type ServerState, type SupervisorEvent } from './serverState';
+
+class ServerStore {
+  records = $state<ServerRecord[]>([]);
+  states = $state<Record<string, ServerState>>({});
+  /** Bumped on `tools_changed`, so tool browsers know to list again. */
+  toolsVersion = $state<Record<string, number>>({});
+  loading = $state(false);
+  loaded = $state(false);
+
+  /** Loads the configured servers (again). */
+  async load(): Promise<void> {
+    this.loading = true;
+    try {
+      this.records = sortByName(await api.listServers());
+      this.loaded = true;
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Applies one supervisor event. */
+  apply(event: SupervisorEvent): void {
+    if (event.type === 'state') this.states = { ...this.states, [event.server]: event.state };
+    else this.toolsVersion = { ...this.toolsVersion, [event.server]: (this.toolsVersion[event.server] ?? 0) + 1 };
+  }
+
+  stateOf(name: string): ServerState | undefined {
+    return this.states[name];
+  }
+
+  async add(config: ServerConfig): Promise<ServerRecord> {
+    const record = await api.addServer(config);
+    this.records = sortByName([...this.records, record]);
+    return record;
+  }
+
+  async update(id: string, config: ServerConfig): Promise<ServerRecord> {
+    const record = await api.updateServer(id, config);
+    this.records = sortByName(this.records.map((r) => (r.id === id ? record : r)));
+    return record;
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<void> {
+    const record = await api.setServerEnabled(id, enabled);
+    this.records = this.records.map((r) => (r.id === id ? record : r));
+  }
+
+  async remove(id: string): Promise<void> {
+    await api.removeServer(id);
+    this.records = this.records.filter((r) => r.id !== id);
+  }
+
+  async import(json: string, replace: boolean): Promise<ImportReport> {
+    const report = await api.importServers(json, replace);
+    await this.load();
+    return report;
+  }
+
+  reset(): void {
+    this.records = [];
+    this.states = {};
+    this.toolsVersion = {};
+    this.loading = false;
+    this.loaded = false;
+  }
+}
+
+function sortByName(records: ServerRecord[]): ServerRecord[] {
+  return [...records].sort((a, b) => a.config.name.localeCompare(b.config.name));
+}
+
+export const servers = new ServerStore();
+
+/** Feeds `mcp://state` events into the store; returns the function that stops listening. */
+export function listenServerEvents(): Promise<UnlistenFn> {
+  return listen<unknown>(SERVER_STATE_EVENT, (event) => {
+    if (isSupervisorEvent(event.payload)) servers.apply(event.payload);
+  });
+}
