@@ -4,6 +4,7 @@
 /// Every IPC command the shell exposes.
 const COMMANDS: &[&str] = &[
     "app_info",
+    "open_external",
     "list_conversations",
     "create_conversation",
     "rename_conversation",

@@ -19,6 +19,7 @@ use tauri::{Manager, RunEvent, Runtime};
 pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder.invoke_handler(tauri::generate_handler![
         commands::app::app_info,
+        commands::app::open_external,
         commands::conversations::list_conversations,
         commands::conversations::create_conversation,
         commands::conversations::rename_conversation,

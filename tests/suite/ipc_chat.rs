@@ -73,3 +73,25 @@ fn send_message_starts_a_turn_whose_messages_are_read_back_searched_and_configur
     );
     assert!(bad.is_err());
 }
+
+#[test]
+fn open_external_refuses_anything_but_web_and_mail_links() {
+    let h = harness();
+    for url in [
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "ipc://localhost/x",
+        "not a url",
+    ] {
+        let err = invoke(&h, "open_external", json!({ "url": url })).unwrap_err();
+        assert_eq!(err["kind"], "invalid_input", "{url}: {err}");
+    }
+    // The mock runtime has no opener plugin: a valid link reaches it and says so.
+    let err = invoke(
+        &h,
+        "open_external",
+        json!({ "url": "https://example.com/a" }),
+    )
+    .unwrap_err();
+    assert_eq!(err["message"], "no opener is available to open links");
+}

@@ -1,12 +1,45 @@
 //! Commands about the app itself.
 
-use switchboard_engine::{AppInfo, Engine};
-use tauri::State;
+use switchboard_engine::{AppInfo, Engine, ErrorKind};
+use tauri::{AppHandle, Manager, Runtime, State};
+use tauri_plugin_opener::Opener;
 
 use super::CmdResult;
+use crate::error::IpcError;
 
 /// Version, directories and schema version of the running app.
 #[tauri::command]
 pub async fn app_info(engine: State<'_, Engine>) -> CmdResult<AppInfo> {
     Ok(engine.info().await?)
+}
+
+/// Opens an http(s) or mailto link from rendered content in the system browser or mail
+/// client; the webview itself never navigates. Any other scheme is refused.
+#[tauri::command]
+pub fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> CmdResult<()> {
+    let parsed =
+        url::Url::parse(&url).map_err(|e| invalid(format!("{url:?} is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https" | "mailto") {
+        return Err(invalid(format!(
+            "only http, https and mailto links open outside the app, not {:?}",
+            parsed.scheme()
+        )));
+    }
+    let opener = app.try_state::<Opener<R>>().ok_or_else(|| IpcError {
+        kind: ErrorKind::Internal,
+        message: "no opener is available to open links".into(),
+    })?;
+    opener
+        .open_url(parsed.as_str(), None::<&str>)
+        .map_err(|e| IpcError {
+            kind: ErrorKind::Io,
+            message: format!("cannot open {url}: {e}"),
+        })
+}
+
+fn invalid(message: String) -> IpcError {
+    IpcError {
+        kind: ErrorKind::InvalidInput,
+        message,
+    }
 }
