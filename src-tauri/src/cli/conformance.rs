@@ -11,9 +11,12 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde_json::{Map, Value};
+use switchboard_engine::mcp::interact::{ElicitationReply, ElicitationRequest};
 use switchboard_engine::mcp::{
-    Headless, IgnoreNotifications, McpClient, OAuth, PreRegistered, ServerSpec, Transport,
+    Headless, HostCapabilities, HostHandler, McpClient, OAuth, PreRegistered, ServerNotification,
+    ServerSpec, Transport,
 };
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
 use tokio_util::sync::CancellationToken;
@@ -41,7 +44,7 @@ pub async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
     );
     (spec.startup_timeout, spec.call_timeout) = (LIMIT, LIMIT);
     let oauth = oauth(&context)?;
-    let client = McpClient::connect_with_oauth(&spec, IgnoreNotifications, Some(&oauth))
+    let client = McpClient::connect_with_oauth(&spec, DefaultsHost, Some(&oauth))
         .await
         .map_err(engine)?;
     let info = client.server_info();
@@ -53,6 +56,45 @@ pub async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
     let result = exercise(out, &client).await;
     client.shutdown().await;
     result
+}
+
+/// The conformance client's host: it advertises form elicitation and accepts every form with
+/// the defaults its schema declares (what a user who presses "submit" on a pre-filled form
+/// sends), which the SEP-1034 scenario checks.
+struct DefaultsHost;
+
+impl HostHandler for DefaultsHost {
+    fn notify(&self, _notification: ServerNotification) {}
+
+    fn capabilities(&self) -> HostCapabilities {
+        HostCapabilities {
+            elicitation_form: true,
+            ..HostCapabilities::default()
+        }
+    }
+
+    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
+        let reply = match request {
+            ElicitationRequest::Form {
+                requested_schema, ..
+            } => ElicitationReply::Accept(Some(defaults(&requested_schema))),
+            ElicitationRequest::Url { .. } => ElicitationReply::Decline,
+        };
+        Box::pin(std::future::ready(reply))
+    }
+}
+
+/// An object of every property's `default` in a flat form schema.
+fn defaults(schema: &Value) -> Value {
+    let props = schema["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let filled: Map<String, Value> = props
+        .into_iter()
+        .filter_map(|(name, p)| p.get("default").cloned().map(|d| (name, d)))
+        .collect();
+    Value::Object(filled)
 }
 
 /// Lists the tools and calls each one; a failed call is a failure, a tool's error result is not.
