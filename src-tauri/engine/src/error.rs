@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::agent::AgentError;
+use crate::export::ExportError;
 use crate::logging::LoggingError;
 use crate::mcp::{ConfigError, ToolError};
 use crate::paths::PathsError;
@@ -38,6 +39,9 @@ pub enum EngineError {
     /// A turn could not start.
     #[error(transparent)]
     Agent(#[from] AgentError),
+    /// An export or import failed.
+    #[error(transparent)]
+    Export(#[from] ExportError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -87,6 +91,7 @@ impl EngineError {
             Self::ServerConfig(_) => ErrorKind::InvalidInput,
             Self::Tool(e) => tool_kind(e),
             Self::Agent(_) => ErrorKind::InvalidInput,
+            Self::Export(e) => export_kind(e),
         }
     }
 }
@@ -104,6 +109,16 @@ fn provider_kind(e: &ProviderError) -> ErrorKind {
         | ProviderError::Network(_)
         | ProviderError::Timeout(_)
         | ProviderError::MalformedStream(_) => ErrorKind::ProviderUnavailable,
+    }
+}
+
+fn export_kind(e: &ExportError) -> ErrorKind {
+    match e {
+        ExportError::Store(e) => store_kind(e),
+        ExportError::Io { .. } => ErrorKind::Io,
+        ExportError::Parse { .. } | ExportError::Format(_) | ExportError::Invalid(_) => {
+            ErrorKind::InvalidInput
+        }
     }
 }
 
