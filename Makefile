@@ -5,7 +5,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
-.PHONY: run test ui test-rust test-ui test-e2e lint deb bless bench-agent bench-history
+.PHONY: run test ui test-rust test-ui test-e2e lint deb bless bench-agent bench-history bench-export
 
 run:
 	scripts/deps.sh run
@@ -62,3 +62,7 @@ bench-agent:
 # History at scale: 100k conversations, 2M messages (the database is built once).
 bench-history:
 	cargo bench -p switchboard-engine --bench history
+
+# Export and import of 1,000 conversations × 50 messages in every format (medians).
+bench-export:
+	cargo bench -p switchboard-engine --bench export

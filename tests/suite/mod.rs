@@ -4,6 +4,7 @@
 mod agent;
 mod bindings;
 mod cli;
+mod export;
 mod ipc;
 mod ipc_chat;
 mod mcp_cli;
