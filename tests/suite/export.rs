@@ -282,7 +282,7 @@ async fn no_export_in_any_format_contains_a_provider_key_or_a_server_env_secret(
         std::sync::Arc::new(|_: &str| None),
         redactor.clone(),
     );
-    let engine = Engine::open(Paths::under(&dir.path().join("profile")), redactor, secrets)
+    let engine = Engine::open(Paths::under(dir.path().join("profile")), redactor, secrets)
         .await
         .unwrap();
     let provider = engine

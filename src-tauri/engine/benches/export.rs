@@ -79,7 +79,7 @@ fn conversation(n: usize) -> ImportItem {
     ImportItem {
         conversation: Conversation {
             id: c.clone(),
-            title: if n % 2 == 0 {
+            title: if n.is_multiple_of(2) {
                 format!("Weather trip {n}")
             } else {
                 format!("加州天气 {n}")

@@ -148,7 +148,10 @@ fn dangers(dom: &RcDom) -> Vec<String> {
     f
 }
 
-fn walk(node: &Handle, visit: &mut dyn FnMut(&str, &[(String, String)])) {
+/// An element's attributes as (name, value).
+type Attrs = [(String, String)];
+
+fn walk(node: &Handle, visit: &mut dyn FnMut(&str, &Attrs)) {
     if let NodeData::Element { name, attrs, .. } = &node.data {
         let attrs: Vec<(String, String)> = attrs
             .borrow()
