@@ -4,7 +4,8 @@
 use switchboard_engine::agent::{ApprovalAnswer, CallView, ChatEvent, ChatSettings, TurnEnd};
 use switchboard_engine::content::ContentPart;
 use switchboard_engine::export::{
-    ExportFormat, ExportRequest, ExportScope, ExportSummary, ImportResult, ImportSource,
+    ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
+    ImportSource,
 };
 use switchboard_engine::mcp::{
     Approval, ImportAction, ImportPreview, ImportReport, PreviewEntry, ServerConfig, Transport,
@@ -76,6 +77,7 @@ pub fn typescript() -> String {
         declaration::<ExportScope>(&cfg),
         declaration::<ExportRequest>(&cfg),
         declaration::<ExportSummary>(&cfg),
+        declaration::<ExportProgress>(&cfg),
         declaration::<ImportSource>(&cfg),
         declaration::<MergeAction>(&cfg),
         declaration::<MergeEntry>(&cfg),

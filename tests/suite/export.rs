@@ -219,7 +219,12 @@ fn ipc_previews_imports_and_exports_conversations() {
     );
     let out = dir.path().join("all.html");
     let request = json!({"format": "html", "scope": {"kind": "ids", "ids": ["c1a2b3c4-0000-4000-8000-000000000001"]}, "out": out.display().to_string()});
-    let summary = invoke(&h, "export_conversations", json!({"request": request})).unwrap();
+    let summary = invoke(
+        &h,
+        "export_conversations",
+        json!({"request": request, "onProgress": "__CHANNEL__:9"}),
+    )
+    .unwrap();
     assert_eq!(
         (
             summary["conversations"].as_u64(),

@@ -920,6 +920,19 @@ files: number,
 path: string, };
 
 /**
+ * How far a bulk export is.
+ */
+export type ExportProgress = { 
+/**
+ * Conversations written.
+ */
+done: number, 
+/**
+ * Conversations to write.
+ */
+total: number, };
+
+/**
  * Where an imported file came from.
  */
 export type ImportSource = "switchboard" | "chatgpt" | "claude";

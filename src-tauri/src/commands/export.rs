@@ -4,18 +4,30 @@
 use std::path::Path;
 
 use switchboard_engine::Engine;
-use switchboard_engine::export::{ExportRequest, ExportSummary, ImportResult, export, import_file};
+use switchboard_engine::export::{
+    ExportProgress, ExportRequest, ExportSummary, ImportResult, export, import_file,
+};
 use tauri::State;
+use tauri::ipc::Channel;
 
 use super::CmdResult;
 
-/// Exports conversations as the request says (format, scope, options, destination).
+/// Exports conversations as the request says (format, scope, options, destination),
+/// reporting progress about every 1% of the conversations on `on_progress`.
 #[tauri::command]
 pub async fn export_conversations(
     engine: State<'_, Engine>,
     request: ExportRequest,
+    on_progress: Channel<ExportProgress>,
 ) -> CmdResult<ExportSummary> {
-    Ok(export(engine.store(), &request, |_, _| {}).await?)
+    let progress = |done, total| {
+        let p = ExportProgress { done, total };
+        if p.worth_reporting() {
+            // A closed window only loses the progress, not the export.
+            let _ = on_progress.send(p);
+        }
+    };
+    Ok(export(engine.store(), &request, progress).await?)
 }
 
 /// What importing the file would change, without changing anything.

@@ -27,7 +27,7 @@ pub use assets::{Assets, DirAssets, MemoryAssets};
 pub use error::ExportError;
 pub use import::{ImportResult, ImportSource, import_file, parse_import};
 pub use names::file_stem;
-pub use write::{ExportSummary, export};
+pub use write::{ExportProgress, ExportSummary, export};
 
 /// The output format of an export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

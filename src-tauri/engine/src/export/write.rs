@@ -32,6 +32,24 @@ pub struct ExportSummary {
     pub path: String,
 }
 
+/// How far a bulk export is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportProgress {
+    /// Conversations written.
+    pub done: u32,
+    /// Conversations to write.
+    pub total: u32,
+}
+
+impl ExportProgress {
+    /// Whether this step is worth reporting: about every 1% of the work, and the end.
+    pub fn worth_reporting(&self) -> bool {
+        let step = (self.total / 100).max(1);
+        self.done == self.total || self.done.is_multiple_of(step)
+    }
+}
+
 /// Exports what `req` asks for; `progress(done, total)` is called after each conversation.
 pub async fn export(
     store: &Store,
@@ -324,4 +342,21 @@ fn index_html(index: &[(String, String, i64, usize)]) -> String {
     s.push_str("</ul>\n");
     super::html::page_end(&mut s);
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExportProgress;
+
+    #[test]
+    fn progress_is_reported_about_every_percent_and_at_the_end() {
+        let reported = |total| {
+            (1..=total)
+                .filter(|&done| ExportProgress { done, total }.worth_reporting())
+                .count()
+        };
+        assert_eq!(reported(7), 7);
+        assert_eq!(reported(10_000), 100);
+        assert_eq!(reported(250), 125);
+    }
 }
