@@ -2,6 +2,7 @@
 //! time (memory bounded by the largest conversation) as one JSON file, or as Markdown or
 //! HTML files (one file, or a folder with one file per conversation and an index).
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -91,22 +92,24 @@ async fn resolve(store: &Store, scope: &ExportScope) -> Result<Vec<String>, Expo
     match scope {
         ExportScope::All => Ok(store.all_conversation_ids().await?),
         ExportScope::Ids { ids } => {
+            let mut seen = HashSet::new();
             let mut out: Vec<String> = Vec::new();
             for id in ids {
                 store.get_conversation(id).await?;
-                if !out.contains(id) {
+                if seen.insert(id.clone()) {
                     out.push(id.clone());
                 }
             }
             Ok(out)
         }
         ExportScope::Search { query } => {
+            let mut seen = HashSet::new();
             let mut out: Vec<String> = Vec::new();
             let mut page = PageRequest::first(500);
             loop {
                 let hits = store.search_messages(query, &page).await?;
                 for h in hits.items {
-                    if !out.contains(&h.conversation_id) {
+                    if seen.insert(h.conversation_id.clone()) {
                         out.push(h.conversation_id);
                     }
                 }
