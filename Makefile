@@ -5,7 +5,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export
 
 run:
 	scripts/deps.sh run
@@ -74,3 +74,7 @@ bench-history:
 # SDK, and 10 servers started together; prints medians and ratios.
 bench-mcp:
 	bench/mcp/run.sh
+
+# Export and import of 1,000 conversations × 50 messages in every format (medians).
+bench-export:
+	cargo bench -p switchboard-engine --bench export

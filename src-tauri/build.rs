@@ -50,6 +50,9 @@ const COMMANDS: &[&str] = &[
     "switch_branch",
     "update_conversation",
     "search_messages",
+    "export_conversations",
+    "preview_import",
+    "import_conversations",
 ];
 
 fn main() {

@@ -10,6 +10,10 @@ use switchboard_engine::mcp::types::{
     PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
     ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
 };
+use switchboard_engine::export::{
+    ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
+    ImportSource,
+};
 use switchboard_engine::mcp::{
     Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
     PreviewEntry, RootInfo, SamplingModel, ServerConfig, ServerLogs, ServerState, ServerStatus,
@@ -21,8 +25,9 @@ use switchboard_engine::provider::{ModelInfo, ProviderKind, Usage};
 use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, ProviderView};
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
-    Conversation, ConversationPatch, Message, MessageStatus, NewConversation, Page, PageRequest,
-    ProviderRecord, ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
+    Conversation, ConversationPatch, MergeAction, MergeEntry, MergeReport, Message, MessageStatus,
+    NewConversation, Page, PageRequest, ProviderRecord, ProviderSettings, Role, SearchHit, Segment,
+    ServerRecord, TokenUsage,
 };
 use switchboard_engine::{AppInfo, ErrorKind};
 use ts_rs::{Config, TS};
@@ -100,6 +105,16 @@ pub fn typescript() -> String {
         declaration::<TurnEnd>(&cfg),
         declaration::<ChatEvent>(&cfg),
         declaration::<ApprovalAnswer>(&cfg),
+        declaration::<ExportFormat>(&cfg),
+        declaration::<ExportScope>(&cfg),
+        declaration::<ExportRequest>(&cfg),
+        declaration::<ExportSummary>(&cfg),
+        declaration::<ExportProgress>(&cfg),
+        declaration::<ImportSource>(&cfg),
+        declaration::<MergeAction>(&cfg),
+        declaration::<MergeEntry>(&cfg),
+        declaration::<MergeReport>(&cfg),
+        declaration::<ImportResult>(&cfg),
     ];
     format!("{HEADER}\n{}", decls.join("\n"))
 }

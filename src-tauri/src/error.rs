@@ -25,6 +25,12 @@ impl From<EngineError> for IpcError {
     }
 }
 
+impl From<switchboard_engine::export::ExportError> for IpcError {
+    fn from(e: switchboard_engine::export::ExportError) -> Self {
+        EngineError::from(e).into()
+    }
+}
+
 impl From<StoreError> for IpcError {
     fn from(e: StoreError) -> Self {
         EngineError::from(e).into()

@@ -65,6 +65,9 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::chat::switch_branch,
         commands::chat::update_conversation,
         commands::chat::search_messages,
+        commands::export::export_conversations,
+        commands::export::preview_import,
+        commands::export::import_conversations,
     ])
 }
 

@@ -5,6 +5,7 @@ mod agent;
 mod bindings;
 mod cli;
 mod edits;
+mod export;
 mod ipc;
 mod ipc_chat;
 mod ipc_mcp;

@@ -1328,3 +1328,170 @@ head_id: string, };
  * The user's answer to an approval question.
  */
 export type ApprovalAnswer = "allow_once" | "allow_always" | "allow_for_chat" | "deny";
+
+/**
+ * The output format of an export.
+ */
+export type ExportFormat = "md" | "json" | "html";
+
+/**
+ * Which conversations to export.
+ */
+export type ExportScope = { "kind": "all" } | { "kind": "ids", 
+/**
+ * Their ids.
+ */
+ids: Array<string>, } | { "kind": "search", 
+/**
+ * The search words.
+ */
+query: string, };
+
+/**
+ * What to export, how and where.
+ */
+export type ExportRequest = { 
+/**
+ * The format.
+ */
+format: ExportFormat, 
+/**
+ * The conversations.
+ */
+scope: ExportScope, 
+/**
+ * Where: a file (JSON; Markdown or HTML of one conversation when the name ends in
+ * `.md` or `.html`) or a folder (one file per conversation and an index).
+ */
+out: string, 
+/**
+ * Leave tool results out (Markdown and HTML; JSON is always complete).
+ */
+noToolResults: boolean, 
+/**
+ * Leave reasoning out (Markdown and HTML; JSON is always complete).
+ */
+noReasoning: boolean, };
+
+/**
+ * What an export wrote.
+ */
+export type ExportSummary = { 
+/**
+ * Conversations exported.
+ */
+conversations: number, 
+/**
+ * Messages exported (every branch).
+ */
+messages: number, 
+/**
+ * Files written, images and index included.
+ */
+files: number, 
+/**
+ * The file or folder written.
+ */
+path: string, };
+
+/**
+ * How far a bulk export is.
+ */
+export type ExportProgress = { 
+/**
+ * Conversations written.
+ */
+done: number, 
+/**
+ * Conversations to write.
+ */
+total: number, };
+
+/**
+ * Where an imported file came from.
+ */
+export type ImportSource = "switchboard" | "chatgpt" | "claude";
+
+/**
+ * What happened (or, in a dry run, would happen) to one conversation.
+ */
+export type MergeAction = "add" | "merge" | "skip" | "conflict";
+
+/**
+ * The outcome for one conversation.
+ */
+export type MergeEntry = { 
+/**
+ * The conversation's id.
+ */
+id: string, 
+/**
+ * Its title in the imported file.
+ */
+title: string, 
+/**
+ * What was done.
+ */
+action: MergeAction, 
+/**
+ * Messages added.
+ */
+messagesAdded: number, 
+/**
+ * Messages already here, identical.
+ */
+messagesSkipped: number, 
+/**
+ * Messages here with the same id but different contents (kept as they are).
+ */
+messagesConflicted: number, 
+/**
+ * What differs, one line each.
+ */
+conflicts: Array<string>, };
+
+/**
+ * The outcome of an import.
+ */
+export type MergeReport = { 
+/**
+ * Whether this was a dry run (nothing was written).
+ */
+dryRun: boolean, 
+/**
+ * Conversations added.
+ */
+added: number, 
+/**
+ * Conversations that were here and got new messages.
+ */
+merged: number, 
+/**
+ * Conversations already here in full.
+ */
+skipped: number, 
+/**
+ * Conversations with a conflict.
+ */
+conflicted: number, 
+/**
+ * Messages added in all.
+ */
+messagesAdded: number, 
+/**
+ * One entry per conversation, in the file's order.
+ */
+entries: Array<MergeEntry>, };
+
+/**
+ * What an import did (or would do).
+ */
+export type ImportResult = { 
+/**
+ * The kind of file.
+ */
+source: ImportSource, 
+/**
+ * What changed, per conversation.
+ */
+report: MergeReport, };

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::agent::AgentError;
+use crate::export::ExportError;
 use crate::logging::LoggingError;
 use crate::mcp::{ConfigError, InteractionError, ToolError};
 use crate::paths::PathsError;
@@ -41,6 +42,9 @@ pub enum EngineError {
     /// A turn could not start.
     #[error(transparent)]
     Agent(#[from] AgentError),
+    /// An export or import failed.
+    #[error(transparent)]
+    Export(#[from] ExportError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -97,6 +101,7 @@ impl EngineError {
                 | InteractionError::Invalid { .. },
             ) => ErrorKind::InvalidInput,
             Self::Agent(_) => ErrorKind::InvalidInput,
+            Self::Export(e) => export_kind(e),
         }
     }
 }
@@ -114,6 +119,16 @@ fn provider_kind(e: &ProviderError) -> ErrorKind {
         | ProviderError::Network(_)
         | ProviderError::Timeout(_)
         | ProviderError::MalformedStream(_) => ErrorKind::ProviderUnavailable,
+    }
+}
+
+fn export_kind(e: &ExportError) -> ErrorKind {
+    match e {
+        ExportError::Store(e) => store_kind(e),
+        ExportError::Io { .. } => ErrorKind::Io,
+        ExportError::Parse { .. } | ExportError::Format(_) | ExportError::Invalid(_) => {
+            ErrorKind::InvalidInput
+        }
     }
 }
 

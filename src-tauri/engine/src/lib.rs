@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod content;
 pub mod error;
+pub mod export;
 pub mod logging;
 pub mod mcp;
 pub mod paths;

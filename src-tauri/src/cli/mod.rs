@@ -4,6 +4,7 @@
 mod chat;
 mod conformance;
 mod conversations;
+mod export;
 mod providers;
 mod servers;
 mod servers_run;
@@ -38,6 +39,10 @@ pub enum Command {
     /// List, show, search, create, rename or delete conversations.
     #[command(subcommand, visible_alias = "conv")]
     Conversations(conversations::ConversationsCmd),
+    /// Export conversations as Markdown, JSON or HTML.
+    Export(export::ExportArgs),
+    /// Import conversations from a Switchboard, ChatGPT or Claude export.
+    Import(export::ImportArgs),
     /// Add, list and test model providers.
     #[command(subcommand)]
     Providers(providers::ProvidersCmd),
@@ -102,6 +107,8 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
         let result = match command {
             Command::Chat(args) => chat::run(&engine, args).await,
             Command::Conversations(cmd) => conversations::run(&engine, cmd).await,
+            Command::Export(args) => export::run_export(&engine, args).await,
+            Command::Import(args) => export::run_import(&engine, args).await,
             Command::Providers(cmd) => providers::run(&engine, cmd).await,
             Command::Servers(cmd) => servers::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod chat;
 pub mod conversations;
+pub mod export;
 pub mod interactions;
 pub mod providers;
 pub mod servers;

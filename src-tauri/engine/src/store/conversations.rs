@@ -83,7 +83,7 @@ pub struct ConversationPatch {
 }
 
 #[derive(sqlx::FromRow)]
-struct Row {
+pub(super) struct Row {
     id: String,
     title: String,
     created_at: i64,
@@ -115,7 +115,7 @@ impl From<Row> for Conversation {
     }
 }
 
-const COLUMNS: &str = "id, title, created_at, updated_at, pinned, archived, provider_id, model, \
+pub(super) const COLUMNS: &str = "id, title, created_at, updated_at, pinned, archived, provider_id, model, \
                        system_prompt, settings, head_id";
 
 /// Trims a title and checks its length.

@@ -7,7 +7,9 @@
 
 mod branches;
 mod conversations;
+mod dump;
 mod error;
+mod import;
 mod mcp_servers;
 mod messages;
 mod page;
@@ -28,6 +30,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
+pub use import::{ImportItem, MergeAction, MergeEntry, MergeReport};
 pub use mcp_servers::ServerRecord;
 pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
 pub use page::{Page, PageRequest};

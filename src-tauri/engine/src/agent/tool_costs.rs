@@ -1,0 +1,55 @@
+//! What each running server's tools cost a conversation: how many tools it lends the model
+//! and about how many prompt tokens their definitions take (tiktoken estimate), so the user
+//! can see what enabling a server adds to every request.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::budget;
+use crate::Engine;
+use crate::mcp::ServerState;
+
+/// One server's offer to the model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCost {
+    /// The server's name.
+    pub server: String,
+    /// Whether it is ready (a server that is not offers no tools now).
+    pub ready: bool,
+    /// How many tools it offers.
+    pub tools: u32,
+    /// Estimated prompt tokens of their definitions (name, description, schema).
+    pub tokens: u32,
+}
+
+impl Engine {
+    /// The tools and their token cost of every supervised server, by name.
+    pub fn tool_costs(&self) -> Vec<ToolCost> {
+        let mut out: Vec<ToolCost> = self
+            .supervisor()
+            .states()
+            .into_iter()
+            .map(|(server, state)| {
+                let tools = self.supervisor().tools_for(std::slice::from_ref(&server));
+                let tokens = tools
+                    .iter()
+                    .map(|(_, t)| {
+                        let schema = serde_json::Value::Object(t.input_schema.clone());
+                        budget::count(&t.name)
+                            + budget::count(t.description.as_deref().unwrap_or(""))
+                            + budget::count(&schema.to_string())
+                    })
+                    .sum();
+                ToolCost {
+                    server,
+                    ready: matches!(state, ServerState::Ready { .. }),
+                    tools: u32::try_from(tools.len()).unwrap_or(u32::MAX),
+                    tokens,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| a.server.cmp(&b.server));
+        out
+    }
+}

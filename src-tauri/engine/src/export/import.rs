@@ -1,0 +1,162 @@
+//! Import: recognizes the file (our JSON export, ChatGPT's or Claude's `conversations.json`),
+//! converts it to conversations, checks every reference (unique ids, parents and heads in the
+//! same conversation, no cycles) and merges it into the store in one transaction — or, in a
+//! dry run, reports what would change and writes nothing. A file that cannot be read imports
+//! nothing.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{ExportError, chatgpt, claude, json};
+use crate::store::{ImportItem, MergeReport, Store};
+
+/// Where an imported file came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportSource {
+    /// Switchboard's JSON export.
+    Switchboard,
+    /// ChatGPT's data export (`conversations.json`).
+    Chatgpt,
+    /// Claude's data export (`conversations.json`).
+    Claude,
+}
+
+/// What an import did (or would do).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportResult {
+    /// The kind of file.
+    pub source: ImportSource,
+    /// What changed, per conversation.
+    pub report: MergeReport,
+}
+
+/// Reads and imports the file at `path` (`dry_run`: only report).
+pub async fn import_file(
+    store: &Store,
+    path: &Path,
+    dry_run: bool,
+) -> Result<ImportResult, ExportError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ExportError::io(path, e))?;
+    let (source, items) = parse_import(&text)?;
+    let report = store.import_conversations(&items, dry_run).await?;
+    Ok(ImportResult { source, report })
+}
+
+/// Recognizes and converts a file's text, checking every reference.
+pub fn parse_import(text: &str) -> Result<(ImportSource, Vec<ImportItem>), ExportError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(ExportError::from_json)?;
+    let source = detect(&value)?;
+    drop(value);
+    let items = match source {
+        ImportSource::Switchboard => json::read(text)?,
+        ImportSource::Chatgpt => chatgpt::read(text)?,
+        ImportSource::Claude => claude::read(text)?,
+    };
+    validate(&items)?;
+    Ok((source, items))
+}
+
+fn detect(value: &serde_json::Value) -> Result<ImportSource, ExportError> {
+    match value {
+        serde_json::Value::Object(o) => match o.get("format").and_then(|f| f.as_str()) {
+            Some(json::FORMAT) => Ok(ImportSource::Switchboard),
+            Some(other) => Err(ExportError::Format(format!(
+                "the file's format is {other:?}, not a Switchboard conversation export"
+            ))),
+            None => Err(ExportError::Format(
+                "the file is a JSON object without a \"format\" field: not a Switchboard, ChatGPT or Claude export".into(),
+            )),
+        },
+        serde_json::Value::Array(items) => {
+            let first = items.first().ok_or_else(|| {
+                ExportError::Format("the file holds an empty list: no conversations".into())
+            })?;
+            if first.get("mapping").is_some() {
+                Ok(ImportSource::Chatgpt)
+            } else if first.get("chat_messages").is_some() {
+                Ok(ImportSource::Claude)
+            } else {
+                Err(ExportError::Format(
+                    "the first conversation has neither \"mapping\" (ChatGPT) nor \"chat_messages\" (Claude)".into(),
+                ))
+            }
+        }
+        _ => Err(ExportError::Format(
+            "the file is neither a Switchboard export nor a ChatGPT or Claude conversations.json".into(),
+        )),
+    }
+}
+
+/// Every id is unique, every parent and head is a message of the same conversation, and no
+/// message is its own ancestor.
+fn validate(items: &[ImportItem]) -> Result<(), ExportError> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut conversations: HashSet<&str> = HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let c = &item.conversation;
+        let at = |what: String| {
+            ExportError::Format(format!(
+                "conversation #{} ({}) in the file: {what}",
+                i + 1,
+                c.id
+            ))
+        };
+        if !conversations.insert(c.id.as_str()) {
+            return Err(at("the conversation appears twice".into()));
+        }
+        let parents: HashMap<&str, Option<&str>> = item
+            .messages
+            .iter()
+            .map(|m| (m.id.as_str(), m.parent_id.as_deref()))
+            .collect();
+        for m in &item.messages {
+            if !seen.insert(m.id.as_str()) {
+                return Err(at(format!("message {} appears twice", m.id)));
+            }
+            if let Some(p) = &m.parent_id
+                && !parents.contains_key(p.as_str())
+            {
+                return Err(at(format!(
+                    "message {} follows {p}, which is not in this conversation",
+                    m.id
+                )));
+            }
+        }
+        if let Some(h) = &c.head_id
+            && !parents.contains_key(h.as_str())
+        {
+            return Err(at(format!(
+                "its head {h} is not a message of this conversation"
+            )));
+        }
+        if let Some(id) = cycle(&parents) {
+            return Err(at(format!("message {id} is its own ancestor")));
+        }
+    }
+    Ok(())
+}
+
+/// A message on a parent cycle, if there is one.
+fn cycle<'a>(parents: &HashMap<&'a str, Option<&'a str>>) -> Option<&'a str> {
+    let mut done: HashSet<&str> = HashSet::new();
+    for start in parents.keys() {
+        let mut path: HashSet<&str> = HashSet::new();
+        let mut at = Some(*start);
+        while let Some(id) = at {
+            if done.contains(id) {
+                break;
+            }
+            if !path.insert(id) {
+                return Some(id);
+            }
+            at = parents.get(id).copied().flatten();
+        }
+        done.extend(path);
+    }
+    None
+}

@@ -1,0 +1,217 @@
+//! Switchboard's lossless, versioned JSON export (documented in `docs/export-format.md`):
+//! written one conversation at a time (one per line, so memory stays bounded by the largest
+//! conversation) and read back for import with every reference checked.
+
+use std::io::Write;
+
+use serde::{Deserialize, Serialize};
+
+use super::ExportError;
+use crate::content::ContentPart;
+use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role, TokenUsage};
+
+/// The value of the `format` field that marks our files.
+pub const FORMAT: &str = "switchboard.conversations";
+/// The schema version this build writes and the newest it reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The head of the file, before the conversations.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Head<'a> {
+    format: &'a str,
+    schema_version: u32,
+}
+
+/// The whole file, as read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct File {
+    schema_version: u32,
+    conversations: Vec<ExportedConversation>,
+}
+
+/// A conversation in the file: the stored conversation and all its messages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedConversation {
+    /// Its id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Creation time, Unix milliseconds.
+    pub created_at: i64,
+    /// Last activity, Unix milliseconds.
+    pub updated_at: i64,
+    /// Pinned.
+    pub pinned: bool,
+    /// Archived.
+    pub archived: bool,
+    /// The provider chosen, if any.
+    pub provider_id: Option<String>,
+    /// The model chosen, if any.
+    pub model: Option<String>,
+    /// The system prompt, if any.
+    pub system_prompt: Option<String>,
+    /// Further settings.
+    pub settings: serde_json::Value,
+    /// The last message of the branch shown.
+    pub head_id: Option<String>,
+    /// Every message of every branch, oldest first.
+    pub messages: Vec<ExportedMessage>,
+}
+
+/// A message in the file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedMessage {
+    /// Its id.
+    pub id: String,
+    /// The message it follows; messages sharing a parent are branches.
+    pub parent_id: Option<String>,
+    /// Who wrote it.
+    pub role: Role,
+    /// Its parts.
+    pub content: Vec<ContentPart>,
+    /// Its state.
+    pub status: MessageStatus,
+    /// The model that wrote it.
+    pub model: Option<String>,
+    /// Token usage.
+    pub usage: Option<TokenUsage>,
+    /// The error that ended it.
+    pub error: Option<String>,
+    /// Creation time, Unix milliseconds.
+    pub created_at: i64,
+    /// Last change, Unix milliseconds.
+    pub updated_at: i64,
+}
+
+impl ExportedConversation {
+    /// The file form of a stored conversation.
+    pub fn new(c: &Conversation, messages: &[Message]) -> Self {
+        Self {
+            id: c.id.clone(),
+            title: c.title.clone(),
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            pinned: c.pinned,
+            archived: c.archived,
+            provider_id: c.provider_id.clone(),
+            model: c.model.clone(),
+            system_prompt: c.system_prompt.clone(),
+            settings: c.settings.clone(),
+            head_id: c.head_id.clone(),
+            messages: messages.iter().map(ExportedMessage::from).collect(),
+        }
+    }
+
+    /// The stored form, for import.
+    pub fn into_item(self) -> ImportItem {
+        let id = self.id;
+        let messages = self
+            .messages
+            .into_iter()
+            .map(|m| Message {
+                id: m.id,
+                conversation_id: id.clone(),
+                parent_id: m.parent_id,
+                role: m.role,
+                content: m.content,
+                status: m.status,
+                model: m.model,
+                usage: m.usage,
+                error: m.error,
+                created_at: m.created_at,
+                updated_at: m.updated_at,
+            })
+            .collect();
+        ImportItem {
+            conversation: Conversation {
+                id,
+                title: self.title,
+                created_at: self.created_at,
+                updated_at: self.updated_at,
+                pinned: self.pinned,
+                archived: self.archived,
+                provider_id: self.provider_id,
+                model: self.model,
+                system_prompt: self.system_prompt,
+                settings: self.settings,
+                head_id: self.head_id,
+            },
+            messages,
+        }
+    }
+}
+
+impl From<&Message> for ExportedMessage {
+    fn from(m: &Message) -> Self {
+        Self {
+            id: m.id.clone(),
+            parent_id: m.parent_id.clone(),
+            role: m.role,
+            content: m.content.clone(),
+            status: m.status,
+            model: m.model.clone(),
+            usage: m.usage,
+            error: m.error.clone(),
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+/// Writes a JSON export one conversation at a time.
+pub struct JsonWriter<W: Write> {
+    out: W,
+    first: bool,
+}
+
+impl<W: Write> JsonWriter<W> {
+    /// Starts the file.
+    pub fn start(mut out: W) -> Result<Self, std::io::Error> {
+        let head = Head {
+            format: FORMAT,
+            schema_version: SCHEMA_VERSION,
+        };
+        let head = serde_json::to_string(&head).map_err(std::io::Error::other)?;
+        // The head object without its closing brace, then the conversations array.
+        out.write_all(head.trim_end_matches('}').as_bytes())?;
+        out.write_all(b",\"conversations\":[")?;
+        Ok(Self { out, first: true })
+    }
+
+    /// Appends one conversation (on its own line).
+    pub fn conversation(&mut self, c: &Conversation, messages: &[Message]) -> std::io::Result<()> {
+        self.out
+            .write_all(if self.first { b"\n" } else { b",\n" })?;
+        self.first = false;
+        serde_json::to_writer(&mut self.out, &ExportedConversation::new(c, messages))
+            .map_err(std::io::Error::other)
+    }
+
+    /// Ends the file and returns the writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.write_all(b"\n]}\n")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Reads our export from `text` (already known to be JSON with our `format`), checking its
+/// schema version. References between messages are checked by the importer.
+pub fn read(text: &str) -> Result<Vec<ImportItem>, ExportError> {
+    let file: File = serde_json::from_str(text).map_err(ExportError::from_json)?;
+    if file.schema_version > SCHEMA_VERSION || file.schema_version == 0 {
+        return Err(ExportError::Format(format!(
+            "this export has schema version {}; this Switchboard reads versions 1 to {SCHEMA_VERSION}",
+            file.schema_version
+        )));
+    }
+    Ok(file
+        .conversations
+        .into_iter()
+        .map(ExportedConversation::into_item)
+        .collect())
+}

@@ -1,0 +1,47 @@
+//! Whole-history reads for export: every conversation id (archived ones too) and every
+//! message of one conversation (all branches), without paging.
+
+use super::conversations::{COLUMNS as CONVERSATION_COLUMNS, Row as ConversationRow};
+use super::messages::{COLUMNS, Row};
+use super::{Conversation, Message, Store, StoreError};
+
+impl Store {
+    /// The ids of every conversation, archived ones included, oldest first.
+    pub async fn all_conversation_ids(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM conversations ORDER BY created_at, id")
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))
+    }
+
+    /// Every message of a conversation, every branch, oldest first (ties by id).
+    pub async fn all_messages(&self, conversation_id: &str) -> Result<Vec<Message>, StoreError> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY created_at, id"
+        );
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(conversation_id)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        rows.into_iter().map(Message::try_from).collect()
+    }
+
+    /// A conversation with every one of its messages, or `None` when it does not exist.
+    pub async fn conversation_with_messages(
+        &self,
+        id: &str,
+    ) -> Result<Option<(Conversation, Vec<Message>)>, StoreError> {
+        let sql = format!("SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id = ?");
+        let row: Option<ConversationRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let messages = self.all_messages(id).await?;
+        Ok(Some((Conversation::from(row), messages)))
+    }
+}
