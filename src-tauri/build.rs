@@ -53,6 +53,7 @@ const COMMANDS: &[&str] = &[
     "export_conversations",
     "preview_import",
     "import_conversations",
+    "tool_costs",
 ];
 
 fn main() {

@@ -1,18 +1,20 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
-use switchboard_engine::agent::{ApprovalAnswer, CallView, ChatEvent, ChatSettings, TurnEnd};
+use switchboard_engine::agent::{
+    ApprovalAnswer, CallView, ChatEvent, ChatSettings, ToolCost, TurnEnd,
+};
 use switchboard_engine::content::ContentPart;
+use switchboard_engine::export::{
+    ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
+    ImportSource,
+};
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 use switchboard_engine::mcp::types::{
     PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
     ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
-};
-use switchboard_engine::export::{
-    ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
-    ImportSource,
 };
 use switchboard_engine::mcp::{
     Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
@@ -115,6 +117,7 @@ pub fn typescript() -> String {
         declaration::<MergeEntry>(&cfg),
         declaration::<MergeReport>(&cfg),
         declaration::<ImportResult>(&cfg),
+        declaration::<ToolCost>(&cfg),
     ];
     format!("{HEADER}\n{}", decls.join("\n"))
 }

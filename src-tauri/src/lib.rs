@@ -68,6 +68,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::export::export_conversations,
         commands::export::preview_import,
         commands::export::import_conversations,
+        commands::chat::tool_costs,
     ])
 }
 

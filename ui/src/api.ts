@@ -11,6 +11,7 @@ import type {
   Message,
   ProviderView,
   SearchHit,
+  ToolCost,
   ErrorKind,
   ImportPreview,
   ImportReport,
@@ -248,4 +249,9 @@ export function testProvider(id: string): Promise<ConnectionTest> {
 /** Replaces a provider's settings: default model, tool mode per model, strict tools. */
 export function setProviderSettings(id: string, settings: ProviderSettings): Promise<ProviderView> {
   return call<ProviderView>('set_provider_settings', { id, settings });
+}
+
+/** Each supervised server's tool count and the estimated tokens of their definitions. */
+export function toolCosts(): Promise<ToolCost[]> {
+  return call<ToolCost[]>('tool_costs');
 }

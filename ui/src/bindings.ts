@@ -1495,3 +1495,24 @@ source: ImportSource,
  * What changed, per conversation.
  */
 report: MergeReport, };
+
+/**
+ * One server's offer to the model.
+ */
+export type ToolCost = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * Whether it is ready (a server that is not offers no tools now).
+ */
+ready: boolean, 
+/**
+ * How many tools it offers.
+ */
+tools: number, 
+/**
+ * Estimated prompt tokens of their definitions (name, description, schema).
+ */
+tokens: number, };

@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use switchboard_engine::agent::coalesce::{self, INTERVAL};
-use switchboard_engine::agent::{AgentError, ApprovalAnswer, ChatEvent, Events, TurnEnd};
+use switchboard_engine::agent::{AgentError, ApprovalAnswer, ChatEvent, Events, ToolCost, TurnEnd};
 use switchboard_engine::store::{
     Conversation, ConversationPatch, Message, Page, PageRequest, SearchHit,
 };
@@ -164,4 +164,10 @@ pub async fn search_messages(
     page: PageRequest,
 ) -> CmdResult<Page<SearchHit>> {
     Ok(engine.store().search_messages(&query, &page).await?)
+}
+
+/// Each supervised server's tool count and the estimated tokens of their definitions.
+#[tauri::command]
+pub fn tool_costs(engine: State<'_, Engine>) -> Vec<ToolCost> {
+    engine.tool_costs()
 }

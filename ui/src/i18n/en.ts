@@ -63,6 +63,15 @@ const en = {
   'tool.allowAlways': 'Always allow',
   'tool.deny': 'Deny',
 
+  'chatbar.provider': 'Provider',
+  'chatbar.model': 'Model',
+  'chatbar.modelPlaceholder': 'Model id',
+  'chatbar.servers': 'Servers whose tools this chat may use',
+  'chatbar.noServers': 'No MCP server is running.',
+  'chatbar.toolsSummary': 'Tools: {tools} (~{tokens} tokens)',
+  'chatbar.serverCost': '{tools} tools, ~{tokens} tokens',
+  'chatbar.notReady': 'not running',
+
   'composer.label': 'Message',
   'composer.placeholder': 'Message Switchboard…',
   'composer.send': 'Send',

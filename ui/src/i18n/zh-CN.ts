@@ -64,6 +64,15 @@ const zhCN: Record<keyof typeof en, string> = {
   'tool.allowAlways': '始终允许',
   'tool.deny': '拒绝',
 
+  'chatbar.provider': '提供方',
+  'chatbar.model': '模型',
+  'chatbar.modelPlaceholder': '模型 ID',
+  'chatbar.servers': '此对话可使用其工具的服务器',
+  'chatbar.noServers': '没有正在运行的 MCP 服务器。',
+  'chatbar.toolsSummary': '工具：{tools} 个（约 {tokens} 个 token）',
+  'chatbar.serverCost': '{tools} 个工具，约 {tokens} 个 token',
+  'chatbar.notReady': '未运行',
+
   'composer.label': '消息',
   'composer.placeholder': '给 Switchboard 发消息…',
   'composer.send': '发送',

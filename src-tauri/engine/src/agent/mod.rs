@@ -11,6 +11,7 @@ pub mod events;
 pub mod history;
 mod setup;
 pub mod title;
+pub mod tool_costs;
 mod turn;
 
 #[cfg(test)]
@@ -26,6 +27,7 @@ use ts_rs::TS;
 
 pub use approval::{ApprovalAnswer, Approvals};
 pub use events::{CallView, ChatEvent, TurnEnd};
+pub use tool_costs::ToolCost;
 
 use crate::content::ContentPart;
 use crate::provider::prompt_tools::ToolMode;

@@ -1,0 +1,79 @@
+import { render, screen, waitFor } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, expect, test } from 'vitest';
+import ChatSettingsBar from './ChatSettingsBar.svelte';
+import { conversation, installFakeBackend } from '../test/fakeBackend';
+import { resetAppState } from '../test/reset';
+
+beforeEach(() => resetAppState());
+
+const provider = (id: string, name: string, defaultModel?: string) => ({
+  provider: {
+    id,
+    name,
+    kind: 'openai',
+    baseUrl: 'http://127.0.0.1:1/v1',
+    headers: {},
+    settings: { defaultModel, toolModes: {}, strictTools: false },
+    createdAt: 0,
+    updatedAt: 0,
+  },
+  key: { source: null, masked: null },
+});
+
+function setup(settings = {}) {
+  const conv = conversation({ title: 'x', settings });
+  const backend = installFakeBackend([conv], {
+    extra: (cmd, args) => {
+      switch (cmd) {
+        case 'list_providers':
+          return [provider('p1', 'Local', 'qwen3'), provider('p2', 'Cloud')];
+        case 'tool_costs':
+          return [
+            { server: 'time', ready: true, tools: 2, tokens: 180 },
+            { server: 'weather', ready: true, tools: 1, tokens: 60 },
+          ];
+        case 'update_conversation':
+          return { ...conv, ...(args.patch as object) };
+        default:
+          return undefined;
+      }
+    },
+  });
+  render(ChatSettingsBar, { conversation: conv });
+  return { conv, backend };
+}
+
+test('the tools button sums the enabled servers and a toggle saves the conversation servers', async () => {
+  const { conv, backend } = setup();
+  const user = userEvent.setup();
+  const button = await screen.findByTestId('tools-button');
+  await waitFor(() => expect(button).toHaveTextContent('Tools: 3 (~240 tokens)'));
+  await user.click(button);
+  const toggles = screen.getAllByTestId('server-toggle');
+  expect(screen.getByTestId('tools-panel')).toHaveTextContent('2 tools, ~180 tokens');
+  await user.click(toggles[0]);
+  await waitFor(() =>
+    expect(backend.callsTo('update_conversation')).toEqual([
+      { id: conv.id, patch: { settings: { servers: ['weather'] } } },
+    ]),
+  );
+});
+
+test('the model defaults to the provider default and a new model and provider are saved', async () => {
+  const { conv, backend } = setup({ servers: ['weather'] });
+  const user = userEvent.setup();
+  const model = await screen.findByTestId('model-input');
+  await waitFor(() => expect(model).toHaveValue('qwen3'));
+  await waitFor(() => expect(screen.getByTestId('tools-button')).toHaveTextContent('Tools: 1 (~60 tokens)'));
+  await user.clear(model);
+  await user.type(model, 'llama3.2{Enter}');
+  model.blur();
+  await user.selectOptions(screen.getByTestId('provider-select'), 'p2');
+  await waitFor(() =>
+    expect(backend.callsTo('update_conversation')).toEqual([
+      { id: conv.id, patch: { model: 'llama3.2' } },
+      { id: conv.id, patch: { providerId: 'p2' } },
+    ]),
+  );
+});
