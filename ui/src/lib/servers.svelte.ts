@@ -1,5 +1,5 @@
 // The server manager's state: the configured servers (from `list_servers`) and the live state
-// of each (from `mcp://state` events, by server name). Commands update the list in place.
+// of each (from `mcp:server` events, by server name). Commands update the list in place.
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import * as api from '../api';
 import type { ImportReport, ServerConfig, ServerRecord } from '../bindings';
@@ -24,10 +24,18 @@ class ServerStore {
     }
   }
 
+  /** Takes the current state of every supervised server (events carry the changes after). */
+  async loadStates(): Promise<void> {
+    const statuses = await api.serverStates();
+    this.states = { ...this.states, ...Object.fromEntries(statuses.map((s) => [s.name, s.state])) };
+  }
+
   /** Applies one supervisor event. */
   apply(event: SupervisorEvent): void {
     if (event.type === 'state') this.states = { ...this.states, [event.server]: event.state };
-    else this.toolsVersion = { ...this.toolsVersion, [event.server]: (this.toolsVersion[event.server] ?? 0) + 1 };
+    else if (event.type === 'tools_changed') {
+      this.toolsVersion = { ...this.toolsVersion, [event.server]: (this.toolsVersion[event.server] ?? 0) + 1 };
+    }
   }
 
   stateOf(name: string): ServerState | undefined {
@@ -77,7 +85,7 @@ function sortByName(records: ServerRecord[]): ServerRecord[] {
 
 export const servers = new ServerStore();
 
-/** Feeds `mcp://state` events into the store; returns the function that stops listening. */
+/** Feeds `mcp:server` events into the store; returns the function that stops listening. */
 export function listenServerEvents(): Promise<UnlistenFn> {
   return listen<unknown>(SERVER_STATE_EVENT, (event) => {
     if (isSupervisorEvent(event.payload)) servers.apply(event.payload);
