@@ -16,6 +16,12 @@ const en = {
   'sidebar.empty': 'No conversations yet.',
   'sidebar.loadMore': 'Load more',
   'sidebar.settings': 'Settings',
+  'search.label': 'Search messages',
+  'search.placeholder': 'Search ({shortcut})',
+  'search.results': 'Search results',
+  'search.searching': 'Searching…',
+  'search.none': 'No messages match.',
+  'search.count': '{count} results',
 
   'conversation.untitled': 'Untitled',
   'conversation.titleLabel': 'Conversation title',

@@ -17,6 +17,12 @@ const zhCN: Record<keyof typeof en, string> = {
   'sidebar.empty': '还没有对话。',
   'sidebar.loadMore': '加载更多',
   'sidebar.settings': '设置',
+  'search.label': '搜索消息',
+  'search.placeholder': '搜索（{shortcut}）',
+  'search.results': '搜索结果',
+  'search.searching': '正在搜索…',
+  'search.none': '没有匹配的消息。',
+  'search.count': '{count} 条结果',
 
   'conversation.untitled': '未命名',
   'conversation.titleLabel': '对话标题',
