@@ -8,6 +8,7 @@ import { setLang } from '../i18n/index.svelte';
 import { hostOf, listenInteractions } from '../lib/interactions.svelte';
 import { installFakeBackend } from '../test/fakeBackend';
 import { resetAppState } from '../test/reset';
+import App from '../App.svelte';
 import InteractionDialog from './InteractionDialog.svelte';
 
 let unlisten: UnlistenFn | undefined;
@@ -176,6 +177,16 @@ describe('server requests as dialogs', () => {
     await send(sampling());
     expect(screen.getByRole('dialog', { name: 'everything 想使用你的模型' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: '批准' })).toBeInTheDocument();
+  });
+});
+
+describe('the app', () => {
+  test('listens to mcp:interaction from the start and shows the dialog', async () => {
+    installFakeBackend();
+    render(App);
+    await screen.findByRole('navigation', { name: 'Conversations' });
+    await send(form());
+    expect(await screen.findByRole('dialog', { name: 'everything asks for information' })).toBeInTheDocument();
   });
 });
 
