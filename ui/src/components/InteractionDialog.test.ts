@@ -83,6 +83,31 @@ describe('server requests as dialogs', () => {
     expect(screen.queryByRole('dialog')).toBeNull();
   });
 
+  test('after an answer, the next request’s dialog is ready to use and has the focus', async () => {
+    const { user } = await setup();
+    await send(sampling('i1'));
+    await send(sampling('i2'));
+    await user.click(screen.getByRole('button', { name: 'Approve' }));
+    const deny = screen.getByRole('button', { name: 'Deny' });
+    expect(deny).toBeEnabled();
+    expect(deny).toHaveFocus();
+  });
+
+  test('when the last request is answered, focus returns to where it was', async () => {
+    const { user } = await setup();
+    const outside = document.createElement('button');
+    document.body.append(outside);
+    outside.focus();
+    await send(sampling('i1'));
+    await send(form('f2'));
+    await user.keyboard('{Escape}');
+    expect(screen.getByLabelText(/^name/)).toHaveFocus();
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(outside).toHaveFocus();
+    outside.remove();
+  });
+
   test('Escape denies a sampling request', async () => {
     const { backend, user } = await setup();
     await send(sampling());
