@@ -69,6 +69,28 @@ describe('the server manager', () => {
     unlisten();
   });
 
+  test('a server that needs an OAuth sign-in says where, and opens it only on a click', async () => {
+    const backend = installFakeBackend([], { servers: [remote()], extra: (cmd) => (cmd === 'open_external' ? null : undefined) });
+    const user = userEvent.setup();
+    const unlisten = await listenServerEvents();
+    render(ServersSettings);
+    await screen.findAllByTestId('server-row');
+
+    const url = 'https://auth.example.com/authorize?client_id=switchboard&state=xyz';
+    await emit('mcp:server', { type: 'state', server: 'remote', state: { type: 'starting' } });
+    await emit('mcp:server', { type: 'authorization_needed', server: 'remote', url });
+    const notice = within(row('remote')).getByTestId('server-sign-in');
+    expect(notice).toHaveTextContent('This server asks you to sign in at auth.example.com.');
+    expect(backend.callsTo('open_external')).toEqual([]);
+
+    await user.click(within(notice).getByRole('button', { name: 'Sign in in the browser' }));
+    expect(backend.callsTo('open_external')).toEqual([{ url }]);
+
+    await emit('mcp:server', { type: 'state', server: 'remote', state: { type: 'failed', reason: 'authorization was refused' } });
+    expect(within(row('remote')).queryByTestId('server-sign-in')).toBeNull();
+    unlisten();
+  });
+
   test('adds a stdio server from the form', async () => {
     const backend = installFakeBackend();
     const user = userEvent.setup();

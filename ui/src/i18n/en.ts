@@ -185,6 +185,8 @@ const en = {
   'servers.state.failed': 'Failed',
   'servers.state.stopped': 'Stopped',
   'servers.state.disabled': 'Disabled',
+  'servers.signInNeeded': 'This server asks you to sign in at {host}.',
+  'servers.signIn': 'Sign in in the browser',
   'servers.details': 'Details',
   'servers.detailsNamed': 'Details of {name}',
   'serverDetails.start': 'Start',

@@ -186,6 +186,8 @@ const zhCN: Record<keyof typeof en, string> = {
   'servers.state.failed': '失败',
   'servers.state.stopped': '已停止',
   'servers.state.disabled': '已停用',
+  'servers.signInNeeded': '此服务器要求你在 {host} 登录。',
+  'servers.signIn': '在浏览器中登录',
   'servers.details': '详情',
   'servers.detailsNamed': '{name} 的详情',
   'serverDetails.start': '启动',

@@ -10,6 +10,8 @@ class ServerStore {
   states = $state<Record<string, ServerState>>({});
   /** Bumped on `tools_changed`, so tool browsers know to list again. */
   toolsVersion = $state<Record<string, number>>({});
+  /** Authorize URLs of servers waiting for the user to sign in (OAuth), by server name. */
+  authorization = $state<Record<string, string>>({});
   loading = $state(false);
   loaded = $state(false);
 
@@ -32,8 +34,16 @@ class ServerStore {
 
   /** Applies one supervisor event. */
   apply(event: SupervisorEvent): void {
-    if (event.type === 'state') this.states = { ...this.states, [event.server]: event.state };
-    else if (event.type === 'tools_changed') {
+    if (event.type === 'state') {
+      this.states = { ...this.states, [event.server]: event.state };
+      // A sign-in is only awaited while the server is starting.
+      if (event.state.type !== 'starting' && event.server in this.authorization) {
+        const { [event.server]: _, ...rest } = this.authorization;
+        this.authorization = rest;
+      }
+    } else if (event.type === 'authorization_needed') {
+      this.authorization = { ...this.authorization, [event.server]: event.url };
+    } else {
       this.toolsVersion = { ...this.toolsVersion, [event.server]: (this.toolsVersion[event.server] ?? 0) + 1 };
     }
   }
@@ -74,6 +84,7 @@ class ServerStore {
     this.records = [];
     this.states = {};
     this.toolsVersion = {};
+    this.authorization = {};
     this.loading = false;
     this.loaded = false;
   }
