@@ -48,6 +48,50 @@ describe('the command wrappers', () => {
     ]);
   });
 
+  test('the MCP server, interaction, roots and sampling wrappers use the Rust argument names', async () => {
+    const calls: [string, unknown][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      return null;
+    });
+
+    await api.startServer('everything');
+    await api.stopServer('everything');
+    await api.restartServer('everything');
+    await api.serverStates();
+    await api.serverLogs('everything');
+    await api.serverTools('everything');
+    await api.serverResources('everything');
+    await api.serverPrompts('everything');
+    await api.callTool('everything', 'echo', { message: 'hi' });
+    await api.answerInteraction('i1', { type: 'accept', content: { name: 'Ada' } });
+    await api.listRoots();
+    await api.setRoots(['/home/me']);
+    await api.samplingModel();
+    await api.setSamplingModel({ provider: 'p1', model: 'qwen3:8b' });
+    await api.setSamplingModel(null);
+    await api.searchMessages('rain', { limit: 30 });
+
+    expect(calls).toEqual([
+      ['start_server', { name: 'everything' }],
+      ['stop_server', { name: 'everything' }],
+      ['restart_server', { name: 'everything' }],
+      ['server_states', {}],
+      ['server_logs', { name: 'everything' }],
+      ['server_tools', { name: 'everything' }],
+      ['server_resources', { name: 'everything' }],
+      ['server_prompts', { name: 'everything' }],
+      ['call_tool', { server: 'everything', tool: 'echo', args: { message: 'hi' } }],
+      ['answer_interaction', { id: 'i1', answer: { type: 'accept', content: { name: 'Ada' } } }],
+      ['list_roots', {}],
+      ['set_roots', { folders: ['/home/me'] }],
+      ['sampling_model', {}],
+      ['set_sampling_model', { choice: { provider: 'p1', model: 'qwen3:8b' } }],
+      ['set_sampling_model', { choice: null }],
+      ['search_messages', { query: 'rain', page: { limit: 30 } }],
+    ]);
+  });
+
   test('reject with a normalized IpcError', async () => {
     mockIPC(() => {
       throw 'backend exploded';

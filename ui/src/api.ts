@@ -15,6 +15,15 @@ import type {
   ErrorKind,
   ImportPreview,
   ImportReport,
+  InteractionAnswer,
+  PromptInfo,
+  ResourceInfo,
+  RootInfo,
+  SamplingModel,
+  ServerLogs,
+  ServerStatus,
+  ToolInfo,
+  ToolResult,
   IpcError,
   ModelInfo,
   NewConversation,
@@ -254,4 +263,74 @@ export function setProviderSettings(id: string, settings: ProviderSettings): Pro
 /** Each supervised server's tool count and the estimated tokens of their definitions. */
 export function toolCosts(): Promise<ToolCost[]> {
   return call<ToolCost[]>('tool_costs');
+}
+
+// Running MCP servers (src-tauri/src/commands/servers_run.rs). `name` is a server's name or id.
+
+/** Starts a server and resolves once it is ready (rejects with why not). */
+export async function startServer(name: string): Promise<void> {
+  await call<null>('start_server', { name });
+}
+
+/** Stops a server; false when it was not running. */
+export function stopServer(name: string): Promise<boolean> {
+  return call<boolean>('stop_server', { name });
+}
+
+export async function restartServer(name: string): Promise<void> {
+  await call<null>('restart_server', { name });
+}
+
+/** Every supervised server and its state. */
+export function serverStates(): Promise<ServerStatus[]> {
+  return call<ServerStatus[]>('server_states');
+}
+
+/** A server's stderr lines and MCP log messages, oldest first. */
+export function serverLogs(name: string): Promise<ServerLogs> {
+  return call<ServerLogs>('server_logs', { name });
+}
+
+export function serverTools(name: string): Promise<ToolInfo[]> {
+  return call<ToolInfo[]>('server_tools', { name });
+}
+
+export function serverResources(name: string): Promise<ResourceInfo[]> {
+  return call<ResourceInfo[]>('server_resources', { name });
+}
+
+export function serverPrompts(name: string): Promise<PromptInfo[]> {
+  return call<PromptInfo[]>('server_prompts', { name });
+}
+
+/** Calls a tool of a running server with JSON arguments (checked against its schema). */
+export function callTool(server: string, tool: string, args: unknown): Promise<ToolResult> {
+  return call<ToolResult>('call_tool', { server, tool, args });
+}
+
+// A server's requests to the user and the client capabilities (commands/interactions.rs).
+
+/** Answers the server request `id` (an accepted URL request opens its page in the browser). */
+export async function answerInteraction(id: string, answer: InteractionAnswer): Promise<void> {
+  await call<null>('answer_interaction', { id, answer });
+}
+
+/** The folders advertised to servers as roots. */
+export function listRoots(): Promise<RootInfo[]> {
+  return call<RootInfo[]>('list_roots');
+}
+
+/** Replaces the roots (existing absolute folders); resolves with the new list. */
+export function setRoots(folders: string[]): Promise<RootInfo[]> {
+  return call<RootInfo[]>('set_roots', { folders });
+}
+
+/** The provider and model that answer sampling requests, if chosen. */
+export function samplingModel(): Promise<SamplingModel | null> {
+  return call<SamplingModel | null>('sampling_model');
+}
+
+/** Chooses, or with `null` clears, the model that answers sampling requests. */
+export async function setSamplingModel(choice: SamplingModel | null): Promise<void> {
+  await call<null>('set_sampling_model', { choice });
 }

@@ -28,31 +28,66 @@ describe('the server manager', () => {
     expect(within(row('remote')).getByTestId('server-status')).toHaveTextContent('Stopped');
   });
 
-  test('status lights follow mcp://state events, with the reason of a failure', async () => {
+  test('status lights follow mcp:server events, with the reason of a failure', async () => {
     installFakeBackend([], { servers: [everything(), remote()] });
     const unlisten = await listenServerEvents();
     render(ServersSettings);
     await screen.findAllByTestId('server-row');
 
-    await emit('mcp://state', { type: 'state', server: 'everything', state: { type: 'starting' } });
+    await emit('mcp:server', { type: 'state', server: 'everything', state: { type: 'starting' } });
     expect(within(row('everything')).getByTestId('server-status')).toHaveTextContent('Starting…');
-    await emit('mcp://state', {
+    await emit('mcp:server', {
       type: 'state',
       server: 'everything',
       state: { type: 'ready', info: { name: 'mcp-servers/everything', title: null, version: '2.0.0', protocol_version: '2025-11-25', instructions: null }, tools: 11 },
     });
-    await emit('mcp://state', { type: 'state', server: 'remote', state: { type: 'failed', reason: 'connection refused (127.0.0.1:3001)' } });
-    await emit('mcp://state', { type: 'garbage' });
+    await emit('mcp:server', { type: 'state', server: 'remote', state: { type: 'failed', reason: 'connection refused (127.0.0.1:3001)' } });
+    await emit('mcp:server', { type: 'garbage' });
 
     expect(within(row('everything')).getByTestId('server-status')).toHaveTextContent('Ready · 11 tools');
     expect(row('everything').querySelector('[data-light]')).toHaveAttribute('data-light', 'ready');
     expect(within(row('remote')).getByTestId('server-reason')).toHaveTextContent('connection refused (127.0.0.1:3001)');
     expect(row('remote').querySelector('[data-light]')).toHaveAttribute('data-light', 'failed');
 
-    await emit('mcp://state', { type: 'state', server: 'remote', state: { type: 'restarting', attempt: 2, in_ms: 1500 } });
+    await emit('mcp:server', { type: 'state', server: 'remote', state: { type: 'restarting', attempt: 2, in_ms: 1500 } });
     expect(within(row('remote')).getByTestId('server-status')).toHaveTextContent('Restarting (attempt 2) in 2 s');
-    await emit('mcp://state', { type: 'tools_changed', server: 'everything' });
+    await emit('mcp:server', { type: 'tools_changed', server: 'everything' });
     expect(servers.toolsVersion.everything).toBe(1);
+    unlisten();
+  });
+
+  test('listens to mcp:server, the event the shell emits, not the old mcp://state', async () => {
+    installFakeBackend([], { servers: [everything()] });
+    const unlisten = await listenServerEvents();
+    render(ServersSettings);
+    await screen.findAllByTestId('server-row');
+
+    await emit('mcp://state', { type: 'state', server: 'everything', state: { type: 'failed', reason: 'old name' } });
+    expect(within(row('everything')).getByTestId('server-status')).toHaveTextContent('Stopped');
+    await emit('mcp:server', { type: 'state', server: 'everything', state: { type: 'failed', reason: 'new name' } });
+    expect(within(row('everything')).getByTestId('server-reason')).toHaveTextContent('new name');
+    unlisten();
+  });
+
+  test('a server that needs an OAuth sign-in says where, and opens it only on a click', async () => {
+    const backend = installFakeBackend([], { servers: [remote()], extra: (cmd) => (cmd === 'open_external' ? null : undefined) });
+    const user = userEvent.setup();
+    const unlisten = await listenServerEvents();
+    render(ServersSettings);
+    await screen.findAllByTestId('server-row');
+
+    const url = 'https://auth.example.com/authorize?client_id=switchboard&state=xyz';
+    await emit('mcp:server', { type: 'state', server: 'remote', state: { type: 'starting' } });
+    await emit('mcp:server', { type: 'authorization_needed', server: 'remote', url });
+    const notice = within(row('remote')).getByTestId('server-sign-in');
+    expect(notice).toHaveTextContent('This server asks you to sign in at auth.example.com.');
+    expect(backend.callsTo('open_external')).toEqual([]);
+
+    await user.click(within(notice).getByRole('button', { name: 'Sign in in the browser' }));
+    expect(backend.callsTo('open_external')).toEqual([{ url }]);
+
+    await emit('mcp:server', { type: 'state', server: 'remote', state: { type: 'failed', reason: 'authorization was refused' } });
+    expect(within(row('remote')).queryByTestId('server-sign-in')).toBeNull();
     unlisten();
   });
 

@@ -212,6 +212,8 @@ describe('the sidebar', () => {
 
     screen.getByTestId('new-conversation').focus();
     await user.tab();
+    expect(screen.getByRole('searchbox', { name: 'Search messages' })).toHaveFocus();
+    await user.tab();
     expect(screen.getByRole('link', { name: 'Alpha' })).toHaveFocus();
     await user.tab();
     expect(screen.getByRole('button', { name: 'Pin “Alpha”' })).toHaveFocus();

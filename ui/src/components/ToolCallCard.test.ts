@@ -86,7 +86,7 @@ describe('ToolCallCard', () => {
   test('done: a long result is previewed and expands', async () => {
     const user = userEvent.setup();
     const text = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n');
-    card({ state: 'done', result: { content: [{ type: 'text', text }], is_error: false } });
+    card({ state: 'done', result: { content: [{ type: 'text', text }], structured: null, is_error: false } });
     const result = screen.getByTestId('tool-call-result');
     expect(result.textContent).toBe('line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8…');
     const toggle = screen.getByRole('button', { name: 'Show all' });
@@ -107,6 +107,7 @@ describe('ToolCallCard', () => {
           { type: 'image', mime: 'image/svg+xml', data: 'PHN2Zz4=' },
           { type: 'image', mime: 'image/png', data: 'not base64 "><script>' },
         ],
+        structured: null,
         is_error: false,
       },
     });
@@ -124,7 +125,7 @@ describe('ToolCallCard', () => {
   });
 
   test('a result the tool flagged as an error shows as failed', () => {
-    card({ state: 'done', result: { content: [{ type: 'text', text: 'no such file' }], is_error: true } });
+    card({ state: 'done', result: { content: [{ type: 'text', text: 'no such file' }], structured: null, is_error: true } });
     expect(screen.getByTestId('tool-call-state')).toHaveTextContent('Failed');
   });
 
@@ -134,7 +135,7 @@ describe('ToolCallCard', () => {
       server: XSS_CORPUS[0]!.payload,
       tool: XSS_CORPUS[12]!.payload,
       arguments: { html: hostile },
-      status: { state: 'error', message: hostile, result: { content: [{ type: 'text', text: hostile }], is_error: true } },
+      status: { state: 'error', message: hostile, result: { content: [{ type: 'text', text: hostile }], structured: null, is_error: true } },
     });
     const root = screen.getByTestId('tool-call-card');
     expect(dangerousBits(root, { appChrome: true })).toEqual([]);

@@ -28,7 +28,7 @@ describe('try this tool', () => {
     expect(screen.getByTestId('tool-call-card')).toHaveAttribute('data-state', 'running');
     expect(screen.getByRole('button', { name: 'Run tool' })).toBeDisabled();
 
-    finish({ content: [{ type: 'text', text: 'Echo: hello' }], is_error: false });
+    finish({ content: [{ type: 'text', text: 'Echo: hello' }], structured: null, is_error: false });
     expect(await screen.findByTestId('tool-call-result')).toHaveTextContent('Echo: hello');
   });
 

@@ -1,30 +1,11 @@
-// The running state of MCP servers as the supervisor reports it. These types mirror the
-// engine's `ServerState`/`SupervisorEvent` (src-tauri/engine/src/mcp/supervisor.rs, serialized
-// with `tag = "type"`, snake_case) which are not in bindings.ts yet; once they are exported,
-// import them from there. They arrive as the global Tauri event `mcp://state`.
+// The running state of MCP servers as the supervisor reports it (`SupervisorEvent`, in
+// bindings.ts). They arrive as the global Tauri event `mcp:server` (src-tauri/src/events.rs).
+import type { ServerState, SupervisorEvent } from '../bindings';
 
-/** Who a server says it is. */
-export type ServerInfo = {
-  name: string;
-  title: string | null;
-  version: string;
-  protocol_version: string;
-  instructions: string | null;
-};
-
-export type ServerState =
-  | { type: 'starting' }
-  | { type: 'ready'; info: ServerInfo; tools: number }
-  | { type: 'failed'; reason: string }
-  | { type: 'stopped' }
-  | { type: 'restarting'; attempt: number; in_ms: number };
-
-export type SupervisorEvent =
-  | { type: 'state'; server: string; state: ServerState }
-  | { type: 'tools_changed'; server: string };
+export type { ServerInfo, ServerState, SupervisorEvent } from '../bindings';
 
 /** The Tauri event that carries `SupervisorEvent`s. */
-export const SERVER_STATE_EVENT = 'mcp://state';
+export const SERVER_STATE_EVENT = 'mcp:server';
 
 /** What the status light shows. */
 export type Light = 'ready' | 'starting' | 'failed' | 'stopped' | 'disabled';
@@ -52,5 +33,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function isSupervisorEvent(value: unknown): value is SupervisorEvent {
   if (!isObject(value) || typeof value.server !== 'string') return false;
   if (value.type === 'tools_changed') return true;
+  if (value.type === 'authorization_needed') return typeof value.url === 'string';
   return value.type === 'state' && isObject(value.state) && typeof value.state.type === 'string';
 }

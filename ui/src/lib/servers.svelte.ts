@@ -1,5 +1,5 @@
 // The server manager's state: the configured servers (from `list_servers`) and the live state
-// of each (from `mcp://state` events, by server name). Commands update the list in place.
+// of each (from `mcp:server` events, by server name). Commands update the list in place.
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import * as api from '../api';
 import type { ImportReport, ServerConfig, ServerRecord } from '../bindings';
@@ -10,6 +10,8 @@ class ServerStore {
   states = $state<Record<string, ServerState>>({});
   /** Bumped on `tools_changed`, so tool browsers know to list again. */
   toolsVersion = $state<Record<string, number>>({});
+  /** Authorize URLs of servers waiting for the user to sign in (OAuth), by server name. */
+  authorization = $state<Record<string, string>>({});
   loading = $state(false);
   loaded = $state(false);
 
@@ -24,10 +26,26 @@ class ServerStore {
     }
   }
 
+  /** Takes the current state of every supervised server (events carry the changes after). */
+  async loadStates(): Promise<void> {
+    const statuses = await api.serverStates();
+    this.states = { ...this.states, ...Object.fromEntries(statuses.map((s) => [s.name, s.state])) };
+  }
+
   /** Applies one supervisor event. */
   apply(event: SupervisorEvent): void {
-    if (event.type === 'state') this.states = { ...this.states, [event.server]: event.state };
-    else this.toolsVersion = { ...this.toolsVersion, [event.server]: (this.toolsVersion[event.server] ?? 0) + 1 };
+    if (event.type === 'state') {
+      this.states = { ...this.states, [event.server]: event.state };
+      // A sign-in is only awaited while the server is starting.
+      if (event.state.type !== 'starting' && event.server in this.authorization) {
+        const { [event.server]: _, ...rest } = this.authorization;
+        this.authorization = rest;
+      }
+    } else if (event.type === 'authorization_needed') {
+      this.authorization = { ...this.authorization, [event.server]: event.url };
+    } else {
+      this.toolsVersion = { ...this.toolsVersion, [event.server]: (this.toolsVersion[event.server] ?? 0) + 1 };
+    }
   }
 
   stateOf(name: string): ServerState | undefined {
@@ -66,6 +84,7 @@ class ServerStore {
     this.records = [];
     this.states = {};
     this.toolsVersion = {};
+    this.authorization = {};
     this.loading = false;
     this.loaded = false;
   }
@@ -77,7 +96,7 @@ function sortByName(records: ServerRecord[]): ServerRecord[] {
 
 export const servers = new ServerStore();
 
-/** Feeds `mcp://state` events into the store; returns the function that stops listening. */
+/** Feeds `mcp:server` events into the store; returns the function that stops listening. */
 export function listenServerEvents(): Promise<UnlistenFn> {
   return listen<unknown>(SERVER_STATE_EVENT, (event) => {
     if (isSupervisorEvent(event.payload)) servers.apply(event.payload);

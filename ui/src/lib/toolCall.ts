@@ -1,15 +1,10 @@
-// What a tool-call card shows. `ToolResultView` mirrors the engine's `ToolResult`/`ResultPart`
-// (src-tauri/engine/src/mcp/types.rs, serialized as is); when those are exported to
-// bindings.ts, import them from there instead.
+// What a tool-call card shows: the engine's `ToolResult` (bindings.ts) and where a call stands.
+import type { ResultPart, ToolResult } from '../bindings';
 
-export type ResultPart =
-  | { type: 'text'; text: string }
-  | { type: 'image'; mime: string; data: string }
-  | { type: 'audio'; mime: string; data: string }
-  | { type: 'resource_link'; uri: string; name: string; title?: string | null; description?: string | null; mime?: string | null }
-  | { type: 'resource'; uri: string; mime?: string | null; body: unknown };
+export type { ResultPart } from '../bindings';
 
-export type ToolResultView = { content: ResultPart[]; structured?: unknown; is_error: boolean };
+/** A tool call's result as the card shows it (the engine's `ToolResult`). */
+export type ToolResultView = ToolResult;
 
 /** Where a call stands. */
 export type ToolCallStatus =
@@ -43,10 +38,8 @@ export function resultText(result: ToolResultView): string {
         return [part.text];
       case 'resource_link':
         return [`${part.title ?? part.name} <${part.uri}>`];
-      case 'resource': {
-        const body = part.body as { text?: unknown } | null;
-        return [typeof body?.text === 'string' ? body.text : `<${part.uri}>`];
-      }
+      case 'resource':
+        return [part.body.kind === 'text' ? part.body.value : `<${part.uri}>`];
       default:
         return [];
     }

@@ -1,7 +1,8 @@
 // An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Conversation, IpcError, ModelInfo, NewConversation, PageRequest, ProviderView, ServerRecord } from '../bindings';
+import type { AppInfo, Conversation, IpcError, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
+import { capabilityCommand, type CapabilityFake } from './fakeInteractions';
 import { providerCommand, type ProviderFake } from './fakeProviders';
 import { serverCommand, UNHANDLED } from './fakeServers';
 
@@ -44,6 +45,8 @@ export type FakeBackend = {
   servers(): ServerRecord[];
   /** The provider side: views, the keys apart from them, and each provider's models. */
   providers: ProviderFake;
+  /** The roots and the sampling model. */
+  capabilities: CapabilityFake;
 };
 
 /** Answers commands the base fake does not know (return `undefined` to fall through). */
@@ -55,6 +58,10 @@ export type FakeSeed = {
   providers?: ProviderView[];
   /** Models by provider id; a provider without an entry is unreachable. */
   models?: Record<string, ModelInfo[]>;
+  /** The root folders (absolute paths). */
+  roots?: string[];
+  /** The model that answers sampling requests. */
+  sampling?: SamplingModel | null;
   /** Asked first for every command the conversation fake does not handle. */
   extra?: ExtraHandler;
 };
@@ -67,6 +74,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     keys: new Map(),
     models: new Map(Object.entries(more.models ?? {})),
   };
+  const capabilities: CapabilityFake = { roots: [...(more.roots ?? [])], sampling: more.sampling ?? null };
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -127,6 +135,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         if (answer !== UNHANDLED) return answer;
         const fromProviders = providerCommand(providerFake, cmd, args);
         if (fromProviders !== UNHANDLED) return fromProviders;
+        const fromCapabilities = capabilityCommand(capabilities, cmd, args);
+        if (fromCapabilities !== UNHANDLED) return fromCapabilities;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
       }
     }
@@ -139,5 +149,6 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     rows: () => [...rows.values()],
     servers: () => [...serverRows.values()],
     providers: providerFake,
+    capabilities,
   };
 }

@@ -74,6 +74,8 @@ export function serverCommand(rows: Map<string, ServerRecord>, cmd: string, args
   switch (cmd) {
     case 'list_servers':
       return [...rows.values()];
+    case 'server_states':
+      return [];
     case 'preview_import_servers':
       return preview(rows, String(args.json), Boolean(args.replace));
     case 'import_servers': {

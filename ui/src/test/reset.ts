@@ -2,6 +2,7 @@
 import { setLang } from '../i18n/index.svelte';
 import { conversations } from '../lib/conversations.svelte';
 import { clearErrors } from '../lib/errors.svelte';
+import { interactions } from '../lib/interactions.svelte';
 import { providers } from '../lib/providers.svelte';
 import { navigate } from '../lib/router.svelte';
 import { servers } from '../lib/servers.svelte';
@@ -10,6 +11,7 @@ import { setTheme } from '../lib/theme.svelte';
 export function resetAppState(): void {
   conversations.reset();
   servers.reset();
+  interactions.reset();
   providers.reset();
   clearErrors();
   navigate('#/');
