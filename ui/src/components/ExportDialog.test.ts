@@ -188,3 +188,41 @@ test('the dialog keeps focus inside, and Escape closes it and returns focus to t
   expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   expect(opener).toHaveFocus();
 });
+
+test('Browse asks the native picker for a file for one conversation and for a folder for several', async () => {
+  const weather = conversation({ title: 'Weather: today/tomorrow' });
+  const backend = installFakeBackend([weather], {
+    extra: (cmd) => {
+      if (cmd === 'plugin:dialog|save') return '/home/me/weather.md';
+      if (cmd === 'plugin:dialog|open') return '/home/me/exports';
+      return undefined;
+    },
+  });
+  const user = userEvent.setup();
+  render(App);
+  await waitFor(() => expect(screen.getAllByTestId('conversation-row')).toHaveLength(1));
+  await user.click(within(rowOf(weather.id)).getByTestId('export-button'));
+  const dialog = await screen.findByRole('dialog', { name: 'Export conversations' });
+  await user.click(within(dialog).getByRole('button', { name: 'Browse…' }));
+  await waitFor(() => expect(within(dialog).getByLabelText(/Save to file/)).toHaveValue('/home/me/weather.md'));
+  expect(backend.callsTo('plugin:dialog|save')[0]).toMatchObject({
+    options: { defaultPath: 'Weather today tomorrow.md', filters: [{ extensions: ['md'] }] },
+  });
+
+  await user.click(within(dialog).getByLabelText('All conversations'));
+  await user.click(within(dialog).getByRole('button', { name: 'Browse…' }));
+  await waitFor(() => expect(within(dialog).getByLabelText(/Save to folder/)).toHaveValue('/home/me/exports'));
+  expect(backend.callsTo('plugin:dialog|open')[0]).toMatchObject({ options: { directory: true } });
+});
+
+test('closing the picker without a choice keeps the typed path', async () => {
+  installFakeBackend([], { extra: (cmd) => (cmd === 'plugin:dialog|open' ? null : undefined) });
+  const user = userEvent.setup();
+  render(App);
+  await user.click(await screen.findByTestId('open-export'));
+  const dialog = await screen.findByRole('dialog', { name: 'Export conversations' });
+  await user.type(within(dialog).getByLabelText(/Save to folder/), '/tmp/typed');
+  await user.click(within(dialog).getByRole('button', { name: 'Browse…' }));
+  expect(within(dialog).getByLabelText(/Save to folder/)).toHaveValue('/tmp/typed');
+  expect(within(dialog).queryByRole('alert')).not.toBeInTheDocument();
+});

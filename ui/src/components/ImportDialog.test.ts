@@ -136,3 +136,16 @@ test('a failed import keeps the preview and says why', async () => {
   expect(within(dialog).getByTestId('import-preview')).toBeInTheDocument();
   expect(within(dialog).queryByTestId('import-report')).not.toBeInTheDocument();
 });
+
+test('Browse opens the native picker for one JSON file and puts the choice in the path field', async () => {
+  const backend = installFakeBackend([], {
+    extra: (cmd) => (cmd === 'plugin:dialog|open' ? '/home/me/conversations.json' : cmd === 'preview_import' ? result(true) : undefined),
+  });
+  const { user, dialog } = await openImport();
+  await user.click(within(dialog).getByRole('button', { name: 'Browse…' }));
+  await waitFor(() => expect(within(dialog).getByLabelText(/File to import/)).toHaveValue('/home/me/conversations.json'));
+  expect(backend.callsTo('plugin:dialog|open')[0]).toMatchObject({ options: { multiple: false, directory: false } });
+  await user.click(within(dialog).getByRole('button', { name: 'Preview' }));
+  await within(dialog).findByTestId('import-preview');
+  expect(backend.callsTo('preview_import')).toEqual([{ path: '/home/me/conversations.json' }]);
+});
