@@ -355,7 +355,7 @@ const en = {
   'export.lossless': 'JSON always keeps everything, so nothing can be left out.',
   'export.toFile': 'Save to file',
   'export.toFolder': 'Save to folder',
-  'export.toFileHint': 'Type a path or choose one with Browse.',
+  'export.toFileHint': 'Type a path or choose one with Browse. For Markdown and HTML, a name that does not end in .md or .html is taken as a folder.',
   'export.toFolderHint': 'One file per conversation and an index are written in this folder.',
   'export.browse': 'Browse…',
   'export.start': 'Export',

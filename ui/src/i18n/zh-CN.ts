@@ -356,7 +356,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'export.lossless': 'JSON 总是保留全部内容，不能省略任何部分。',
   'export.toFile': '保存到文件',
   'export.toFolder': '保存到文件夹',
-  'export.toFileHint': '输入路径，或用“浏览”选择。',
+  'export.toFileHint': '输入路径，或用“浏览”选择。Markdown 和 HTML 格式下，不以 .md 或 .html 结尾的名称会被当作文件夹。',
   'export.toFolderHint': '每个对话写成一个文件，并在此文件夹中写入索引。',
   'export.browse': '浏览…',
   'export.start': '导出',
