@@ -129,6 +129,7 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
                 .build(),
         )
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
         .manage(engine.clone())
         .setup({
             let engine = engine.clone();

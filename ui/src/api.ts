@@ -13,6 +13,10 @@ import type {
   SearchHit,
   ToolCost,
   ErrorKind,
+  ExportProgress,
+  ExportRequest,
+  ExportSummary,
+  ImportResult,
   ImportPreview,
   ImportReport,
   InteractionAnswer,
@@ -333,4 +337,25 @@ export function samplingModel(): Promise<SamplingModel | null> {
 /** Chooses, or with `null` clears, the model that answers sampling requests. */
 export async function setSamplingModel(choice: SamplingModel | null): Promise<void> {
   await call<null>('set_sampling_model', { choice });
+}
+
+// ---- Export and import ----
+
+/** Exports conversations as `request` says; progress arrives on `onProgress`. */
+export function exportConversations(
+  request: ExportRequest,
+  onProgress: (progress: ExportProgress) => void,
+): Promise<ExportSummary> {
+  const channel = new Channel<ExportProgress>(onProgress);
+  return call<ExportSummary>('export_conversations', { request, onProgress: channel });
+}
+
+/** What importing the file would change, without changing anything. */
+export function previewImport(path: string): Promise<ImportResult> {
+  return call<ImportResult>('preview_import', { path });
+}
+
+/** Imports the file, merging by conversation and message id. */
+export function importConversations(path: string): Promise<ImportResult> {
+  return call<ImportResult>('import_conversations', { path });
 }

@@ -1,0 +1,34 @@
+// The native file pickers (tauri-plugin-dialog) for export and import. Each resolves to the
+// chosen path, or null when the user closes the picker; a failure rejects with an `IpcError`.
+import { open, save } from '@tauri-apps/plugin-dialog';
+import { toIpcError } from '../api';
+import type { ExportFormat } from '../bindings';
+
+const EXTENSIONS: Record<ExportFormat, string> = { md: 'md', json: 'json', html: 'html' };
+
+/** A file name from a conversation title: no path separators or control characters. */
+export function fileStem(title: string): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return cleaned.slice(0, 80) || 'conversation';
+}
+
+/** Asks where to write an export: a file, or a folder when `folder` is set. */
+export async function chooseExportDestination(format: ExportFormat, folder: boolean, stem: string): Promise<string | null> {
+  try {
+    if (folder) return await open({ directory: true, multiple: false });
+    const extension = EXTENSIONS[format];
+    return await save({ defaultPath: `${stem}.${extension}`, filters: [{ name: extension.toUpperCase(), extensions: [extension] }] });
+  } catch (error) {
+    throw toIpcError(error);
+  }
+}
+
+/** Asks for a file to import (Switchboard JSON, or a ChatGPT or Claude export). */
+export async function chooseImportFile(): Promise<string | null> {
+  try {
+    return await open({ multiple: false, directory: false, filters: [{ name: 'JSON', extensions: ['json'] }] });
+  } catch (error) {
+    throw toIpcError(error);
+  }
+}
