@@ -89,6 +89,16 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
         .start_server("weather")
         .await
         .expect("weather server");
+    // One turn is two model calls and one tool call: no title call afterwards.
+    let off = serde_json::Value::Bool(false);
+    let titles = engine
+        .store()
+        .set_setting(switchboard_engine::agent::title::AUTO_TITLE, &off);
+    titles.await.expect("setting");
+    // An unannotated tool counts as destructive and is asked about; allow it explicitly.
+    let allow = Some(switchboard_engine::mcp::Approval::Allow);
+    let policy = engine.set_tool_policy("weather", "get_weather", allow);
+    policy.await.expect("tool policy");
     let provider = NewProvider {
         name: "fake".into(),
         preset: "openai-compatible".into(),
@@ -105,7 +115,13 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
         };
         let conv = engine.store().create_conversation(new).await.expect("conv");
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let drain = tokio::spawn(async move { while rx.recv().await.is_some() {} });
+        let drain = tokio::spawn(async move {
+            while let Some(e) = rx.recv().await {
+                if std::env::var_os("BENCH_TRACE").is_some() {
+                    eprintln!("{e:?}");
+                }
+            }
+        });
         let started = Instant::now();
         let prompt = "What is the weather in California?";
         let end = engine

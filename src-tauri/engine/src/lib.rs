@@ -51,6 +51,8 @@ pub struct Engine {
     supervisor: mcp::Supervisor,
     policies: mcp::Policies,
     agent: agent::AgentState,
+    /// The HTTP client every provider shares (built on first use).
+    http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
 }
 
 impl Engine {
@@ -79,9 +81,19 @@ impl Engine {
             supervisor,
             policies: mcp::Policies::default(),
             agent: agent::AgentState::default(),
+            http: Default::default(),
         };
         engine.load_mcp_settings().await?;
         Ok(engine)
+    }
+
+    /// The HTTP client shared by every provider (connections are reused across turns).
+    pub fn http_client(&self) -> Result<reqwest::Client, EngineError> {
+        if let Some(c) = self.http.get() {
+            return Ok(c.clone());
+        }
+        let client = provider::HttpProvider::client(&provider::HttpOptions::default())?;
+        Ok(self.http.get_or_init(|| client).clone())
     }
 
     /// The store.

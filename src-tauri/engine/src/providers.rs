@@ -211,7 +211,8 @@ impl Engine {
             headers: record.headers,
             strict_tools: record.settings.strict_tools,
         };
-        Ok(HttpProvider::new(endpoint, key, HttpOptions::default())?)
+        let options = HttpOptions::default();
+        Ok(HttpProvider::with_client(endpoint, key, options, self.http_client()?))
     }
 
     /// The models a provider offers.

@@ -66,18 +66,34 @@ impl HttpProvider {
         key: Option<SecretString>,
         options: HttpOptions,
     ) -> Result<Self, ProviderError> {
-        let client = reqwest::Client::builder()
+        let client = Self::client(&options)?;
+        Ok(Self::with_client(endpoint, key, options, client))
+    }
+
+    /// An HTTP client for `options`: share one across providers (building one loads TLS
+    /// roots, and a shared one reuses connections).
+    pub fn client(options: &HttpOptions) -> Result<reqwest::Client, ProviderError> {
+        reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .tcp_nodelay(true)
             .build()
-            .map_err(|e| ProviderError::Config(e.to_string()))?;
-        Ok(Self {
+            .map_err(|e| ProviderError::Config(e.to_string()))
+    }
+
+    /// A provider on an existing client (see [`HttpProvider::client`]).
+    pub fn with_client(
+        endpoint: Endpoint,
+        key: Option<SecretString>,
+        options: HttpOptions,
+        client: reqwest::Client,
+    ) -> Self {
+        Self {
             format: wire_format(endpoint.kind),
             endpoint,
             key,
             client,
             options,
-        })
+        }
     }
 
     fn url(&self, path: &str) -> String {
