@@ -212,7 +212,12 @@ impl Engine {
             strict_tools: record.settings.strict_tools,
         };
         let options = HttpOptions::default();
-        Ok(HttpProvider::with_client(endpoint, key, options, self.http_client()?))
+        Ok(HttpProvider::with_client(
+            endpoint,
+            key,
+            options,
+            self.http_client()?,
+        ))
     }
 
     /// The models a provider offers.

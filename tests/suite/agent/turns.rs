@@ -519,3 +519,35 @@ async fn progress_of_a_long_running_tool_reaches_the_turn_as_tool_progress_event
     );
     engine.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_always_allowed_tool_runs_without_asking_in_later_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    with_everything(&engine, "ask").await;
+    let model = Model::start(vec![
+        calls(&[("everything__echo", json!({"message": "a"}))]),
+        say("ok"),
+        calls(&[("everything__echo", json!({"message": "b"}))]),
+        say("ok again"),
+    ])
+    .await;
+    let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
+    let first = send(&engine, &conv, "one", ApprovalAnswer::AllowAlways).await;
+    let asked = |r: &Ran| {
+        r.events
+            .iter()
+            .filter(|e| matches!(e, ChatEvent::ApprovalNeeded { .. }))
+            .count()
+    };
+    assert_eq!(asked(&first), 1);
+    let decision = engine
+        .decide("everything", "echo", "another chat")
+        .await
+        .unwrap();
+    assert_eq!(decision, switchboard_engine::mcp::Decision::Allow);
+    let second = send(&engine, &conv, "two", ApprovalAnswer::Deny).await;
+    assert_eq!(asked(&second), 0, "stored as always allowed");
+    assert_eq!(results(&second.events), vec![("Echo: b".to_owned(), false)]);
+    engine.shutdown().await;
+}
