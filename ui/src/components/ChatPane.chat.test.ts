@@ -27,7 +27,12 @@ function setup(stored: Message[] = []) {
   const backend = installFakeBackend([conv], { extra: (cmd, args) => {
     switch (cmd) {
       case 'list_providers':
-        return [{ provider: { id: 'p', name: 'fake' }, key: { source: null, masked: null } }];
+        return [
+          {
+            provider: { id: 'p', name: 'fake', settings: { toolModes: {}, strictTools: false } },
+            key: { source: null, masked: null },
+          },
+        ];
       case 'conversation_messages':
         return messages.get(String(args.conversationId)) ?? [];
       case 'message_siblings':
@@ -35,6 +40,8 @@ function setup(stored: Message[] = []) {
       case 'send_message':
         channel = args.onEvent as Channel;
         return null;
+      case 'tool_costs':
+        return [];
       case 'answer_approval':
       case 'stop_generation':
         return true;
