@@ -54,6 +54,8 @@ const COMMANDS: &[&str] = &[
     "preview_import",
     "import_conversations",
     "tool_costs",
+    "tool_policies",
+    "set_tool_policy",
 ];
 
 fn main() {

@@ -69,6 +69,8 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::export::preview_import,
         commands::export::import_conversations,
         commands::chat::tool_costs,
+        commands::servers_run::tool_policies,
+        commands::servers_run::set_tool_policy,
     ])
 }
 

@@ -95,3 +95,30 @@ fn open_external_refuses_anything_but_web_and_mail_links() {
     .unwrap_err();
     assert_eq!(err["message"], "no opener is available to open links");
 }
+
+#[test]
+fn tool_policies_are_set_read_back_and_cleared_over_ipc() {
+    let h = harness();
+    let doc = r#"{"mcpServers": {"clock": {"builtin": "time"}}}"#;
+    invoke(
+        &h,
+        "import_servers",
+        json!({ "json": doc, "replace": false }),
+    )
+    .unwrap();
+    let set = json!({ "server": "clock", "tool": "get_current_time", "policy": "allow" });
+    assert_eq!(invoke(&h, "set_tool_policy", set), Ok(Value::Null));
+    let set = json!({ "server": "clock", "tool": "convert_time", "policy": "deny" });
+    invoke(&h, "set_tool_policy", set).unwrap();
+    let read = invoke(&h, "tool_policies", json!({ "server": "clock" })).unwrap();
+    assert_eq!(
+        read,
+        json!({ "convert_time": "deny", "get_current_time": "allow" })
+    );
+    let clear = json!({ "server": "clock", "tool": "convert_time", "policy": null });
+    invoke(&h, "set_tool_policy", clear).unwrap();
+    let read = invoke(&h, "tool_policies", json!({ "server": "clock" })).unwrap();
+    assert_eq!(read, json!({ "get_current_time": "allow" }));
+    let err = invoke(&h, "tool_policies", json!({ "server": "nope" })).unwrap_err();
+    assert_eq!(err["kind"], "not_found");
+}

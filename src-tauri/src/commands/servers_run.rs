@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::ServerStatus;
 use switchboard_engine::mcp::supervisor::ServerLogs;
 use switchboard_engine::mcp::types::{PromptInfo, ResourceInfo, ToolInfo, ToolResult};
+use switchboard_engine::mcp::{Approval, ServerStatus};
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 
@@ -72,4 +72,24 @@ pub async fn call_tool(
 ) -> CmdResult<ToolResult> {
     let cancel = CancellationToken::new();
     Ok(engine.call_tool(&server, &tool, args, cancel).await?)
+}
+
+/// The approval policies the user set for a server's tools, by tool name.
+#[tauri::command]
+pub async fn tool_policies(
+    engine: State<'_, Engine>,
+    server: String,
+) -> CmdResult<std::collections::BTreeMap<String, Approval>> {
+    Ok(engine.tool_policies(&server).await?)
+}
+
+/// Sets (or with `null` clears) the approval policy of one tool: ask, allow or deny.
+#[tauri::command]
+pub async fn set_tool_policy(
+    engine: State<'_, Engine>,
+    server: String,
+    tool: String,
+    policy: Option<Approval>,
+) -> CmdResult<()> {
+    Ok(engine.set_tool_policy(&server, &tool, policy).await?)
 }

@@ -95,6 +95,15 @@ impl Engine {
             .await?)
     }
 
+    /// The tool policies the user set for server `server` (name or id), by tool name.
+    pub async fn tool_policies(
+        &self,
+        server: &str,
+    ) -> Result<std::collections::BTreeMap<String, Approval>, EngineError> {
+        let record = self.store().find_server(server).await?;
+        Ok(self.store().tool_policies(&record.id).await?)
+    }
+
     /// Turns the auto-allowing of read-only tools on or off.
     pub async fn set_auto_allow_read_only(&self, on: bool) -> Result<(), EngineError> {
         let value = Value::Bool(on);

@@ -50,6 +50,23 @@ impl Store {
         Ok(row.and_then(|(p,)| approval(&p)))
     }
 
+    /// Every tool policy the user set for server `server_id`, by tool name.
+    pub async fn tool_policies(
+        &self,
+        server_id: &str,
+    ) -> Result<std::collections::BTreeMap<String, Approval>, StoreError> {
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT tool, policy FROM tool_policies WHERE server_id = ?")
+                .bind(server_id)
+                .fetch_all(&self.reader)
+                .await
+                .map_err(|e| self.classify(e))?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(tool, p)| approval(&p).map(|a| (tool, a)))
+            .collect())
+    }
+
     /// Sets (or with `None` clears) the policy of `tool` of server `server_id`.
     pub async fn set_tool_policy(
         &self,
