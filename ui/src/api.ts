@@ -3,6 +3,7 @@
 import { Channel, invoke, type InvokeArgs } from '@tauri-apps/api/core';
 import type {
   AppInfo,
+  Approval,
   ApprovalAnswer,
   ChatEvent,
   ConnectionTest,
@@ -358,4 +359,14 @@ export function previewImport(path: string): Promise<ImportResult> {
 /** Imports the file, merging by conversation and message id. */
 export function importConversations(path: string): Promise<ImportResult> {
   return call<ImportResult>('import_conversations', { path });
+}
+
+/** The approval policies the user set for a server's tools, by tool name. */
+export function toolPolicies(server: string): Promise<Record<string, Approval>> {
+  return call<Record<string, Approval>>('tool_policies', { server });
+}
+
+/** Sets (or with `null` clears) one tool's approval policy. */
+export async function setToolPolicy(server: string, tool: string, policy: Approval | null): Promise<void> {
+  await call<null>('set_tool_policy', { server, tool, policy });
 }

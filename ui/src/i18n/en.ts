@@ -78,6 +78,12 @@ const en = {
   'chatbar.serverCost': '{tools} tools, ~{tokens} tokens',
   'chatbar.notReady': 'not running',
 
+  'serverDetails.policyOf': 'Approval for {tool}',
+  'serverDetails.policyDefault': 'Server default',
+  'serverDetails.policyAsk': 'Ask',
+  'serverDetails.policyAllow': 'Always allow',
+  'serverDetails.policyDeny': 'Deny',
+
   'composer.label': 'Message',
   'composer.placeholder': 'Message Switchboard…',
   'composer.send': 'Send',

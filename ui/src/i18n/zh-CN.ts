@@ -79,6 +79,12 @@ const zhCN: Record<keyof typeof en, string> = {
   'chatbar.serverCost': '{tools} 个工具，约 {tokens} 个 token',
   'chatbar.notReady': '未运行',
 
+  'serverDetails.policyOf': '{tool} 的审批方式',
+  'serverDetails.policyDefault': '服务器默认',
+  'serverDetails.policyAsk': '询问',
+  'serverDetails.policyAllow': '始终允许',
+  'serverDetails.policyDeny': '拒绝',
+
   'composer.label': '消息',
   'composer.placeholder': '给 Switchboard 发消息…',
   'composer.send': '发送',
