@@ -44,13 +44,18 @@ pub fn message_tokens(m: &ChatMessage) -> u32 {
     body.saturating_add(PER_MESSAGE)
 }
 
-/// Estimated tokens of the system prompt and the tool definitions.
-pub fn fixed_tokens(system: Option<&str>, tools: &[ToolSpec]) -> u32 {
-    let tools: u32 = tools
+/// Estimated tokens of one tool definition (name, description, input schema).
+pub fn tool_tokens(name: &str, description: &str, schema: &serde_json::Value) -> u32 {
+    count(name) + count(description) + count(&schema.to_string())
+}
+
+/// Estimated tokens of the tool definitions of a request (count once per turn: they do not
+/// change between its steps).
+pub fn tools_tokens(tools: &[ToolSpec]) -> u32 {
+    tools
         .iter()
-        .map(|t| count(&t.name) + count(&t.description) + count(&t.parameters.to_string()))
-        .sum();
-    system.map_or(0, count).saturating_add(tools)
+        .map(|t| tool_tokens(&t.name, &t.description, &t.parameters))
+        .sum()
 }
 
 /// What [`fit`] kept.
@@ -64,10 +69,11 @@ pub struct Fitted {
     pub estimate: u32,
 }
 
-/// Fits `messages` into `window` tokens, leaving `reserve` for the answer.
+/// Fits `messages` into `window` tokens, leaving `reserve` for the answer, beside the system
+/// prompt and tool definitions that take `tools` tokens.
 pub fn fit(
     system: Option<&str>,
-    tools: &[ToolSpec],
+    tools: u32,
     messages: Vec<ChatMessage>,
     window: u32,
     reserve: u32,
@@ -75,7 +81,7 @@ pub fn fit(
     let limit = window.saturating_sub(reserve);
     let messages = cut_tool_results(messages, (limit / 4).max(256));
     let groups = exchanges(messages);
-    let fixed = fixed_tokens(system, tools);
+    let fixed = system.map_or(0, count).saturating_add(tools);
     let mut total = fixed;
     let mut keep = 0;
     for (i, g) in groups.iter().enumerate().rev() {

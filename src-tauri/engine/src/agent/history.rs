@@ -12,7 +12,7 @@ use crate::content::ContentPart;
 use crate::mcp::types::{ResultPart, ToolResult};
 use crate::provider::names::{MAX_LEN, ToolNames, sanitize};
 use crate::provider::{ChatMessage, ToolCall, UserPart};
-use crate::store::{Message, MessageStatus, Role};
+use crate::store::{Message, Role};
 
 /// The text a model sees for a call that never finished.
 pub const UNFINISHED: &str = "The tool call did not complete (it was interrupted or stopped).";
@@ -62,11 +62,6 @@ fn part_text(part: &ResultPart) -> String {
             crate::mcp::types::ResourceBody::Blob(_) => format!("[resource {} (binary)]", r.uri),
         },
     }
-}
-
-/// A stored call: the id, the provider-safe name and the arguments.
-struct StoredCall {
-    call: ToolCall,
 }
 
 /// Converts a branch (root first) into the messages a model is sent.
@@ -125,7 +120,7 @@ fn exchange(
         })
         .collect();
     let mut renamed: HashMap<String, String> = HashMap::new();
-    let calls: Vec<StoredCall> = m
+    let calls: Vec<ToolCall> = m
         .content
         .iter()
         .filter_map(|p| match p {
@@ -140,12 +135,10 @@ fn exchange(
         .map(|(id, server, tool, arguments)| {
             let unique = unique_id(id, seen_ids);
             renamed.insert(id.clone(), unique.clone());
-            StoredCall {
-                call: ToolCall {
-                    id: unique,
-                    name: safe_name(names, server, tool),
-                    arguments: object_or_wrapped(arguments),
-                },
+            ToolCall {
+                id: unique,
+                name: safe_name(names, server, tool),
+                arguments: object_or_wrapped(arguments),
             }
         })
         .collect();
@@ -155,20 +148,18 @@ fn exchange(
     let answers = answers_by_id(results);
     out.push(ChatMessage::Assistant {
         text,
-        tool_calls: calls.iter().map(|c| c.call.clone()).collect(),
+        tool_calls: calls.clone(),
     });
     let originals: HashMap<&String, &String> = renamed.iter().map(|(o, n)| (n, o)).collect();
     for c in &calls {
-        let original = originals
-            .get(&c.call.id)
-            .map_or(c.call.id.as_str(), |s| s.as_str());
+        let original = originals.get(&c.id).map_or(c.id.as_str(), |s| s.as_str());
         let (content, is_error) = answers
             .get(original)
             .cloned()
             .unwrap_or_else(|| (UNFINISHED.to_owned(), true));
         out.push(ChatMessage::Tool {
-            call_id: c.call.id.clone(),
-            name: c.call.name.clone(),
+            call_id: c.id.clone(),
+            name: c.name.clone(),
             content,
             is_error,
         });
@@ -214,12 +205,4 @@ fn object_or_wrapped(arguments: &Value) -> Value {
         Value::Object(_) => arguments.clone(),
         other => serde_json::json!({ "_raw": other }),
     }
-}
-
-/// Whether a stored message ended without its content being complete.
-pub fn unfinished(m: &Message) -> bool {
-    matches!(
-        m.status,
-        MessageStatus::Streaming | MessageStatus::Interrupted | MessageStatus::Cancelled
-    )
 }

@@ -21,6 +21,8 @@ pub(super) struct Setup {
     pub tools: Vec<(String, ToolInfo)>,
     pub names: ToolNames,
     pub specs: Vec<ToolSpec>,
+    /// Estimated tokens of `specs`, counted once for the whole turn.
+    pub specs_tokens: u32,
     pub settings: ChatSettings,
 }
 
@@ -44,12 +46,14 @@ impl Setup {
         let tools = tools_of(engine, &settings);
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
+        let specs_tokens = super::budget::tools_tokens(&specs);
         Ok(Self {
             provider: Box::new(ModeSwitch::new(client, mode)),
             model,
             tools,
             names,
             specs,
+            specs_tokens,
             settings,
         })
     }

@@ -182,7 +182,7 @@ fn exchange(i: usize, words: usize) -> Vec<ChatMessage> {
 #[test]
 fn the_budget_drops_whole_oldest_exchanges_and_keeps_the_newest() {
     let messages: Vec<ChatMessage> = (0..10).flat_map(|i| exchange(i, 200)).collect();
-    let fitted = budget::fit(Some("be brief"), &[], messages, 1000, 100);
+    let fitted = budget::fit(Some("be brief"), 0, messages, 1000, 100);
     assert!(fitted.estimate <= 900, "{}", fitted.estimate);
     assert_eq!(fitted.messages.len() % 4, 0, "whole exchanges only");
     assert_eq!(fitted.dropped + fitted.messages.len(), 40);
@@ -192,7 +192,7 @@ fn the_budget_drops_whole_oldest_exchanges_and_keeps_the_newest() {
 
 #[test]
 fn the_newest_exchange_stays_even_when_too_big_with_its_huge_result_cut() {
-    let fitted = budget::fit(None, &[], exchange(0, 50_000), 4000, 500);
+    let fitted = budget::fit(None, 0, exchange(0, 50_000), 4000, 500);
     assert_eq!(fitted.messages.len(), 4);
     let ChatMessage::Tool { content, .. } = &fitted.messages[2] else {
         panic!()

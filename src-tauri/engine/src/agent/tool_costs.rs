@@ -36,9 +36,8 @@ impl Engine {
                     .iter()
                     .map(|(_, t)| {
                         let schema = serde_json::Value::Object(t.input_schema.clone());
-                        budget::count(&t.name)
-                            + budget::count(t.description.as_deref().unwrap_or(""))
-                            + budget::count(&schema.to_string())
+                        let description = t.description.as_deref().unwrap_or("");
+                        budget::tool_tokens(&t.name, description, &schema)
                     })
                     .sum();
                 ToolCost {
