@@ -25,6 +25,8 @@ const COMMANDS: &[&str] = &[
     "update_server",
     "set_server_enabled",
     "remove_server",
+    "set_server_client_secret",
+    "server_client_secret_set",
     "export_servers",
     "start_server",
     "stop_server",

@@ -40,6 +40,8 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::servers::update_server,
         commands::servers::set_server_enabled,
         commands::servers::remove_server,
+        commands::servers::set_server_client_secret,
+        commands::servers::server_client_secret_set,
         commands::servers::export_servers,
         commands::servers_run::start_server,
         commands::servers_run::stop_server,

@@ -18,7 +18,9 @@ use axum::routing::{get, post};
 use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use switchboard_engine::mcp::{ServerConfig, ServerState, SupervisorEvent, Transport};
+use switchboard_engine::mcp::{
+    OAuthClient, OAuthGrant, ServerConfig, ServerState, SupervisorEvent, Transport,
+};
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 
@@ -32,6 +34,11 @@ struct Seen {
     tokens: Vec<String>,
     /// Redirect with `error=access_denied` instead of a code.
     refuse: bool,
+    /// A machine client (id, secret): the server offers the client-credentials grant with
+    /// `client_secret_basic` and no browser flow.
+    machine: Option<(String, String)>,
+    /// Client-credentials token requests seen.
+    machine_requests: u32,
 }
 
 type Shared = Arc<Mutex<Seen>>;
@@ -72,7 +79,17 @@ async fn resource_metadata(State((_, origin)): App) -> Json<Value> {
     )
 }
 
-async fn server_metadata(State((_, origin)): App) -> Json<Value> {
+async fn server_metadata(State((seen, origin)): App) -> Json<Value> {
+    if seen.lock().unwrap().machine.is_some() {
+        return Json(json!({
+            "issuer": origin,
+            "authorization_endpoint": format!("{origin}/authorize"),
+            "token_endpoint": format!("{origin}/token"),
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["client_credentials"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+        }));
+    }
     Json(json!({
         "issuer": origin,
         "authorization_endpoint": format!("{origin}/authorize"),
@@ -109,8 +126,15 @@ async fn authorize(State((seen, _)): App, Query(q): Query<HashMap<String, String
     Redirect::to(&format!("{redirect}?code={code}&state={state}")).into_response()
 }
 
-async fn token(State((seen, _)): App, Form(form): Form<HashMap<String, String>>) -> Response {
+async fn token(
+    State((seen, _)): App,
+    headers: HeaderMap,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
     let mut seen = seen.lock().unwrap();
+    if form.get("grant_type").map(String::as_str) == Some("client_credentials") {
+        return machine_token(&mut seen, &headers, &form);
+    }
     let Some((challenge, redirect)) = seen.codes.remove(&form["code"]) else {
         return (
             StatusCode::BAD_REQUEST,
@@ -128,6 +152,32 @@ async fn token(State((seen, _)): App, Form(form): Form<HashMap<String, String>>)
             .into_response();
     }
     let access = format!("token-{}", seen.tokens.len() + 1);
+    seen.tokens.push(access.clone());
+    Json(json!({"access_token": access, "token_type": "Bearer", "expires_in": 3600}))
+        .into_response()
+}
+
+/// The client-credentials grant: HTTP Basic with the machine client's id and secret.
+fn machine_token(seen: &mut Seen, headers: &HeaderMap, form: &HashMap<String, String>) -> Response {
+    seen.machine_requests += 1;
+    let basic = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Basic "))
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        .and_then(|b| String::from_utf8(b).ok());
+    let expected = seen
+        .machine
+        .as_ref()
+        .map(|(id, secret)| format!("{id}:{secret}"));
+    if basic.is_none() || basic != expected || !form.contains_key("resource") {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"error": "invalid_client"})),
+        )
+            .into_response();
+    }
+    let access = format!("machine-{}", seen.tokens.len() + 1);
     seen.tokens.push(access.clone());
     Json(json!({"access_token": access, "token_type": "Bearer", "expires_in": 3600}))
         .into_response()
@@ -263,4 +313,50 @@ async fn a_refused_authorization_fails_the_server_with_the_authorization_servers
     engine.shutdown().await;
     browser.abort();
     let _ = browser.await;
+}
+
+#[tokio::test]
+async fn a_machine_client_signs_in_with_its_keychain_secret_and_no_browser() {
+    let seen = Shared::default();
+    seen.lock().unwrap().machine = Some(("svc-7".into(), "machine-secret-7".into()));
+    let origin = start_server(seen.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, keychain) = engine(dir.path()).await;
+    let mut config = ServerConfig::new(
+        "remote",
+        Transport::Http {
+            url: format!("{origin}/mcp"),
+            headers: Default::default(),
+        },
+    );
+    config.oauth = OAuthClient {
+        client_id: Some("svc-7".into()),
+        grant: OAuthGrant::ClientCredentials,
+        ..OAuthClient::default()
+    };
+    engine.add_server(config).await.unwrap();
+    let browser = browser(&engine);
+
+    let error = engine.start_server("remote").await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("no client secret or private key is set"),
+        "{error}"
+    );
+    engine
+        .set_server_client_secret("remote", Some("machine-secret-7".into()))
+        .await
+        .unwrap();
+    engine.start_server("remote").await.unwrap();
+    assert_eq!(engine.server_tools("remote").unwrap()[0].name, "whoami");
+    engine.stop_server("remote").await;
+    engine.shutdown().await;
+    browser.abort();
+    let _ = browser.await;
+    // The "browser" follows every published authorize URL, so none was published.
+    let seen = seen.lock().unwrap();
+    assert_eq!((seen.machine_requests, seen.authorizations), (1, 0));
+    let stored = keychain.get("mcp-oauth:remote").unwrap().unwrap();
+    assert!(secrecy::ExposeSecret::expose_secret(&stored).contains("machine-1"));
 }

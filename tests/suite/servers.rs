@@ -550,3 +550,67 @@ fn servers_are_previewed_imported_added_toggled_exported_and_removed_over_ipc() 
                "message": "invalid JSON at line 1, column 1: EOF while parsing an object"})
     );
 }
+
+#[tokio::test]
+async fn a_servers_oauth_client_settings_round_trip_and_its_secret_stays_in_the_keychain() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let doc = r#"{"mcpServers": {"corp": {
+        "url": "https://mcp.corp.test/mcp",
+        "oauth": {"clientId": "svc-42", "grant": "client_credentials", "scopes": ["read"],
+                  "signingAlgorithm": "ES256"}
+    }}}"#;
+    engine.import_servers(doc, Conflict::Skip).await.unwrap();
+    let corp = &engine.list_servers().await.unwrap()[0].config;
+    assert_eq!(corp.oauth.client_id.as_deref(), Some("svc-42"));
+    assert_eq!(corp.spec().oauth, corp.oauth);
+    assert!(!engine.server_client_secret_set("corp").await.unwrap());
+    let pem =
+        "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49-very-secret\n-----END PRIVATE KEY-----";
+    engine
+        .set_server_client_secret("corp", Some(pem.into()))
+        .await
+        .unwrap();
+    assert!(engine.server_client_secret_set("corp").await.unwrap());
+    let exported = engine.export_servers().await.unwrap();
+    let reread = switchboard_engine::mcp::config::parse(&exported).unwrap();
+    assert_eq!(reread[0].oauth, corp.oauth, "{exported}");
+    // The database file and its write-ahead log, as bytes.
+    let mut database = std::fs::read(engine.store().path()).unwrap();
+    let wal = engine.store().path().with_extension("db-wal");
+    database.extend(std::fs::read(wal).unwrap_or_default());
+    let haystack = String::from_utf8_lossy(&database);
+    assert!(haystack.contains("svc-42"));
+    assert!(!haystack.contains("very-secret") && !exported.contains("very-secret"));
+    engine.remove_server("corp").await.unwrap();
+    let again = "{\"mcpServers\": {\"corp\": {\"url\": \"https://mcp.corp.test/mcp\"}}}";
+    engine.import_servers(again, Conflict::Skip).await.unwrap();
+    assert!(
+        !engine.server_client_secret_set("corp").await.unwrap(),
+        "removing a server forgets its secret"
+    );
+}
+
+#[tokio::test]
+async fn a_secret_in_the_oauth_object_is_refused_with_a_pointer_to_the_keychain() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let doc = r#"{"mcpServers": {"corp": {"url": "https://mcp.corp.test/mcp",
+        "oauth": {"clientId": "svc", "clientSecret": "hunter2-hunter2"}},
+        "local": {"command": "node", "oauth": {}}}}"#;
+    let err = engine
+        .import_servers(doc, Conflict::Skip)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("server \"corp\": \"oauth.clientSecret\" is a secret"),
+        "{err}"
+    );
+    assert!(
+        err.contains("server \"local\": \"oauth\" applies only to remote"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"));
+    assert_eq!(engine.list_servers().await.unwrap(), vec![]);
+}

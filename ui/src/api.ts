@@ -224,6 +224,16 @@ export async function removeServer(id: string): Promise<void> {
   await call<null>('remove_server', { id });
 }
 
+/** Sets (or with `null` forgets) a remote server's OAuth client secret or PEM private key. */
+export async function setServerClientSecret(id: string, secret: string | null): Promise<void> {
+  await call<null>('set_server_client_secret', { id, secret });
+}
+
+/** Whether a remote server has an OAuth client secret or private key in the keychain. */
+export function serverClientSecretSet(id: string): Promise<boolean> {
+  return call<boolean>('server_client_secret_set', { id });
+}
+
 /** Every server as an `mcpServers` JSON document. */
 export function exportServers(): Promise<string> {
   return call<string>('export_servers');

@@ -409,7 +409,11 @@ autoStart: boolean,
 /**
  * The default approval policy of its tools.
  */
-approval: Approval, };
+approval: Approval, 
+/**
+ * Remote servers: their OAuth client settings (`oauth`; none: dynamic registration).
+ */
+oauth?: OAuthClient, };
 
 /**
  * A configured MCP server as stored.

@@ -265,7 +265,7 @@ impl Engine {
 }
 
 /// Runs a blocking secret-store call off the async threads.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, crate::secrets::SecretError> + Send + 'static,
 ) -> Result<T, EngineError> {
     tokio::task::spawn_blocking(f)

@@ -14,9 +14,10 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use switchboard_engine::mcp::interact::{ElicitationReply, ElicitationRequest};
+use switchboard_engine::mcp::oauth_client::secret_account;
 use switchboard_engine::mcp::{
-    Headless, HostCapabilities, HostHandler, McpClient, OAuth, PreRegistered, ServerNotification,
-    ServerSpec, Transport,
+    Headless, HostCapabilities, HostHandler, JwtAlgorithm, McpClient, OAuth, OAuthClient,
+    OAuthGrant, ServerNotification, ServerSpec, Transport,
 };
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
 use tokio_util::sync::CancellationToken;
@@ -43,7 +44,12 @@ pub async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
         },
     );
     (spec.startup_timeout, spec.call_timeout) = (LIMIT, LIMIT);
-    let oauth = oauth(&context)?;
+    let secrets: Arc<dyn SecretStore> = Arc::new(
+        KeyringSecrets::mock()
+            .map_err(|e| CliError::Usage(format!("no in-memory keychain: {e}")))?,
+    );
+    spec.oauth = oauth_client(&context, secrets.as_ref(), &spec.name)?;
+    let oauth = oauth(secrets);
     let client = McpClient::connect_with_oauth(&spec, DefaultsHost, Some(&oauth))
         .await
         .map_err(engine)?;
@@ -112,22 +118,50 @@ async fn exercise(out: &mut impl Write, client: &McpClient) -> Result<(), CliErr
     Ok(())
 }
 
-/// OAuth with an in-memory keychain, headless approval, and the context's pre-registered
-/// client when it names one.
-fn oauth(context: &Map<String, Value>) -> Result<OAuth, CliError> {
-    let secrets: Arc<dyn SecretStore> = Arc::new(
-        KeyringSecrets::mock()
-            .map_err(|e| CliError::Usage(format!("no in-memory keychain: {e}")))?,
-    );
+/// OAuth with the (in-memory) keychain and headless approval.
+fn oauth(secrets: Arc<dyn SecretStore>) -> OAuth {
     let headless = Headless::new(|url| eprintln!("authorize at: {url}"));
-    let oauth = OAuth::new(secrets, Arc::new(headless)).with_wait(LIMIT);
+    OAuth::new(secrets, Arc::new(headless)).with_wait(LIMIT)
+}
+
+/// The suite's client metadata document: the URL its authorization servers expect as the
+/// client id when they support Client ID Metadata Documents.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The server's OAuth client settings, as a user would configure them from what the scenario's
+/// context gives: a pre-registered client (its secret into the keychain), or client
+/// credentials for a machine-to-machine scenario (a secret, or a private key that signs
+/// assertions); always our client metadata document, used where it is supported.
+fn oauth_client(
+    context: &Map<String, Value>,
+    secrets: &dyn SecretStore,
+    server: &str,
+) -> Result<OAuthClient, CliError> {
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
-    Ok(match text("client_id") {
-        Some(client_id) => oauth.with_client(PreRegistered {
-            client_id,
-            client_secret: text("client_secret"),
-        }),
-        None => oauth,
+    let scenario = std::env::var(SCENARIO_ENV).unwrap_or_default();
+    let machine = scenario.starts_with("auth/client-credentials");
+    let key = text("private_key_pem");
+    let signing_algorithm = match text("signing_algorithm") {
+        Some(name) => Some(
+            serde_json::from_value::<JwtAlgorithm>(Value::String(name.clone()))
+                .map_err(|_| CliError::Usage(format!("unsupported signing algorithm {name}")))?,
+        ),
+        None => None,
+    };
+    if let Some(secret) = key.or_else(|| text("client_secret")) {
+        secrets
+            .set(&secret_account(server), &secret.into())
+            .map_err(|e| CliError::Usage(format!("in-memory keychain: {e}")))?;
+    }
+    Ok(OAuthClient {
+        client_id: text("client_id"),
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+        grant: match machine {
+            true => OAuthGrant::ClientCredentials,
+            false => OAuthGrant::AuthorizationCode,
+        },
+        scopes: Vec::new(),
+        signing_algorithm,
     })
 }
 

@@ -76,6 +76,24 @@ pub async fn remove_server(engine: State<'_, Engine>, id: String) -> CmdResult<(
     Ok(engine.remove_server(&id).await?)
 }
 
+/// Sets, or with `null` forgets, a remote server's OAuth client secret or PEM private key
+/// (kept in the keychain, never returned).
+#[tauri::command]
+pub async fn set_server_client_secret(
+    engine: State<'_, Engine>,
+    id: String,
+    secret: Option<String>,
+) -> CmdResult<()> {
+    let secret = secret.filter(|s| !s.trim().is_empty()).map(Into::into);
+    Ok(engine.set_server_client_secret(&id, secret).await?)
+}
+
+/// Whether a remote server has an OAuth client secret or private key stored.
+#[tauri::command]
+pub async fn server_client_secret_set(engine: State<'_, Engine>, id: String) -> CmdResult<bool> {
+    Ok(engine.server_client_secret_set(&id).await?)
+}
+
 /// Every server as an `mcpServers` JSON document.
 #[tauri::command]
 pub async fn export_servers(engine: State<'_, Engine>) -> CmdResult<String> {

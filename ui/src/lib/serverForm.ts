@@ -1,7 +1,7 @@
 // The add/edit server form's model: a flat draft of strings that the inputs edit, and its
 // conversion to a `ServerConfig` (or to the errors, by field, that stop it). Arguments are one
 // per line; env vars are `KEY=value` lines; headers are `Name: value` lines.
-import type { Approval, ServerConfig } from '../bindings';
+import type { Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig } from '../bindings';
 import type { MessageKey } from '../i18n/index.svelte';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
@@ -20,6 +20,15 @@ export type ServerDraft = {
   approval: Approval;
   startupTimeoutS: string;
   callTimeoutS: string;
+  /** Remote servers' OAuth client: a pre-registered id, our metadata document, the grant. */
+  oauthClientId: string;
+  oauthMetadataUrl: string;
+  oauthGrant: OAuthGrant;
+  /** Scopes for the client-credentials grant, separated by spaces. */
+  oauthScopes: string;
+  oauthSigning: JwtAlgorithm | '';
+  /** A new client secret or PEM private key (never filled in from the engine). */
+  oauthSecret: string;
 };
 
 export type DraftField = keyof ServerDraft;
@@ -50,7 +59,40 @@ export function draftFrom(config?: ServerConfig): ServerDraft {
     approval: config?.approval ?? 'ask',
     startupTimeoutS: String((config?.startupTimeoutMs ?? DEFAULT_TIMEOUT_S * 1000) / 1000),
     callTimeoutS: String((config?.callTimeoutMs ?? DEFAULT_TIMEOUT_S * 1000) / 1000),
+    oauthClientId: config?.oauth?.clientId ?? '',
+    oauthMetadataUrl: config?.oauth?.clientMetadataUrl ?? '',
+    oauthGrant: config?.oauth?.grant ?? 'authorization_code',
+    oauthScopes: (config?.oauth?.scopes ?? []).join(' '),
+    oauthSigning: config?.oauth?.signingAlgorithm ?? '',
+    oauthSecret: '',
   };
+}
+
+/** The draft's OAuth client settings (`undefined` when all are defaults), or the errors. */
+function oauthFrom(draft: ServerDraft, errors: DraftErrors): OAuthClient | undefined {
+  const clientId = draft.oauthClientId.trim();
+  const machine = draft.oauthGrant === 'client_credentials';
+  // A metadata document identifies a browser-flow client; the field is hidden for client credentials.
+  const metadataUrl = machine ? '' : draft.oauthMetadataUrl.trim();
+  if (metadataUrl) {
+    let https = false;
+    try {
+      const url = new URL(metadataUrl);
+      https = url.protocol === 'https:' && url.pathname !== '/';
+    } catch {
+      https = false;
+    }
+    if (!https) errors.oauthMetadataUrl = { key: 'serverForm.oauthMetadataUrlInvalid' };
+  }
+  if (machine && !clientId) errors.oauthClientId = { key: 'serverForm.oauthClientIdRequired' };
+  const oauth: OAuthClient = {
+    ...(clientId ? { clientId } : {}),
+    ...(metadataUrl ? { clientMetadataUrl: metadataUrl } : {}),
+    ...(machine ? { grant: 'client_credentials' as const } : {}),
+    ...(machine && draft.oauthScopes.trim() ? { scopes: draft.oauthScopes.trim().split(/\s+/) } : {}),
+    ...(machine && draft.oauthSigning ? { signingAlgorithm: draft.oauthSigning } : {}),
+  };
+  return Object.keys(oauth).length > 0 ? oauth : undefined;
 }
 
 type Pairs = { ok: true; map: Record<string, string> } | { ok: false; error: DraftError };
@@ -116,6 +158,7 @@ export function configFrom(
     if (!headers.ok) errors.headers = headers.error;
     else transport = { type: draft.kind, url: draft.url.trim(), headers: headers.map };
   }
+  const oauth = draft.kind === 'stdio' ? undefined : oauthFrom(draft, errors);
   if (Object.keys(errors).length > 0 || !transport || startup === null || callTimeout === null) return { ok: false, errors };
   return {
     ok: true,
@@ -127,6 +170,7 @@ export function configFrom(
       callTimeoutMs: callTimeout,
       autoStart: draft.autoStart,
       approval: draft.approval,
+      ...(oauth ? { oauth } : {}),
     },
   };
 }

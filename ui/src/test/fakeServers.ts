@@ -69,6 +69,9 @@ function checkName(rows: Map<string, ServerRecord>, name: string, except?: strin
   }
 }
 
+/** The OAuth client secrets "in the keychain", by server name (never sent back). */
+export const clientSecrets = new Map<string, string>();
+
 /** Handles a server command, or returns UNHANDLED. */
 export function serverCommand(rows: Map<string, ServerRecord>, cmd: string, args: Record<string, unknown>): unknown {
   switch (cmd) {
@@ -110,9 +113,20 @@ export function serverCommand(rows: Map<string, ServerRecord>, cmd: string, args
       rows.set(row.id, record);
       return record;
     }
-    case 'remove_server':
-      rows.delete(find(rows, String(args.id)).id);
+    case 'remove_server': {
+      const row = find(rows, String(args.id));
+      rows.delete(row.id);
+      clientSecrets.delete(row.config.name);
       return null;
+    }
+    case 'set_server_client_secret': {
+      const name = find(rows, String(args.id)).config.name;
+      if (typeof args.secret === 'string' && args.secret.trim()) clientSecrets.set(name, args.secret);
+      else clientSecrets.delete(name);
+      return null;
+    }
+    case 'server_client_secret_set':
+      return clientSecrets.has(find(rows, String(args.id)).config.name);
     case 'export_servers':
       return JSON.stringify({ mcpServers: Object.fromEntries([...rows.values()].map((r) => [r.config.name, r.config.transport])) }, null, 2);
     default:

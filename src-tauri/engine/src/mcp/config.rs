@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::doc::{self, Entries};
+use super::oauth_client::{self, OAuthClient};
 use super::spec::{ServerSpec, Transport};
 
 /// The longest server name accepted, in characters.
@@ -62,6 +63,10 @@ pub struct ServerConfig {
     /// The default approval policy of its tools.
     #[serde(default)]
     pub approval: Approval,
+    /// Remote servers: their OAuth client settings (`oauth`; none: dynamic registration).
+    #[serde(default, skip_serializing_if = "OAuthClient::is_default")]
+    #[ts(as = "Option<OAuthClient>", optional)]
+    pub oauth: OAuthClient,
 }
 
 fn yes() -> bool {
@@ -100,6 +105,7 @@ impl fmt::Debug for ServerConfig {
             .field("call_timeout", &self.call_timeout)
             .field("auto_start", &self.auto_start)
             .field("approval", &self.approval)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -118,6 +124,7 @@ impl ServerConfig {
             call_timeout: ServerSpec::CALL_TIMEOUT,
             auto_start: true,
             approval: Approval::Ask,
+            oauth: OAuthClient::default(),
         }
     }
 
@@ -128,6 +135,7 @@ impl ServerConfig {
             transport: self.transport.clone(),
             startup_timeout: self.startup_timeout,
             call_timeout: self.call_timeout,
+            oauth: self.oauth.clone(),
         }
     }
 
@@ -353,6 +361,26 @@ impl Checker<'_> {
         }
     }
 
+    /// The `oauth` object, for remote servers only.
+    fn oauth(&mut self, transport: Option<&Transport>) -> OAuthClient {
+        let Some(value) = self.obj.get("oauth") else {
+            return OAuthClient::default();
+        };
+        if matches!(
+            transport,
+            Some(Transport::Stdio { .. } | Transport::Builtin { .. })
+        ) {
+            self.fail("oauth", "applies only to remote (http or sse) servers");
+            return OAuthClient::default();
+        }
+        oauth_client::parse(value).unwrap_or_else(|problems| {
+            for (field, what) in problems {
+                self.fail(&field, &what);
+            }
+            OAuthClient::default()
+        })
+    }
+
     fn approval(&mut self) -> Approval {
         match self.obj.get("approval") {
             None => Approval::Ask,
@@ -427,6 +455,7 @@ fn parse_entry(
         call_timeout: c.millis("callTimeoutMs", ServerSpec::CALL_TIMEOUT),
         auto_start: c.flag("autoStart", true),
         approval: c.approval(),
+        oauth: c.oauth(transport.as_ref()),
         transport: transport?,
     })
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::config::{Approval, ServerConfig};
+use super::oauth_client::OAuthClient;
 use super::spec::{ServerSpec, Transport};
 
 /// One entry as written back to the file: Claude Desktop's fields, then ours when not default.
@@ -43,6 +44,8 @@ pub(super) struct Entry<'a> {
     auto_start: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     approval: Option<Approval>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    oauth: Option<&'a OAuthClient>,
 }
 
 fn non_empty<K, V>(m: &BTreeMap<K, V>) -> Option<&BTreeMap<K, V>> {
@@ -71,6 +74,7 @@ impl<'a> From<&'a ServerConfig> for Entry<'a> {
             call_timeout_ms: unless_default(s.call_timeout, ServerSpec::CALL_TIMEOUT),
             auto_start: (!s.auto_start).then_some(false),
             approval: (s.approval != Approval::Ask).then_some(s.approval),
+            oauth: (!s.oauth.is_default()).then_some(&s.oauth),
         };
         match &s.transport {
             Transport::Stdio {

@@ -462,6 +462,7 @@ fn a_spec_carries_the_transport_and_timeouts() {
             transport: c.transport.clone(),
             startup_timeout: Duration::from_secs(5),
             call_timeout: ServerSpec::CALL_TIMEOUT,
+            oauth: Default::default(),
         }
     );
 }

@@ -8,6 +8,7 @@
 //! `mcp-oauth:<server name>`, never in SQLite or the logs.
 
 mod loopback;
+mod machine;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +22,7 @@ use secrecy::{ExposeSecret, SecretString};
 
 pub use loopback::{CALLBACK_PATH, Loopback};
 
+use super::oauth_client::{OAuthClient, OAuthGrant, secret_account};
 use crate::logging::Redactor;
 use crate::secrets::SecretStore;
 
@@ -47,6 +49,14 @@ pub enum OAuthError {
     /// The loopback listener could not be bound or read.
     #[error("the loopback redirect listener failed: {0}")]
     Listener(String),
+    /// The client-credentials grant needs a client secret or private key, and none is stored.
+    #[error(
+        "server {0:?} signs in with client credentials but no client secret or private key is set; enter it in the server's settings"
+    )]
+    MissingSecret(String),
+    /// The stored private key cannot sign assertions with the configured algorithm.
+    #[error("the client's private key is unusable: {0}")]
+    BadKey(String),
 }
 
 impl From<AuthError> for OAuthError {
@@ -130,21 +140,11 @@ impl Authorizer for Notify {
     }
 }
 
-/// A client registered with the authorization server beforehand (no dynamic registration).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PreRegistered {
-    /// The client id.
-    pub client_id: String,
-    /// The client secret, for confidential clients.
-    pub client_secret: Option<String>,
-}
-
 /// What the OAuth flow needs: where tokens go, how the user approves, which client we are.
 #[derive(Clone)]
 pub struct OAuth {
     secrets: Arc<dyn SecretStore>,
     authorizer: Arc<dyn Authorizer>,
-    client: Option<PreRegistered>,
     wait: Duration,
     redactor: Redactor,
 }
@@ -153,7 +153,6 @@ impl std::fmt::Debug for OAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuth")
             .field("secrets", &self.secrets.describe())
-            .field("client", &self.client.as_ref().map(|c| &c.client_id))
             .field("wait", &self.wait)
             .finish_non_exhaustive()
     }
@@ -165,7 +164,6 @@ impl OAuth {
         Self {
             secrets,
             authorizer,
-            client: None,
             wait: APPROVAL_WAIT,
             redactor: Redactor::default(),
         }
@@ -174,12 +172,6 @@ impl OAuth {
     /// Scrubs every token read or written from the logs through `redactor`.
     pub fn with_redactor(mut self, redactor: Redactor) -> Self {
         self.redactor = redactor;
-        self
-    }
-
-    /// Uses a pre-registered client instead of dynamic client registration.
-    pub fn with_client(mut self, client: PreRegistered) -> Self {
-        self.client = Some(client);
         self
     }
 
@@ -214,20 +206,33 @@ impl OAuth {
         Ok(manager)
     }
 
-    /// Runs the authorization-code flow for the 401/403 `challenge` and returns the manager,
-    /// now holding fresh tokens (also saved to the keychain).
+    /// Runs the flow `client` says (authorization code, or client credentials) for the 401/403
+    /// `challenge` and returns the manager, now holding fresh tokens (also saved to the
+    /// keychain). `url` is the server's endpoint, the `resource` of a client-credentials
+    /// request.
     pub(crate) async fn authorize(
         &self,
         server: &str,
+        url: &str,
         mut manager: AuthorizationManager,
         challenge: &str,
+        client: &OAuthClient,
     ) -> Result<AuthorizationManager, OAuthError> {
         let resolution = manager
             .resolve_metadata_from_challenge(Some(challenge))
             .await?;
         manager.set_metadata(resolution.metadata);
+        if client.grant == OAuthGrant::ClientCredentials {
+            let secret = self.client_secret(server).await?;
+            let config = machine::credentials(client, secret, url)?;
+            return machine::exchange(manager, config).await;
+        }
+        let secret = match client.client_id {
+            Some(_) => self.client_secret(server).await.ok(),
+            None => None,
+        };
         let listener = Loopback::bind().await?;
-        let request = self.request(listener.redirect_uri(), challenge);
+        let request = request(listener.redirect_uri(), challenge, client, secret);
         let session = AuthorizationSession::new(manager, request)
             .await
             .map_err(|(_, e)| OAuthError::from(e))?;
@@ -237,22 +242,20 @@ impl OAuth {
         Ok(session.auth_manager)
     }
 
-    /// The authorization request: our client name or pre-registered client, the redirect URI
-    /// and the challenge (its `scope` seeds scope selection).
-    fn request(&self, redirect_uri: String, challenge: &str) -> AuthorizationRequest {
-        let request = AuthorizationRequest::new(redirect_uri)
-            .with_client_name(CLIENT_NAME)
-            .with_challenge(challenge)
-            .with_initial_scope_selection();
-        match &self.client {
-            None => request,
-            Some(client) => {
-                let request = request.with_preregistered_client(&client.client_id);
-                match &client.client_secret {
-                    Some(secret) => request.with_client_secret(secret),
-                    None => request,
-                }
+    /// The client secret (or private key) of `server` from the keychain.
+    async fn client_secret(&self, server: &str) -> Result<SecretString, OAuthError> {
+        let (secrets, account) = (self.secrets.clone(), secret_account(server));
+        let read = tokio::task::spawn_blocking(move || secrets.get(&account)).await;
+        let read = read.map_err(|e| OAuthError::Flow(e.to_string()))?;
+        match read {
+            Ok(Some(secret)) => {
+                self.redactor.add(secret.expose_secret());
+                Ok(secret)
             }
+            Ok(None) => Err(OAuthError::MissingSecret(server.to_owned())),
+            Err(e) => Err(OAuthError::Flow(format!(
+                "cannot read the client secret: {e}"
+            ))),
         }
     }
 
@@ -282,6 +285,33 @@ impl OAuth {
             redactor: self.redactor.clone(),
         }
     }
+}
+
+/// The authorization request: the redirect URI and the challenge (its `scope` seeds scope
+/// selection), and who we are: a pre-registered client (with its secret, if any), else our
+/// client metadata document (used when the server supports it), else dynamic registration
+/// under our name.
+fn request(
+    redirect_uri: String,
+    challenge: &str,
+    client: &OAuthClient,
+    secret: Option<SecretString>,
+) -> AuthorizationRequest {
+    let mut request = AuthorizationRequest::new(redirect_uri)
+        .with_client_name(CLIENT_NAME)
+        .with_application_type("native")
+        .with_challenge(challenge)
+        .with_initial_scope_selection();
+    if let Some(url) = &client.client_metadata_url {
+        request = request.with_client_metadata_url(url);
+    }
+    if let Some(id) = &client.client_id {
+        request = request.with_preregistered_client(id);
+        if let Some(secret) = secret {
+            request = request.with_client_secret(secret.expose_secret());
+        }
+    }
+    request
 }
 
 /// rmcp's credential store on our [`SecretStore`]: one JSON entry per server. The keychain

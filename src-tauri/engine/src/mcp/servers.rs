@@ -162,6 +162,7 @@ impl Engine {
         let record = self.store().find_server(id_or_name).await?;
         self.store().delete_server(&record.id).await?;
         tracing::info!(server = %record.config.name, "removed an MCP server");
+        self.forget_server_secrets(&record.config.name).await;
         Ok(())
     }
 

@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::oauth_client::OAuthClient;
+
 /// How to reach a server.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -77,6 +79,8 @@ pub struct ServerSpec {
     pub startup_timeout: Duration,
     /// The default timeout of one tool call (reset by progress notifications).
     pub call_timeout: Duration,
+    /// Remote servers: who we are to their authorization server.
+    pub oauth: OAuthClient,
 }
 
 impl ServerSpec {
@@ -92,6 +96,7 @@ impl ServerSpec {
             transport,
             startup_timeout: Self::STARTUP_TIMEOUT,
             call_timeout: Self::CALL_TIMEOUT,
+            oauth: OAuthClient::default(),
         }
     }
 }

@@ -23,6 +23,7 @@ use tokio::sync::Mutex;
 
 use super::{Bridge, McpClient, convert, era, header_map, lifecycle};
 use crate::mcp::oauth::OAuth;
+use crate::mcp::oauth_client::OAuthClient;
 use crate::mcp::spec::ServerSpec;
 use crate::mcp::types::McpError;
 
@@ -44,6 +45,7 @@ pub(super) async fn connect(
             oauth: oauth.clone(),
             server: spec.name.clone(),
             url: url.to_owned(),
+            client: spec.oauth.clone(),
             running: Mutex::new(()),
         }),
     };
@@ -65,6 +67,8 @@ struct Flow {
     oauth: OAuth,
     server: String,
     url: String,
+    /// Who we are to the authorization server.
+    client: OAuthClient,
     /// One authorization at a time per connection.
     running: Mutex<()>,
 }
@@ -81,12 +85,18 @@ impl Reauthorizing {
     async fn authorize(&self, challenge: &str) -> Result<(), AuthError> {
         let _one = self.flow.running.lock().await;
         let Flow {
-            oauth, server, url, ..
+            oauth,
+            server,
+            url,
+            client,
+            ..
         } = self.flow.as_ref();
         tracing::info!(server, "the server asks for OAuth authorization");
         let fresh = async {
             let manager = oauth.manager(server, url).await?;
-            oauth.authorize(server, manager, challenge).await
+            oauth
+                .authorize(server, url, manager, challenge, client)
+                .await
         };
         let manager = fresh
             .await

@@ -1,0 +1,55 @@
+//! The engine's side of a remote server's OAuth client secret (or private key): set, clear
+//! and ask whether one is set. The value goes to the OS keychain (account
+//! [`secret_account`]) and is registered with the log redactor; it is never read back out
+//! to the UI, stored in SQLite or exported.
+
+use secrecy::SecretString;
+
+use super::oauth_client::secret_account;
+use crate::providers::blocking;
+use crate::{Engine, EngineError};
+
+impl Engine {
+    /// Stores (`Some`) or forgets (`None`) the OAuth client secret or PEM private key of the
+    /// server `id_or_name`.
+    pub async fn set_server_client_secret(
+        &self,
+        id_or_name: &str,
+        secret: Option<SecretString>,
+    ) -> Result<(), EngineError> {
+        let record = self.store().find_server(id_or_name).await?;
+        let account = secret_account(&record.config.name);
+        let secrets = self.secrets().clone();
+        blocking(move || match secret {
+            Some(secret) => secrets.set_key(&account, &secret),
+            None => secrets.delete_key(&account),
+        })
+        .await?;
+        tracing::info!(server = %record.config.name, "changed an MCP server's OAuth client secret");
+        Ok(())
+    }
+
+    /// Whether the server `id_or_name` has an OAuth client secret or private key stored.
+    pub async fn server_client_secret_set(&self, id_or_name: &str) -> Result<bool, EngineError> {
+        let record = self.store().find_server(id_or_name).await?;
+        let account = secret_account(&record.config.name);
+        let secrets = self.secrets().clone();
+        blocking(move || secrets.key(&account, None).map(|k| k.is_some())).await
+    }
+
+    /// Forgets the removed server `name`'s OAuth tokens and client secret (best effort: a
+    /// keychain that cannot be reached is logged, the removal stands).
+    pub(crate) async fn forget_server_secrets(&self, name: &str) {
+        let accounts = [secret_account(name), super::OAuth::account(name)];
+        let secrets = self.secrets().clone();
+        let forgotten = blocking(move || {
+            accounts
+                .iter()
+                .try_for_each(|account| secrets.delete_key(account))
+        })
+        .await;
+        if let Err(error) = forgotten {
+            tracing::warn!(server = name, %error, "cannot forget the removed server's secrets");
+        }
+    }
+}
