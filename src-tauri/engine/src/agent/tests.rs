@@ -278,3 +278,55 @@ fn a_model_title_loses_quotes_labels_and_the_final_period() {
     assert_eq!(clean("Title: 北京天气。"), Some("北京天气".into()));
     assert_eq!(clean("  \n"), None);
 }
+
+#[test]
+fn attached_resources_follow_the_users_text_as_parts_of_the_same_message() {
+    use crate::content::Attachment;
+    use crate::mcp::types::ResourceBody;
+    use crate::provider::UserPart;
+    let attachment = |uri: &str, mime: &str, body| {
+        ContentPart::Resource(Attachment {
+            server: "docs".into(),
+            uri: uri.into(),
+            name: "notes".into(),
+            mime_type: Some(mime.into()),
+            body,
+        })
+    };
+    let branch = [done(
+        Role::User,
+        vec![
+            ContentPart::text("summarize"),
+            attachment(
+                "file:///n.md",
+                "text/markdown",
+                ResourceBody::Text("# N".into()),
+            ),
+            attachment(
+                "file:///p.png",
+                "image/png",
+                ResourceBody::Blob("iVBO".into()),
+            ),
+        ],
+    )];
+    let chat = history::to_chat(&branch, &ToolNames::default());
+    assert_eq!(
+        chat,
+        [ChatMessage::User {
+            parts: vec![
+                UserPart::Text {
+                    text: "summarize".into()
+                },
+                UserPart::Text {
+                    text: "<resource server=\"docs\" uri=\"file:///n.md\" name=\"notes\" \
+                           mimeType=\"text/markdown\">\n# N\n</resource>"
+                        .into()
+                },
+                UserPart::Image {
+                    mime_type: "image/png".into(),
+                    data: "iVBO".into()
+                },
+            ]
+        }]
+    );
+}
