@@ -277,7 +277,7 @@ impl Engine {
         let untitled = conv.title.is_empty();
         if untitled {
             self.store()
-                .rename_conversation(&conv.id, &title_from(text))
+                .rename_conversation(&conv.id, &title_from(title_source(&user.content)))
                 .await?;
         }
         let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
@@ -297,6 +297,21 @@ fn finished(
     let (reason, head_id) = result?;
     let _ = events.send(ChatEvent::Finished { reason, head_id });
     Ok(reason)
+}
+
+/// What a first message is titled after: its text, else the name of its first attachment.
+pub fn title_source(content: &[ContentPart]) -> &str {
+    let text = content.iter().find_map(|p| match p {
+        ContentPart::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+        _ => None,
+    });
+    let attached = || {
+        content.iter().find_map(|p| match p {
+            ContentPart::Resource(a) => Some(a.name.as_str()),
+            _ => None,
+        })
+    };
+    text.or_else(attached).unwrap_or("")
 }
 
 /// A title from the first line of the first message (at most 60 characters).

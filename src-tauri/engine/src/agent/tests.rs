@@ -7,7 +7,7 @@ use super::budget::{self, CUT_MARKER};
 use super::coalesce;
 use super::events::ChatEvent;
 use super::history::{self, UNFINISHED};
-use super::title_from;
+use super::{title_from, title_source};
 use crate::content::ContentPart;
 use crate::provider::names::ToolNames;
 use crate::provider::{ChatMessage, ToolCall};
@@ -329,4 +329,21 @@ fn attached_resources_follow_the_users_text_as_parts_of_the_same_message() {
             ]
         }]
     );
+}
+
+#[test]
+fn a_first_message_is_titled_after_its_text_else_its_first_attachment() {
+    use crate::content::Attachment;
+    use crate::mcp::types::ResourceBody;
+    let notes = ContentPart::Resource(Attachment {
+        server: "docs".into(),
+        uri: "file:///notes.md".into(),
+        name: "notes.md".into(),
+        mime_type: None,
+        body: ResourceBody::Text("# N".into()),
+    });
+    let both = [ContentPart::text("summarize"), notes.clone()];
+    assert_eq!(title_source(&both), "summarize");
+    assert_eq!(title_source(std::slice::from_ref(&notes)), "notes.md");
+    assert_eq!(title_from(title_source(&[])), "New chat");
 }
