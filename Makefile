@@ -32,8 +32,9 @@ lint:
 test-rust:
 	cargo test --workspace
 
+# Type check, vitest, and the XSS corpus in a real Chromium (/usr/bin/chromium, ~8 s).
 test-ui:
-	cd ui && npm run check && npm test
+	cd ui && npm run check && npm test && npm run test:xss-browser
 
 # The real window under Xvfb through tauri-driver + WebKitWebDriver.
 test-e2e:

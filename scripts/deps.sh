@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Switchboard needs, skipping what is present.
 #   scripts/deps.sh run    system libraries + the UI's npm packages
-#   scripts/deps.sh test   the above + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus,
+#   scripts/deps.sh test   the above + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus, Chromium,
 #                          the npm and PyPI MCP servers and the MCP conformance suite (Node 22)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,8 @@ what=${1:-run}
 
 run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev
   libxdo-dev libssl-dev file)
-test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 python3-venv gnome-keyring iproute2)
+test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 python3-venv gnome-keyring iproute2
+  chromium)
 pkgs=("${run_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 

@@ -58,6 +58,10 @@ const COMMANDS: &[&str] = &[
     "tool_costs",
     "tool_policies",
     "set_tool_policy",
+    "server_resource_templates",
+    "read_resource",
+    "get_prompt",
+    "detect_ollama",
 ];
 
 fn main() {

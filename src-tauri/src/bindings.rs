@@ -4,17 +4,19 @@
 use switchboard_engine::agent::{
     ApprovalAnswer, CallView, ChatEvent, ChatSettings, ToolCost, TurnEnd,
 };
-use switchboard_engine::content::ContentPart;
+use switchboard_engine::content::{Attachment, ContentPart};
 use switchboard_engine::export::{
     ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
     ImportSource,
 };
+use switchboard_engine::local_ollama::LocalOllama;
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 use switchboard_engine::mcp::types::{
-    PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
-    ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
+    Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ResourceBody, ResourceContent,
+    ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations, ToolInfo,
+    ToolResult,
 };
 use switchboard_engine::mcp::{
     Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
@@ -84,6 +86,10 @@ pub fn typescript() -> String {
         declaration::<ToolResult>(&cfg),
         declaration::<PromptArgument>(&cfg),
         declaration::<PromptInfo>(&cfg),
+        declaration::<ResourceTemplateInfo>(&cfg),
+        declaration::<PromptRole>(&cfg),
+        declaration::<PromptMessage>(&cfg),
+        declaration::<Prompt>(&cfg),
         declaration::<SamplingRole>(&cfg),
         declaration::<SamplingContent>(&cfg),
         declaration::<SamplingMessage>(&cfg),
@@ -96,6 +102,7 @@ pub fn typescript() -> String {
         declaration::<Role>(&cfg),
         declaration::<MessageStatus>(&cfg),
         declaration::<TokenUsage>(&cfg),
+        declaration::<Attachment>(&cfg),
         declaration::<ContentPart>(&cfg),
         declaration::<Message>(&cfg),
         declaration::<ConversationPatch>(&cfg),
@@ -118,6 +125,7 @@ pub fn typescript() -> String {
         declaration::<MergeReport>(&cfg),
         declaration::<ImportResult>(&cfg),
         declaration::<ToolCost>(&cfg),
+        declaration::<LocalOllama>(&cfg),
     ];
     format!("{HEADER}\n{}", decls.join("\n"))
 }

@@ -73,6 +73,10 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::chat::tool_costs,
         commands::servers_run::tool_policies,
         commands::servers_run::set_tool_policy,
+        commands::mcp_content::server_resource_templates,
+        commands::mcp_content::read_resource,
+        commands::mcp_content::get_prompt,
+        commands::providers::detect_ollama,
     ])
 }
 

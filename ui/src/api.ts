@@ -3,6 +3,11 @@
 import { Channel, invoke, type InvokeArgs } from '@tauri-apps/api/core';
 import type {
   AppInfo,
+  Attachment,
+  LocalOllama,
+  Prompt,
+  ResourceContent,
+  ResourceTemplateInfo,
   Approval,
   ApprovalAnswer,
   ChatEvent,
@@ -125,14 +130,16 @@ export async function deleteConversation(id: string): Promise<void> {
 
 // ---- Chat ----
 
-/** Sends a user message; the turn's events arrive on `onEvents` in batches. */
+/** Sends a user message (with MCP resources attached); the turn's events arrive on `onEvents` in batches. */
 export async function sendMessage(
   conversationId: string,
   text: string,
   onEvents: (batch: ChatEvent[]) => void,
+  attachments: Attachment[] = [],
 ): Promise<void> {
   const onEvent = new Channel<ChatEvent[]>(onEvents);
-  await call<null>('send_message', { conversationId, text, onEvent });
+  const extra = attachments.length ? { attachments } : {};
+  await call<null>('send_message', { conversationId, text, ...extra, onEvent });
 }
 
 /** Answers the last user message again (a new branch). */
@@ -379,4 +386,26 @@ export function toolPolicies(server: string): Promise<Record<string, Approval>> 
 /** Sets (or with `null` clears) one tool's approval policy. */
 export async function setToolPolicy(server: string, tool: string, policy: Approval | null): Promise<void> {
   await call<null>('set_tool_policy', { server, tool, policy });
+}
+
+// MCP content for the composer (src-tauri/src/commands/mcp_content.rs).
+
+/** A running server's resource templates (RFC 6570 URI templates). */
+export function serverResourceTemplates(name: string): Promise<ResourceTemplateInfo[]> {
+  return call<ResourceTemplateInfo[]>('server_resource_templates', { name });
+}
+
+/** Reads a resource of a running server. */
+export function readResource(server: string, uri: string): Promise<ResourceContent[]> {
+  return call<ResourceContent[]>('read_resource', { server, uri });
+}
+
+/** Expands a prompt of a running server with its arguments. */
+export function getPrompt(server: string, name: string, args: Record<string, string>): Promise<Prompt> {
+  return call<Prompt>('get_prompt', { server, name, args });
+}
+
+/** A local Ollama on 127.0.0.1:11434 and its models, or null when none answers at once. */
+export function detectOllama(): Promise<LocalOllama | null> {
+  return call<LocalOllama | null>('detect_ollama');
 }

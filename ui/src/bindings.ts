@@ -775,6 +775,63 @@ description: string | null,
 arguments: Array<PromptArgument>, };
 
 /**
+ * A resource template a server lists: an RFC 6570 URI template whose variables the user
+ * fills in to name a resource.
+ */
+export type ResourceTemplateInfo = { 
+/**
+ * The URI template, e.g. `file:///logs/{date}`.
+ */
+uri_template: string, 
+/**
+ * Its programmatic name.
+ */
+name: string, 
+/**
+ * A human-readable title.
+ */
+title: string | null, 
+/**
+ * What the resources are.
+ */
+description: string | null, 
+/**
+ * The MIME type of its resources, if uniform.
+ */
+mime: string | null, };
+
+/**
+ * The author of a prompt message.
+ */
+export type PromptRole = "user" | "assistant";
+
+/**
+ * One message of an expanded prompt.
+ */
+export type PromptMessage = { 
+/**
+ * `user` or `assistant`.
+ */
+role: PromptRole, 
+/**
+ * Its content.
+ */
+content: ResultPart, };
+
+/**
+ * A prompt expanded with arguments.
+ */
+export type Prompt = { 
+/**
+ * The server's description of this expansion.
+ */
+description: string | null, 
+/**
+ * The messages, in order.
+ */
+messages: Array<PromptMessage>, };
+
+/**
  * The author of a sampling message.
  */
 export type SamplingRole = "user" | "assistant";
@@ -979,6 +1036,31 @@ inputTokens: number,
 outputTokens: number, };
 
 /**
+ * A resource attached to a user message: where it came from and its contents.
+ */
+export type Attachment = { 
+/**
+ * The MCP server it was read from.
+ */
+server: string, 
+/**
+ * Its URI.
+ */
+uri: string, 
+/**
+ * A name to show (the resource's title or name).
+ */
+name: string, 
+/**
+ * Its MIME type, if known.
+ */
+mimeType: string | null, 
+/**
+ * Its contents: text, or base64 bytes.
+ */
+body: ResourceBody, };
+
+/**
  * One part of a message.
  */
 export type ContentPart = { "type": "text", 
@@ -1025,7 +1107,7 @@ content: JsonValue,
 /**
  * Whether the tool reported an error.
  */
-isError: boolean, };
+isError: boolean, } | { "type": "resource" } & Attachment;
 
 /**
  * A stored message.
@@ -1520,3 +1602,16 @@ tools: number,
  * Estimated prompt tokens of their definitions (name, description, schema).
  */
 tokens: number, };
+
+/**
+ * A running Ollama and the models it has pulled.
+ */
+export type LocalOllama = { 
+/**
+ * Its base URL.
+ */
+baseUrl: string, 
+/**
+ * The names of its models (e.g. `llama3.2:1b`), as listed.
+ */
+models: Array<string>, };

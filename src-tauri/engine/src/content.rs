@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::mcp::types::ResourceBody;
+
 /// One part of a message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -47,6 +49,24 @@ pub enum ContentPart {
         #[serde(rename = "isError")]
         is_error: bool,
     },
+    /// An MCP resource the user attached to a message (its contents as read when attached).
+    Resource(Attachment),
+}
+
+/// A resource attached to a user message: where it came from and its contents.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    /// The MCP server it was read from.
+    pub server: String,
+    /// Its URI.
+    pub uri: String,
+    /// A name to show (the resource's title or name).
+    pub name: String,
+    /// Its MIME type, if known.
+    pub mime_type: Option<String>,
+    /// Its contents: text, or base64 bytes.
+    pub body: ResourceBody,
 }
 
 impl ContentPart {

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod content;
 pub mod error;
 pub mod export;
+pub mod local_ollama;
 pub mod logging;
 pub mod mcp;
 pub mod paths;

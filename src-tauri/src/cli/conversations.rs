@@ -159,6 +159,7 @@ fn print_messages(out: &mut impl Write, messages: &[Message]) -> std::io::Result
                     let mark = if *is_error { "✗" } else { "←" };
                     writeln!(out, "{mark} {}", history::result_text(content))?;
                 }
+                ContentPart::Resource(a) => writeln!(out, "[attached {} ({})]", a.name, a.uri)?,
             }
         }
         if let Some(e) = &m.error {

@@ -6,6 +6,7 @@ use std::future::Future;
 
 use switchboard_engine::agent::coalesce::{self, INTERVAL};
 use switchboard_engine::agent::{AgentError, ApprovalAnswer, ChatEvent, Events, ToolCost, TurnEnd};
+use switchboard_engine::content::Attachment;
 use switchboard_engine::store::{
     Conversation, ConversationPatch, Message, Page, PageRequest, SearchHit,
 };
@@ -51,18 +52,20 @@ fn not_busy(engine: &Engine, conversation: &str) -> CmdResult<()> {
     Ok(())
 }
 
-/// Sends a user message and streams the turn.
+/// Sends a user message (with MCP resources attached, if any) and streams the turn.
 #[tauri::command]
 pub async fn send_message(
     engine: State<'_, Engine>,
     conversation_id: String,
     text: String,
+    attachments: Option<Vec<Attachment>>,
     on_event: Channel<Vec<ChatEvent>>,
 ) -> CmdResult<()> {
     not_busy(&engine, &conversation_id)?;
     let engine = engine.inner().clone();
+    let attachments = attachments.unwrap_or_default();
     spawn_turn(on_event, move |tx| async move {
-        engine.send_message(&conversation_id, &text, tx).await
+        (engine.send_with_attachments(&conversation_id, &text, attachments, tx)).await
     });
     Ok(())
 }

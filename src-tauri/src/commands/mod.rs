@@ -6,6 +6,7 @@ pub mod chat;
 pub mod conversations;
 pub mod export;
 pub mod interactions;
+pub mod mcp_content;
 pub mod providers;
 pub mod servers;
 pub mod servers_run;

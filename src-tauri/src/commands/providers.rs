@@ -2,6 +2,7 @@
 //! only their masked status ever comes back.
 
 use switchboard_engine::Engine;
+use switchboard_engine::local_ollama::LocalOllama;
 use switchboard_engine::provider::ModelInfo;
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::providers::{ConnectionTest, NewProvider, ProviderView};
@@ -67,4 +68,10 @@ pub async fn provider_models(engine: State<'_, Engine>, id: String) -> CmdResult
 #[tauri::command]
 pub async fn test_provider(engine: State<'_, Engine>, id: String) -> CmdResult<ConnectionTest> {
     Ok(engine.test_provider(&id).await?)
+}
+
+/// A local Ollama on 127.0.0.1:11434 and its models, or `null` when none answers at once.
+#[tauri::command]
+pub async fn detect_ollama(engine: State<'_, Engine>) -> CmdResult<Option<LocalOllama>> {
+    Ok(engine.detect_ollama().await)
 }

@@ -7,7 +7,7 @@ import Composer from './Composer.svelte';
 beforeEach(() => resetAppState());
 
 function setup(canSend = true) {
-  const onsend = vi.fn<(text: string) => void>();
+  const onsend = vi.fn<(text: string, attachments: unknown[]) => void>();
   render(Composer, { canSend, onsend, disabledHint: 'Add a provider first' });
   return { onsend, box: screen.getByTestId('composer') as HTMLTextAreaElement };
 }
@@ -24,7 +24,7 @@ describe('the composer', () => {
 
     await user.type(box, 'Hello there{Enter}');
 
-    expect(onsend).toHaveBeenCalledExactlyOnceWith('Hello there');
+    expect(onsend).toHaveBeenCalledExactlyOnceWith('Hello there', []);
     expect(box).toHaveValue('');
   });
 
@@ -50,7 +50,7 @@ describe('the composer', () => {
     expect(box).toHaveValue('你好');
 
     await fireEvent.keyDown(box, { key: 'Enter' });
-    expect(onsend).toHaveBeenCalledExactlyOnceWith('你好');
+    expect(onsend).toHaveBeenCalledExactlyOnceWith('你好', []);
   });
 
   test('the send button sends the text', async () => {
@@ -63,7 +63,7 @@ describe('the composer', () => {
     expect(button).toBeEnabled();
     await user.click(button);
 
-    expect(onsend).toHaveBeenCalledExactlyOnceWith('Hi');
+    expect(onsend).toHaveBeenCalledExactlyOnceWith('Hi', []);
   });
 
   test('blank text is never sent', async () => {

@@ -187,7 +187,7 @@ describe('the sidebar', () => {
     );
   });
 
-  test('delete calls delete_conversation, removes the row and leaves a selected conversation', async () => {
+  test('delete removes the row at once, leaves a selected conversation, and deletes when the undo toast is dismissed', async () => {
     const backend = installFakeBackend([
       conversation({ id: 'a', title: 'Alpha', updatedAt: NOON - HOUR }),
       conversation({ id: 'b', title: 'Beta', updatedAt: NOON - 2 * HOUR }),
@@ -199,9 +199,11 @@ describe('the sidebar', () => {
 
     await user.click(within(row('a')).getByTestId('delete-button'));
 
-    expect(backend.callsTo('delete_conversation')).toEqual([{ id: 'a' }]);
     await waitFor(() => expect(rows().map((r) => r.dataset.id)).toEqual(['b']));
     expect(currentRoute()).toEqual({ name: 'chat' });
+    expect(backend.callsTo('delete_conversation')).toEqual([]);
+    await user.click(screen.getByRole('button', { name: 'Delete now' }));
+    expect(backend.callsTo('delete_conversation')).toEqual([{ id: 'a' }]);
   });
 
   test('row actions have accessible names and are reachable with the keyboard', async () => {
@@ -236,6 +238,7 @@ describe('the error banner', () => {
     render(App);
 
     await user.click(await screen.findByTestId('delete-button'));
+    await user.click(screen.getByRole('button', { name: 'Delete now' }));
 
     const banner = await screen.findByTestId('error-banner');
     expect(banner).toHaveAttribute('role', 'alert');

@@ -2,7 +2,7 @@
 // and the actions (send, stop, regenerate, edit, approve). Events from the engine arrive in
 // batches over a Tauri channel and are applied by `chatState`.
 import * as api from '../api';
-import type { ApprovalAnswer, ChatEvent, Message } from '../bindings';
+import type { ApprovalAnswer, Attachment, ChatEvent, ContentPart, Message } from '../bindings';
 import { applyEvent, emptyState, fromMessages, type ChatState } from './chatState';
 import { conversations } from './conversations.svelte';
 import { reportError } from './errors.svelte';
@@ -33,7 +33,7 @@ class ChatSession {
   }
 
   /** The user's text of the turn being started, shown as soon as the engine stored it. */
-  private pending: { text: string; replacing: string | null } | null = null;
+  private pending: Pending | null = null;
 
   private onEvents(id: string, batch: ChatEvent[]): void {
     if (this.conversationId !== id) return;
@@ -52,7 +52,7 @@ class ChatSession {
 
   private async start(
     run: (onEvents: (b: ChatEvent[]) => void) => Promise<void>,
-    pending: { text: string; replacing: string | null } | null = null,
+    pending: Pending | null = null,
   ): Promise<void> {
     const id = this.conversationId;
     if (id === null || this.state.running) return;
@@ -66,9 +66,9 @@ class ChatSession {
     }
   }
 
-  send(text: string): Promise<void> {
+  send(text: string, attachments: Attachment[] = []): Promise<void> {
     const id = this.conversationId;
-    return this.start((on) => api.sendMessage(id ?? '', text, on), { text, replacing: null });
+    return this.start((on) => api.sendMessage(id ?? '', text, on, attachments), { text, replacing: null, attachments });
   }
 
   regenerate(): Promise<void> {
@@ -111,13 +111,11 @@ class ChatSession {
   }
 }
 
+/** The user's message of a turn being started; an edit keeps the old version's attachments. */
+type Pending = { text: string; replacing: string | null; attachments?: Attachment[] };
+
 /** Shows the user's stored message at once (an edit replaces its old version and what followed). */
-function withUserMessage(
-  s: ChatState,
-  conversationId: string,
-  id: string,
-  pending: { text: string; replacing: string | null },
-): ChatState {
+function withUserMessage(s: ChatState, conversationId: string, id: string, pending: Pending): ChatState {
   const cut = pending.replacing ? s.messages.findIndex((m) => m.id === pending.replacing) : -1;
   const kept = cut >= 0 ? s.messages.slice(0, cut) : s.messages;
   const now = Date.now();
@@ -126,7 +124,7 @@ function withUserMessage(
     conversationId,
     parentId: kept[kept.length - 1]?.id ?? null,
     role: 'user',
-    content: [{ type: 'text', text: pending.text }],
+    content: userContent(s, pending),
     status: 'complete',
     model: null,
     usage: null,
@@ -135,6 +133,15 @@ function withUserMessage(
     updatedAt: now,
   };
   return { ...s, messages: [...kept, message] };
+}
+
+/** The parts of the user's message as the engine stores them: text, then attachments. */
+function userContent(s: ChatState, pending: Pending): ContentPart[] {
+  const old = pending.replacing ? s.messages.find((m) => m.id === pending.replacing) : undefined;
+  const kept = old ? old.content.filter((p) => p.type === 'resource' || p.type === 'image') : [];
+  const attached: ContentPart[] = (pending.attachments ?? []).map((a) => ({ type: 'resource', ...a }));
+  const text: ContentPart[] = pending.text.trim() ? [{ type: 'text', text: pending.text }] : [];
+  return [...text, ...kept, ...attached];
 }
 
 export const chat = new ChatSession();

@@ -15,6 +15,8 @@ class ConversationList {
   creating = $state(false);
   /** The conversation whose title is being edited. */
   editingId = $state<string | null>(null);
+  /** Conversations hidden while their deletion can still be undone (never listed again). */
+  private hidden = new Set<string>();
 
   get hasMore(): boolean {
     return this.nextCursor !== null;
@@ -30,9 +32,10 @@ class ConversationList {
     try {
       const page = await api.listConversations({ limit: PAGE_SIZE });
       // A conversation created while the page was on its way stays listed.
-      const listed = new Set(page.items.map((c) => c.id));
+      const shown = page.items.filter((c) => !this.hidden.has(c.id));
+      const listed = new Set(shown.map((c) => c.id));
       const local = this.items.filter((c) => !listed.has(c.id));
-      this.items = [...page.items, ...local].sort(compareConversations);
+      this.items = [...shown, ...local].sort(compareConversations);
       this.nextCursor = page.nextCursor;
       this.loaded = true;
     } catch (error) {
@@ -51,7 +54,7 @@ class ConversationList {
       const page = await api.listConversations({ limit: PAGE_SIZE, cursor });
       // Rows created or moved locally since the first page may come back again: keep ours.
       const known = new Set(this.items.map((c) => c.id));
-      const fresh = page.items.filter((c) => !known.has(c.id));
+      const fresh = page.items.filter((c) => !known.has(c.id) && !this.hidden.has(c.id));
       this.items = [...this.items, ...fresh].sort(compareConversations);
       this.nextCursor = page.nextCursor;
     } catch (error) {
@@ -103,16 +106,23 @@ class ConversationList {
     }
   }
 
-  async remove(id: string): Promise<boolean> {
-    try {
-      await api.deleteConversation(id);
-      this.items = this.items.filter((c) => c.id !== id);
-      if (this.editingId === id) this.editingId = null;
-      return true;
-    } catch (error) {
-      reportError(error);
-      return false;
-    }
+  /** Takes a conversation off the list until `unhide` (its deletion is pending); returns it. */
+  hide(id: string): Conversation | undefined {
+    const row = this.find(id);
+    this.hidden.add(id);
+    this.items = this.items.filter((c) => c.id !== id);
+    if (this.editingId === id) this.editingId = null;
+    return row;
+  }
+
+  /** Lists a hidden conversation again (`row`), or just forgets it was hidden (deleted). */
+  unhide(id: string, row?: Conversation): void {
+    this.hidden.delete(id);
+    if (row) this.upsert(row);
+  }
+
+  isHidden(id: string): boolean {
+    return this.hidden.has(id);
   }
 
   /** Lists a conversation made elsewhere (e.g. by sending the first message of a new chat). */
@@ -134,6 +144,7 @@ class ConversationList {
     this.loaded = false;
     this.creating = false;
     this.editingId = null;
+    this.hidden.clear();
   }
 
   private replace(conversation: Conversation): void {

@@ -32,3 +32,14 @@ export async function chooseImportFile(): Promise<string | null> {
     throw toIpcError(error);
   }
 }
+
+/** Asks for folders to add as roots (several may be chosen); empty when the picker is closed. */
+export async function chooseFolders(): Promise<string[]> {
+  try {
+    const chosen = await open({ directory: true, multiple: true });
+    if (chosen === null) return [];
+    return Array.isArray(chosen) ? chosen : [chosen];
+  } catch (error) {
+    throw toIpcError(error);
+  }
+}

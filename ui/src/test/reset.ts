@@ -1,6 +1,7 @@
 // Puts the app's module-level state back to a fresh start between tests.
 import { setLang } from '../i18n/index.svelte';
 import { conversations } from '../lib/conversations.svelte';
+import { deletions } from '../lib/deletions.svelte';
 import { clearErrors } from '../lib/errors.svelte';
 import { interactions } from '../lib/interactions.svelte';
 import { providers } from '../lib/providers.svelte';
@@ -9,6 +10,7 @@ import { servers } from '../lib/servers.svelte';
 import { setTheme } from '../lib/theme.svelte';
 
 export function resetAppState(): void {
+  deletions.reset();
   conversations.reset();
   servers.reset();
   interactions.reset();

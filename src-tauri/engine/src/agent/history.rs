@@ -97,6 +97,7 @@ fn user(m: &Message) -> ChatMessage {
                 mime_type: mime_type.clone(),
                 data: data.clone(),
             }),
+            ContentPart::Resource(a) => Some(super::attachments::user_part(a)),
             _ => None,
         })
         .collect();

@@ -4,6 +4,7 @@
 //! running turns; the loop itself is in `turn`, tool execution in `calls`.
 
 pub mod approval;
+pub mod attachments;
 pub mod budget;
 mod calls;
 pub mod coalesce;
@@ -29,7 +30,7 @@ pub use approval::{ApprovalAnswer, Approvals};
 pub use events::{CallView, ChatEvent, TurnEnd};
 pub use tool_costs::ToolCost;
 
-use crate::content::ContentPart;
+use crate::content::{Attachment, ContentPart};
 use crate::provider::prompt_tools::ToolMode;
 use crate::store::{Conversation, Message, MessageStatus, NewMessage, Role};
 use crate::{Engine, EngineError};
@@ -146,13 +147,27 @@ impl Engine {
         text: &str,
         events: Events,
     ) -> Result<TurnEnd, EngineError> {
+        self.send_with_attachments(conversation, text, Vec::new(), events)
+            .await
+    }
+
+    /// [`Engine::send_message`] with MCP resources attached to the user message (stored with
+    /// it, and sent to the model after the text).
+    pub async fn send_with_attachments(
+        &self,
+        conversation: &str,
+        text: &str,
+        attachments: Vec<Attachment>,
+        events: Events,
+    ) -> Result<TurnEnd, EngineError> {
         let conv = self.store().get_conversation(conversation).await?;
         let parent = conv.head_id.clone();
-        self.turn_from(conv, parent, text, events).await
+        let attached = attachments.into_iter().map(ContentPart::Resource).collect();
+        self.turn_from(conv, parent, text, attached, events).await
     }
 
     /// Writes `text` as a new version of user message `message_id` (a sibling: the old
-    /// branch stays) and runs the turn.
+    /// branch stays; its attachments are kept) and runs the turn.
     pub async fn edit_and_resend(
         &self,
         message_id: &str,
@@ -164,7 +179,11 @@ impl Engine {
             return Err(invalid("only a user message can be edited and sent again"));
         }
         let conv = self.store().get_conversation(&old.conversation_id).await?;
-        self.turn_from(conv, old.parent_id, text, events).await
+        let attached = (old.content.into_iter())
+            .filter(|p| matches!(p, ContentPart::Resource(_) | ContentPart::Image { .. }))
+            .collect();
+        self.turn_from(conv, old.parent_id, text, attached, events)
+            .await
     }
 
     /// Answers the last user message of the shown branch again (a new sibling answer).
@@ -224,17 +243,24 @@ impl Engine {
         Ok(self.store().set_head(&m.conversation_id, &leaf).await?)
     }
 
-    /// Stores a user message under `parent` and runs the turn that answers it.
+    /// Stores a user message (`text`, then `attached`) under `parent` and runs the turn that
+    /// answers it.
     async fn turn_from(
         &self,
         conv: Conversation,
         parent: Option<String>,
         text: &str,
+        attached: Vec<ContentPart>,
         events: Events,
     ) -> Result<TurnEnd, EngineError> {
-        if text.trim().is_empty() {
+        if text.trim().is_empty() && attached.is_empty() {
             return Err(invalid("the message is empty"));
         }
+        let mut content = Vec::with_capacity(attached.len() + 1);
+        if !text.trim().is_empty() {
+            content.push(ContentPart::text(text));
+        }
+        content.extend(attached);
         let (guard, cancel) = self.agent.begin(&conv.id)?;
         let user = self
             .store()
@@ -242,7 +268,7 @@ impl Engine {
                 conversation_id: conv.id.clone(),
                 parent_id: parent,
                 role: Role::User,
-                content: vec![ContentPart::text(text)],
+                content,
                 status: MessageStatus::Complete,
                 model: None,
             })
@@ -251,7 +277,7 @@ impl Engine {
         let untitled = conv.title.is_empty();
         if untitled {
             self.store()
-                .rename_conversation(&conv.id, &title_from(text))
+                .rename_conversation(&conv.id, &title_from(title_source(&user.content)))
                 .await?;
         }
         let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
@@ -271,6 +297,21 @@ fn finished(
     let (reason, head_id) = result?;
     let _ = events.send(ChatEvent::Finished { reason, head_id });
     Ok(reason)
+}
+
+/// What a first message is titled after: its text, else the name of its first attachment.
+pub fn title_source(content: &[ContentPart]) -> &str {
+    let text = content.iter().find_map(|p| match p {
+        ContentPart::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+        _ => None,
+    });
+    let attached = || {
+        content.iter().find_map(|p| match p {
+            ContentPart::Resource(a) => Some(a.name.as_str()),
+            _ => None,
+        })
+    };
+    text.or_else(attached).unwrap_or("")
 }
 
 /// A title from the first line of the first message (at most 60 characters).

@@ -7,7 +7,7 @@ use super::budget::{self, CUT_MARKER};
 use super::coalesce;
 use super::events::ChatEvent;
 use super::history::{self, UNFINISHED};
-use super::title_from;
+use super::{title_from, title_source};
 use crate::content::ContentPart;
 use crate::provider::names::ToolNames;
 use crate::provider::{ChatMessage, ToolCall};
@@ -277,4 +277,73 @@ fn a_model_title_loses_quotes_labels_and_the_final_period() {
     );
     assert_eq!(clean("Title: 北京天气。"), Some("北京天气".into()));
     assert_eq!(clean("  \n"), None);
+}
+
+#[test]
+fn attached_resources_follow_the_users_text_as_parts_of_the_same_message() {
+    use crate::content::Attachment;
+    use crate::mcp::types::ResourceBody;
+    use crate::provider::UserPart;
+    let attachment = |uri: &str, mime: &str, body| {
+        ContentPart::Resource(Attachment {
+            server: "docs".into(),
+            uri: uri.into(),
+            name: "notes".into(),
+            mime_type: Some(mime.into()),
+            body,
+        })
+    };
+    let branch = [done(
+        Role::User,
+        vec![
+            ContentPart::text("summarize"),
+            attachment(
+                "file:///n.md",
+                "text/markdown",
+                ResourceBody::Text("# N".into()),
+            ),
+            attachment(
+                "file:///p.png",
+                "image/png",
+                ResourceBody::Blob("iVBO".into()),
+            ),
+        ],
+    )];
+    let chat = history::to_chat(&branch, &ToolNames::default());
+    assert_eq!(
+        chat,
+        [ChatMessage::User {
+            parts: vec![
+                UserPart::Text {
+                    text: "summarize".into()
+                },
+                UserPart::Text {
+                    text: "<resource server=\"docs\" uri=\"file:///n.md\" name=\"notes\" \
+                           mimeType=\"text/markdown\">\n# N\n</resource>"
+                        .into()
+                },
+                UserPart::Image {
+                    mime_type: "image/png".into(),
+                    data: "iVBO".into()
+                },
+            ]
+        }]
+    );
+}
+
+#[test]
+fn a_first_message_is_titled_after_its_text_else_its_first_attachment() {
+    use crate::content::Attachment;
+    use crate::mcp::types::ResourceBody;
+    let notes = ContentPart::Resource(Attachment {
+        server: "docs".into(),
+        uri: "file:///notes.md".into(),
+        name: "notes.md".into(),
+        mime_type: None,
+        body: ResourceBody::Text("# N".into()),
+    });
+    let both = [ContentPart::text("summarize"), notes.clone()];
+    assert_eq!(title_source(&both), "summarize");
+    assert_eq!(title_source(std::slice::from_ref(&notes)), "notes.md");
+    assert_eq!(title_from(title_source(&[])), "New chat");
 }

@@ -16,8 +16,8 @@ use super::markdown::{role_label, status_label, title_line, tool_name};
 use super::tree::{View, view};
 use super::{RenderOptions, format_time};
 use crate::agent::history::result_text;
-use crate::content::ContentPart;
-use crate::mcp::types::{ResultPart, ToolResult};
+use crate::content::{Attachment, ContentPart};
+use crate::mcp::types::{ResourceBody, ResultPart, ToolResult};
 use crate::store::{Conversation, Message, Role};
 
 /// The page's stylesheet.
@@ -191,6 +191,23 @@ fn part_html(s: &mut String, part: &ContentPart, v: &View<'_>, opts: RenderOptio
             details_html(s, &summary, &body);
         }
         ContentPart::ToolResult { .. } => {}
+        ContentPart::Resource(a) => attachment_html(s, a),
+    }
+}
+
+/// An attached resource: text in a collapsed block, an image inline, other bytes named.
+fn attachment_html(s: &mut String, a: &Attachment) {
+    let summary = format!("Attached: {} ({})", escape(&a.name), escape(&a.uri));
+    let mime = a.mime_type.as_deref().unwrap_or("");
+    match &a.body {
+        ResourceBody::Text(text) => {
+            let body = format!("<pre><code>{}</code></pre>", escape(text));
+            details_html(s, &summary, &body);
+        }
+        ResourceBody::Blob(data) if mime.starts_with("image/") => image(s, mime, data),
+        ResourceBody::Blob(_) => {
+            let _ = writeln!(s, "<p><em>[{summary}: binary contents]</em></p>");
+        }
     }
 }
 

@@ -12,8 +12,8 @@ use super::highlight::escape;
 use super::tree::{View, view};
 use super::{RenderOptions, format_time};
 use crate::agent::history::result_text;
-use crate::content::ContentPart;
-use crate::mcp::types::{ResultPart, ToolResult};
+use crate::content::{Attachment, ContentPart};
+use crate::mcp::types::{ResourceBody, ResultPart, ToolResult};
 use crate::store::{Conversation, Message, MessageStatus, Role};
 
 /// Renders `c` as Markdown into `out`.
@@ -146,6 +146,7 @@ fn part_md(
             result_images(s, content, assets)?;
         }
         ContentPart::ToolResult { .. } => {}
+        ContentPart::Resource(a) => attachment(s, a, assets)?,
     }
     Ok(())
 }
@@ -157,6 +158,24 @@ pub(crate) fn tool_name(server: &str, tool: &str) -> String {
     } else {
         format!("{} · {}", escape(server), escape(tool))
     }
+}
+
+/// An attached resource: text in a collapsed block, an image inline, other bytes named.
+fn attachment(s: &mut String, a: &Attachment, assets: &mut dyn Assets) -> std::io::Result<()> {
+    let summary = format!(
+        "Attached: {} ({})",
+        escape(&one_line(&a.name)),
+        escape(&one_line(&a.uri))
+    );
+    let mime = a.mime_type.as_deref().unwrap_or("");
+    match &a.body {
+        ResourceBody::Text(text) => details(s, &summary, text, "text"),
+        ResourceBody::Blob(data) if mime.starts_with("image/") => image(s, mime, data, assets)?,
+        ResourceBody::Blob(_) => {
+            let _ = writeln!(s, "*[{summary}: binary contents]*\n");
+        }
+    }
+    Ok(())
 }
 
 /// A collapsible block whose body is fenced (with `lang`) or, without one, plain Markdown.

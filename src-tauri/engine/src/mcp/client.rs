@@ -42,8 +42,8 @@ use super::roots::RootInfo;
 use super::spec::{ServerSpec, Transport};
 use super::sse::SseTransport;
 use super::types::{
-    McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ServerInfo, ServerNotification,
-    ToolInfo, ToolResult,
+    McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ResourceTemplateInfo, ServerInfo,
+    ServerNotification, ToolInfo, ToolResult,
 };
 
 /// The protocol revision we offer in `initialize`.
@@ -452,6 +452,17 @@ impl McpClient {
     pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
         let resources = self.bounded(self.service.list_all_resources()).await?;
         Ok(resources.into_iter().map(convert::resource).collect())
+    }
+
+    /// Every resource template the server lists (all pages).
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplateInfo>, McpError> {
+        let templates = self
+            .bounded(self.service.list_all_resource_templates())
+            .await?;
+        Ok(templates
+            .into_iter()
+            .map(convert::resource_template)
+            .collect())
     }
 
     /// Reads resource `uri`.

@@ -2,6 +2,7 @@
 //! restart) and on the client capabilities: answering the servers' requests to the user,
 //! the roots, and the model that answers sampling requests ([`Sampler`] for [`Engine`]).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +20,9 @@ use super::roots::{self, ROOTS_SETTING, RootInfo};
 use super::sampling::{self, SAMPLING_MODEL, SAMPLING_PROVIDER, SamplingModel};
 use super::supervisor::{ServerLogs, ServerState};
 use super::tools::ToolError;
-use super::types::{McpError, PromptInfo, ResourceInfo};
+use super::types::{
+    McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ResourceTemplateInfo,
+};
 use crate::provider::Provider;
 use crate::{Engine, EngineError};
 
@@ -153,6 +156,39 @@ impl Engine {
     pub async fn server_prompts(&self, name: &str) -> Result<Vec<PromptInfo>, EngineError> {
         let client = self.running(name)?;
         Ok(none_if_unsupported(client.list_prompts().await)?)
+    }
+
+    /// The resource templates running server `name` lists (none when it has none).
+    pub async fn server_resource_templates(
+        &self,
+        name: &str,
+    ) -> Result<Vec<ResourceTemplateInfo>, EngineError> {
+        let client = self.running(name)?;
+        Ok(none_if_unsupported(client.list_resource_templates().await)?)
+    }
+
+    /// Reads resource `uri` of running server `name`.
+    pub async fn read_resource(
+        &self,
+        name: &str,
+        uri: &str,
+    ) -> Result<Vec<ResourceContent>, EngineError> {
+        let client = self.running(name)?;
+        Ok(client.read_resource(uri).await.map_err(ToolError::from)?)
+    }
+
+    /// Expands prompt `prompt` of running server `name` with `args`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        prompt: &str,
+        args: BTreeMap<String, String>,
+    ) -> Result<Prompt, EngineError> {
+        let client = self.running(name)?;
+        Ok(client
+            .get_prompt(prompt, args)
+            .await
+            .map_err(ToolError::from)?)
     }
 
     fn running(&self, name: &str) -> Result<Arc<McpClient>, EngineError> {

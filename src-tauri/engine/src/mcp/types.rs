@@ -110,6 +110,22 @@ pub struct ResourceInfo {
     pub size: Option<u64>,
 }
 
+/// A resource template a server lists: an RFC 6570 URI template whose variables the user
+/// fills in to name a resource.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ResourceTemplateInfo {
+    /// The URI template, e.g. `file:///logs/{date}`.
+    pub uri_template: String,
+    /// Its programmatic name.
+    pub name: String,
+    /// A human-readable title.
+    pub title: Option<String>,
+    /// What the resources are.
+    pub description: Option<String>,
+    /// The MIME type of its resources, if uniform.
+    pub mime: Option<String>,
+}
+
 /// The contents of a resource: text or a base64 blob.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ResourceContent {
@@ -156,7 +172,7 @@ pub struct PromptArgument {
 }
 
 /// A prompt expanded with arguments.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct Prompt {
     /// The server's description of this expansion.
     pub description: Option<String>,
@@ -165,7 +181,7 @@ pub struct Prompt {
 }
 
 /// One message of an expanded prompt.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct PromptMessage {
     /// `user` or `assistant`.
     pub role: PromptRole,
@@ -174,7 +190,7 @@ pub struct PromptMessage {
 }
 
 /// The author of a prompt message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum PromptRole {
     /// The user.

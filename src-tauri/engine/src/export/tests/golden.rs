@@ -84,3 +84,52 @@ fn reasoning_and_tool_results_can_be_left_out() {
             && full.contains("data:image/png;base64,")
     );
 }
+
+#[test]
+fn an_attached_resource_renders_as_a_collapsed_block_and_an_attached_image_inline() {
+    use crate::content::{Attachment, ContentPart};
+    use crate::mcp::types::ResourceBody;
+    let mut item = weather();
+    let attach = |name: &str, mime: &str, body| {
+        ContentPart::Resource(Attachment {
+            server: "docs".into(),
+            uri: format!("file:///{name}"),
+            name: name.into(),
+            mime_type: Some(mime.into()),
+            body,
+        })
+    };
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    item.messages[0].content.extend([
+        attach(
+            "notes.md",
+            "text/markdown",
+            ResourceBody::Text("# Plan <b>".into()),
+        ),
+        attach("map.png", "image/png", ResourceBody::Blob(png.into())),
+        attach(
+            "data.bin",
+            "application/octet-stream",
+            ResourceBody::Blob("AAAA".into()),
+        ),
+    ]);
+    let (text, assets) = md(&item, RenderOptions::default());
+    assert!(
+        text.contains(
+            "<details>\n<summary>Attached: notes.md (file:///notes.md)</summary>\n\n```text\n# Plan <b>\n```\n\n</details>"
+        ),
+        "{text}"
+    );
+    assert_eq!(assets.saved.len(), 1, "the attached image is saved");
+    assert!(
+        text.contains("*[Attached: data.bin (file:///data.bin): binary contents]*"),
+        "{text}"
+    );
+    let html = page(&item, RenderOptions::default());
+    assert!(
+        html.contains("<summary>Attached: notes.md (file:///notes.md)</summary>"),
+        "{html}"
+    );
+    assert!(html.contains("# Plan &lt;b&gt;"), "{html}");
+    assert!(html.contains("data:image/png;base64,iVBOR"), "{html}");
+}

@@ -185,6 +185,19 @@ fn part() -> impl Strategy<Value = ContentPart> {
             content: json!({"content": [{"type": "text", "text": t}, {"type": "image", "mime": "image/png", "data": PNG}], "structured": null, "is_error": is_error}),
             is_error,
         }),
+        (text(), text(), any::<bool>()).prop_map(|(name, value, blob)| {
+            ContentPart::Resource(crate::content::Attachment {
+                server: "docs".into(),
+                uri: format!("file:///{}", name.len()),
+                name,
+                mime_type: blob.then(|| "image/png".into()),
+                body: if blob {
+                    crate::mcp::types::ResourceBody::Blob(PNG.into())
+                } else {
+                    crate::mcp::types::ResourceBody::Text(value)
+                },
+            })
+        }),
     ]
 }
 

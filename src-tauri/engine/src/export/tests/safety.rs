@@ -54,6 +54,20 @@ fn hostile(n: usize, p: &str) -> ImportItem {
                         mime_type: p.into(),
                         data: p.into(),
                     },
+                    ContentPart::Resource(crate::content::Attachment {
+                        server: p.into(),
+                        uri: p.into(),
+                        name: p.into(),
+                        mime_type: Some(p.into()),
+                        body: crate::mcp::types::ResourceBody::Text(p.into()),
+                    }),
+                    ContentPart::Resource(crate::content::Attachment {
+                        server: p.into(),
+                        uri: p.into(),
+                        name: p.into(),
+                        mime_type: Some("image/png".into()),
+                        body: crate::mcp::types::ResourceBody::Blob(p.into()),
+                    }),
                 ],
             ),
             message(

@@ -6,8 +6,8 @@ use rmcp::service::{ClientInitializeError, ServiceError};
 
 use crate::mcp::types::{
     LogLevel, McpError, Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole,
-    ResourceBody, ResourceContent, ResourceInfo, ResultPart, ServerInfo, ServerNotification,
-    ToolAnnotations, ToolInfo, ToolResult,
+    ResourceBody, ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo,
+    ServerNotification, ToolAnnotations, ToolInfo, ToolResult,
 };
 
 /// The server's identity from what the handshake negotiated.
@@ -79,6 +79,17 @@ pub(super) fn resource(resource: rm::Resource) -> ResourceInfo {
         description: resource.description,
         mime: resource.mime_type,
         size: resource.size,
+    }
+}
+
+/// One listed resource template.
+pub(super) fn resource_template(t: rm::ResourceTemplate) -> ResourceTemplateInfo {
+    ResourceTemplateInfo {
+        uri_template: t.uri_template,
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        mime: t.mime_type,
     }
 }
 

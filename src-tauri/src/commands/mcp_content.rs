@@ -1,0 +1,41 @@
+//! Commands that fetch MCP content for the composer: a server's resource templates, a
+//! resource's contents (to attach to a message), and a prompt expanded with arguments (the
+//! slash commands).
+
+use std::collections::BTreeMap;
+
+use switchboard_engine::Engine;
+use switchboard_engine::mcp::types::{Prompt, ResourceContent, ResourceTemplateInfo};
+use tauri::State;
+
+use super::CmdResult;
+
+/// The resource templates of a running server (empty when it has none).
+#[tauri::command]
+pub async fn server_resource_templates(
+    engine: State<'_, Engine>,
+    name: String,
+) -> CmdResult<Vec<ResourceTemplateInfo>> {
+    Ok(engine.server_resource_templates(&name).await?)
+}
+
+/// Reads a resource of a running server.
+#[tauri::command]
+pub async fn read_resource(
+    engine: State<'_, Engine>,
+    server: String,
+    uri: String,
+) -> CmdResult<Vec<ResourceContent>> {
+    Ok(engine.read_resource(&server, &uri).await?)
+}
+
+/// Expands a prompt of a running server with its arguments.
+#[tauri::command]
+pub async fn get_prompt(
+    engine: State<'_, Engine>,
+    server: String,
+    name: String,
+    args: BTreeMap<String, String>,
+) -> CmdResult<Prompt> {
+    Ok(engine.get_prompt(&server, &name, args).await?)
+}
