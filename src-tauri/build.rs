@@ -56,6 +56,9 @@ const COMMANDS: &[&str] = &[
     "tool_costs",
     "tool_policies",
     "set_tool_policy",
+    "open_app_view",
+    "close_app_view",
+    "app_call_tool",
 ];
 
 fn main() {

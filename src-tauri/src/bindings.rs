@@ -16,8 +16,9 @@ use switchboard_engine::mcp::types::{
     PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
     ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
 };
+use switchboard_engine::mcp::apps::{AppCsp, AppView, ToolUi, Visibility};
 use switchboard_engine::mcp::{
-    Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
+    AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
     PreviewEntry, RootInfo, SamplingModel, ServerConfig, ServerLogs, ServerState, ServerStatus,
     SupervisorEvent, Transport,
 };
@@ -76,7 +77,13 @@ pub fn typescript() -> String {
         declaration::<SupervisorEvent>(&cfg),
         declaration::<ServerLogs>(&cfg),
         declaration::<ToolAnnotations>(&cfg),
+        declaration::<Visibility>(&cfg),
+        declaration::<ToolUi>(&cfg),
         declaration::<ToolInfo>(&cfg),
+        declaration::<AppCsp>(&cfg),
+        declaration::<AppView>(&cfg),
+        declaration::<AppCall>(&cfg),
+        declaration::<AppCallOutcome>(&cfg),
         declaration::<ResourceInfo>(&cfg),
         declaration::<ResourceBody>(&cfg),
         declaration::<ResourceContent>(&cfg),

@@ -9,6 +9,7 @@ mod export;
 mod ipc;
 mod ipc_chat;
 mod ipc_mcp;
+mod mcp_apps;
 mod mcp_cli;
 mod mcp_oauth;
 mod mcp_py;

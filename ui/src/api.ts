@@ -39,6 +39,9 @@ import type {
   ProviderSettings,
   ServerConfig,
   ServerRecord,
+  AppCall,
+  AppCallOutcome,
+  AppCsp,
 } from './bindings';
 
 /** Every error kind the engine can report, in the order of `ErrorKind`. */
@@ -369,4 +372,21 @@ export function toolPolicies(server: string): Promise<Record<string, Approval>> 
 /** Sets (or with `null` clears) one tool's approval policy. */
 export async function setToolPolicy(server: string, tool: string, policy: Approval | null): Promise<void> {
   await call<null>('set_tool_policy', { server, tool, policy });
+}
+
+// MCP Apps shown in tool cards (commands/apps.rs).
+
+/** Registers an App document for its frame; resolves to the token of `mcpapp://localhost/<token>`. */
+export function openAppView(html: string, csp: AppCsp): Promise<string> {
+  return call<string>('open_app_view', { html, csp });
+}
+
+/** Forgets an App document (its frame is gone). */
+export async function closeAppView(token: string): Promise<void> {
+  await call<null>('close_app_view', { token });
+}
+
+/** Runs an App's `tools/call` on its own server (App rules and approval policy apply). */
+export function appCallTool(call_: AppCall): Promise<AppCallOutcome> {
+  return call<AppCallOutcome>('app_call_tool', { call: call_ });
 }

@@ -40,6 +40,7 @@ pub struct ToolInfo {
     pub annotations: ToolAnnotations,
     /// Its MCP App declaration (`_meta.ui`): a UI resource, who may call it.
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub ui: Option<super::apps::ToolUi>,
 }
 
