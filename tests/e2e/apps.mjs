@@ -53,6 +53,9 @@ async function until(what, fn, timeoutMs = 30000) {
 
 // The scripted model: a user message naming an App asks for that App's tool; after a tool
 // result it answers in text. Tool names are taken from the request (provider-safe names).
+let modelUrl = '';
+/** Requests a web page (an App frame) got through to the fake model; must stay empty. */
+const framesReached = [];
 const SCRIPT = {
   basic: 'get-time',
   monitor: 'get-system-info',
@@ -77,7 +80,9 @@ function answer(body, res) {
   const wanted = Object.entries(SCRIPT).find(([server]) => last.role === 'user' && text.includes(`show ${server}`));
   const name = wanted && tools.find((n) => n.startsWith(`${wanted[0]}__`) && n.endsWith(wanted[1]));
   if (name) {
-    const call = { index: 0, id: `call_${wanted[0]}`, type: 'function', function: { name, arguments: '{}' } };
+    // The hostile App is given a URL that is reachable but outside its CSP: this server's.
+    const args = wanted[0] === 'hostile' ? { probe: `${modelUrl}/v1/models` } : {};
+    const call = { index: 0, id: `call_${wanted[0]}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
     return sse(res, [{ role: 'assistant', content: '', tool_calls: [call] }], 'tool_calls');
   }
   const reply = last.role === 'tool' ? 'Here is the App.' : 'MCP Apps';
@@ -90,6 +95,7 @@ function fakeModel() {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
+      if (req.headers.origin) framesReached.push(`${req.method} ${req.url} from ${req.headers.origin}`);
       if (process.env.E2E_APPS_DEBUG) console.log(`fake model: ${req.method} ${req.url} ${raw.slice(0, 400)}`);
       if (req.url.endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -261,7 +267,7 @@ async function budget(wd) {
 
 async function hostile(wd) {
   const conversations = sqlite('SELECT count(*) FROM conversations')[0][0];
-  const url = await wd.script('return location.href');
+  const url = await wd.script('return location.origin + location.pathname');
   await chatFor(wd, 'hostile');
   const log = await until('the hostile App summary', async () => {
     const text = await wd.script(
@@ -271,15 +277,17 @@ async function hostile(wd) {
   }, 60000);
   const summary = JSON.parse(log.slice(log.indexOf('{"summary":true'), log.indexOf('}', log.indexOf('{"summary":true')) + 1).replace(/,"escaped":\[[^\]]*\]/, ''));
   const escaped = /"escaped":\[([^\]]*)\]/.exec(log)?.[1];
-  const attacks = [...log.matchAll(/\{"attack":"([a-z-]+)","blocked":(true|false)/g)].map((m) => [m[1], m[2]]);
+  // "host": the App cannot see the outcome (the IPC message handler); checked below.
+  const attacks = [...log.matchAll(/\{"attack":"([a-z-]+)","blocked":(true|false|"host")/g)].map((m) => [m[1], m[2] === '"host"' ? 'true' : m[2]]);
   console.log(`e2e-apps: hostile attempts: ${attacks.map(([a, b]) => `${a}=${b === 'true' ? 'blocked' : 'ESCAPED'}`).join(', ')}`);
-  if (attacks.length < 15) throw new Error(`only ${attacks.length} attempts were reported:\n${log}`);
+  if (attacks.length < 16 || !attacks.some(([a]) => a === 'fetch-reachable-outside-csp')) throw new Error(`only ${attacks.length} attempts were reported:\n${log}`);
   if (escaped !== '' || attacks.some(([, b]) => b !== 'true')) throw new Error(`the hostile App escaped: ${escaped}\n${log}`);
   if (!summary.responsive) throw new Error('the host stopped answering the App after its flood');
   for (const refusal of ['refused tools/call', 'refused ui/open-link', 'flood: dropped']) {
     if (!log.includes(refusal)) throw new Error(`the host did not log "${refusal}":\n${log}`);
   }
-  if ((await wd.script('return location.href')) !== url) throw new Error('the App navigated the window');
+  if (framesReached.length) throw new Error(`an App reached the fake model: ${framesReached.join('; ')}`);
+  if ((await wd.script('return location.origin + location.pathname')) !== url) throw new Error('the App navigated the window');
   const now = sqlite('SELECT count(*) FROM conversations')[0][0];
   if (now !== conversations + 1) throw new Error(`the IPC message handler ran a command: ${now} conversations, expected ${conversations + 1}`);
   // Still responsive: the log opens on a click and the next chat starts.
@@ -311,7 +319,8 @@ async function reopen(wd) {
 async function main() {
   const model = await fakeModel();
   children.push({ kill: () => model.close() });
-  configure(`http://127.0.0.1:${model.address().port}`);
+  modelUrl = `http://127.0.0.1:${model.address().port}`;
+  configure(modelUrl);
   const port = await freePort();
   const nativePort = await freePort();
   const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
