@@ -9,6 +9,7 @@ use switchboard_engine::export::{
     ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
     ImportSource,
 };
+use switchboard_engine::mcp::apps::{AppCsp, AppView, ToolUi, Visibility};
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
@@ -16,11 +17,10 @@ use switchboard_engine::mcp::types::{
     PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
     ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
 };
-use switchboard_engine::mcp::apps::{AppCsp, AppView, ToolUi, Visibility};
 use switchboard_engine::mcp::{
-    AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
-    PreviewEntry, RootInfo, SamplingModel, ServerConfig, ServerLogs, ServerState, ServerStatus,
-    SupervisorEvent, Transport,
+    AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
+    InteractionAnswer, InteractionEvent, PreviewEntry, RootInfo, SamplingModel, ServerConfig,
+    ServerLogs, ServerState, ServerStatus, SupervisorEvent, Transport,
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;

@@ -66,9 +66,18 @@ fn call(server: &str, tool: &str, approval: Option<ApprovalAnswer>) -> AppCall {
 async fn the_ui_extension_is_advertised_in_the_client_capabilities() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    started(&engine, node_server("hostile", "hostile-app.mjs", &[], Approval::Allow)).await;
+    started(
+        &engine,
+        node_server("hostile", "hostile-app.mjs", &[], Approval::Allow),
+    )
+    .await;
     let result = engine
-        .call_tool("hostile", "client-capabilities", json!({}), Default::default())
+        .call_tool(
+            "hostile",
+            "client-capabilities",
+            json!({}),
+            Default::default(),
+        )
         .await
         .unwrap();
     let caps = result.structured.unwrap();
@@ -94,11 +103,24 @@ async fn each_real_app_servers_ui_resource_is_read_and_stored_with_the_tool_resu
     for (name, _, tool) in servers {
         let view = engine.app_view(name, tool).await.unwrap().expect("an App");
         assert_eq!((view.server.as_str(), view.tool.as_str()), (name, tool));
-        assert!(view.resource_uri.starts_with("ui://"), "{}", view.resource_uri);
-        assert!(view.html.contains("<html") || view.html.contains("<!DOCTYPE"), "{name}");
-        let result = engine.call_tool(name, tool, json!({}), Default::default()).await.unwrap();
+        assert!(
+            view.resource_uri.starts_with("ui://"),
+            "{}",
+            view.resource_uri
+        );
+        assert!(
+            view.html.contains("<html") || view.html.contains("<!DOCTYPE"),
+            "{name}"
+        );
+        let result = engine
+            .call_tool(name, tool, json!({}), Default::default())
+            .await
+            .unwrap();
         let stored = switchboard_engine::mcp::apps_result_json(&engine, name, tool, &result).await;
-        assert_eq!(stored["app"]["resourceUri"], Value::String(view.resource_uri.clone()));
+        assert_eq!(
+            stored["app"]["resourceUri"],
+            Value::String(view.resource_uri.clone())
+        );
         assert_eq!(stored["is_error"], Value::Bool(false));
     }
     engine.shutdown().await;
@@ -108,19 +130,37 @@ async fn each_real_app_servers_ui_resource_is_read_and_stored_with_the_tool_resu
 async fn a_tool_hidden_from_the_model_is_listed_as_app_only_and_apps_may_call_it() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    started(&engine, npm_app("monitor", "server-system-monitor", Approval::Allow)).await;
+    started(
+        &engine,
+        npm_app("monitor", "server-system-monitor", Approval::Allow),
+    )
+    .await;
     let tools = engine.supervisor().tools_for(&["monitor".to_owned()]);
-    let poll = tools.iter().find(|(_, t)| t.name == "poll-system-stats").unwrap();
+    let poll = tools
+        .iter()
+        .find(|(_, t)| t.name == "poll-system-stats")
+        .unwrap();
     let ui = poll.1.ui.clone().unwrap();
     assert_eq!(ui.visibility, vec![Visibility::App]);
     assert!(!apps::visible_to_model(Some(&ui)));
     // Unannotated tools always ask unless the user set a policy for them.
-    let first = engine.app_call_tool(call("monitor", "poll-system-stats", None)).await.unwrap();
+    let first = engine
+        .app_call_tool(call("monitor", "poll-system-stats", None))
+        .await
+        .unwrap();
     assert_eq!(first, AppCallOutcome::NeedsApproval);
     let allow = Some(Approval::Allow);
-    engine.set_tool_policy("monitor", "poll-system-stats", allow).await.unwrap();
-    let outcome = engine.app_call_tool(call("monitor", "poll-system-stats", None)).await.unwrap();
-    let AppCallOutcome::Done { result } = outcome else { panic!("{outcome:?}") };
+    engine
+        .set_tool_policy("monitor", "poll-system-stats", allow)
+        .await
+        .unwrap();
+    let outcome = engine
+        .app_call_tool(call("monitor", "poll-system-stats", None))
+        .await
+        .unwrap();
+    let AppCallOutcome::Done { result } = outcome else {
+        panic!("{outcome:?}")
+    };
     assert!(!result.is_error);
     assert!(result.structured.unwrap().get("memory").is_some());
     engine.shutdown().await;
@@ -130,12 +170,29 @@ async fn a_tool_hidden_from_the_model_is_listed_as_app_only_and_apps_may_call_it
 async fn an_apps_call_of_a_hidden_tool_or_another_servers_tool_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    started(&engine, node_server("hostile", "hostile-app.mjs", &[], Approval::Allow)).await;
-    started(&engine, npm_app("basic", "server-basic-vanillajs", Approval::Allow)).await;
-    let hidden = engine.app_call_tool(call("hostile", "model-only", None)).await.unwrap_err();
+    started(
+        &engine,
+        node_server("hostile", "hostile-app.mjs", &[], Approval::Allow),
+    )
+    .await;
+    started(
+        &engine,
+        npm_app("basic", "server-basic-vanillajs", Approval::Allow),
+    )
+    .await;
+    let hidden = engine
+        .app_call_tool(call("hostile", "model-only", None))
+        .await
+        .unwrap_err();
     assert_eq!(hidden.kind(), ErrorKind::InvalidInput);
-    assert!(hidden.to_string().contains("not callable from Apps"), "{hidden}");
-    let other = engine.app_call_tool(call("hostile", "get-time", None)).await.unwrap_err();
+    assert!(
+        hidden.to_string().contains("not callable from Apps"),
+        "{hidden}"
+    );
+    let other = engine
+        .app_call_tool(call("hostile", "get-time", None))
+        .await
+        .unwrap_err();
     assert_eq!(other.kind(), ErrorKind::NotFound, "{other}");
     engine.shutdown().await;
 }
@@ -144,8 +201,15 @@ async fn an_apps_call_of_a_hidden_tool_or_another_servers_tool_is_refused() {
 async fn the_approval_policy_applies_to_an_apps_calls() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    started(&engine, npm_app("basic", "server-basic-vanillajs", Approval::Ask)).await;
-    let first = engine.app_call_tool(call("basic", "get-time", None)).await.unwrap();
+    started(
+        &engine,
+        npm_app("basic", "server-basic-vanillajs", Approval::Ask),
+    )
+    .await;
+    let first = engine
+        .app_call_tool(call("basic", "get-time", None))
+        .await
+        .unwrap();
     assert_eq!(first, AppCallOutcome::NeedsApproval);
     let denied = engine
         .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::Deny)))
@@ -158,13 +222,26 @@ async fn the_approval_policy_applies_to_an_apps_calls() {
         .unwrap();
     assert!(matches!(once, AppCallOutcome::Done { .. }), "{once:?}");
     let for_chat = engine
-        .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::AllowForChat)))
+        .app_call_tool(call(
+            "basic",
+            "get-time",
+            Some(ApprovalAnswer::AllowForChat),
+        ))
         .await
         .unwrap();
     assert!(matches!(for_chat, AppCallOutcome::Done { .. }));
-    let again = engine.app_call_tool(call("basic", "get-time", None)).await.unwrap();
-    assert!(matches!(again, AppCallOutcome::Done { .. }), "allow for this chat was not kept");
-    engine.set_tool_policy("basic", "get-time", Some(Approval::Deny)).await.unwrap();
+    let again = engine
+        .app_call_tool(call("basic", "get-time", None))
+        .await
+        .unwrap();
+    assert!(
+        matches!(again, AppCallOutcome::Done { .. }),
+        "allow for this chat was not kept"
+    );
+    engine
+        .set_tool_policy("basic", "get-time", Some(Approval::Deny))
+        .await
+        .unwrap();
     let refused = engine
         .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::AllowOnce)))
         .await

@@ -14,7 +14,11 @@ fn monitor_js() -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
         "tests/fixtures/mcp-apps/node_modules/@modelcontextprotocol/server-system-monitor/dist/index.js",
     );
-    assert!(path.exists(), "{} is missing: run scripts/deps.sh test", path.display());
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/deps.sh test",
+        path.display()
+    );
     path.to_string_lossy().into_owned()
 }
 
@@ -33,7 +37,10 @@ async fn an_app_tool_result_keeps_its_app_in_history_and_app_only_tools_stay_hid
     let engine = engine(dir.path()).await;
     let doc = json!({"mcpServers": {"monitor": {
         "command": "node", "args": [monitor_js(), "--stdio"], "approval": "allow"}}});
-    engine.import_servers(&doc.to_string(), Conflict::Skip).await.unwrap();
+    engine
+        .import_servers(&doc.to_string(), Conflict::Skip)
+        .await
+        .unwrap();
     engine.start_server("monitor").await.unwrap();
     let model = Model::start(vec![
         Say::Calls(vec![("monitor__get-system-info".into(), json!({}))]),
@@ -41,19 +48,31 @@ async fn an_app_tool_result_keeps_its_app_in_history_and_app_only_tools_stay_hid
     ])
     .await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
-    let ran = send(&engine, &conv, "How is my machine?", ApprovalAnswer::AllowOnce).await;
+    let ran = send(
+        &engine,
+        &conv,
+        "How is my machine?",
+        ApprovalAnswer::AllowOnce,
+    )
+    .await;
     assert_eq!(ran.end, TurnEnd::Done);
 
     let requests = model.requests();
     assert_eq!(tool_names(&requests[0]), ["monitor__get-system-info"]);
     let sent = requests[1].to_string();
-    assert!(!sent.contains("mcp-app") && !sent.contains("<html"), "the model saw the App");
+    assert!(
+        !sent.contains("mcp-app") && !sent.contains("<html"),
+        "the model saw the App"
+    );
 
     let branch = engine.conversation_branch(&conv).await.unwrap();
-    let stored = branch.iter().flat_map(|m| &m.content).find_map(|p| match p {
-        ContentPart::ToolResult { content, .. } => Some(content.clone()),
-        _ => None,
-    });
+    let stored = branch
+        .iter()
+        .flat_map(|m| &m.content)
+        .find_map(|p| match p {
+            ContentPart::ToolResult { content, .. } => Some(content.clone()),
+            _ => None,
+        });
     let app = stored.expect("a stored tool result")["app"].clone();
     assert_eq!(app["server"], "monitor");
     assert_eq!(app["tool"], "get-system-info");

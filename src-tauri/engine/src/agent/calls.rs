@@ -138,7 +138,8 @@ pub(super) async fn run_all(
         .await?;
     store.set_head(ctx.conversation, &msg.id).await?;
     let runs = calls.iter().map(|c| run_one(ctx, &msg.id, c));
-    let (results, contents): (Vec<ToolResult>, Vec<Value>) = join_all(runs).await.into_iter().unzip();
+    let (results, contents): (Vec<ToolResult>, Vec<Value>) =
+        join_all(runs).await.into_iter().unzip();
     let parts = calls
         .iter()
         .zip(&results)

@@ -53,7 +53,9 @@ impl ToolUi {
         if ui.is_none() && legacy.is_none() {
             return None;
         }
-        let uri = ui.and_then(|u| u.get("resourceUri")).and_then(Value::as_str);
+        let uri = ui
+            .and_then(|u| u.get("resourceUri"))
+            .and_then(Value::as_str);
         let resource_uri = uri.or(legacy).map(str::to_owned);
         let visibility = ui
             .and_then(|u| u.get("visibility"))

@@ -58,7 +58,10 @@ impl Engine {
             server: server.to_owned(),
             state: "not running".to_owned(),
         })?;
-        let read = client.read_app_resource(&uri).await.map_err(ToolError::from)?;
+        let read = client
+            .read_app_resource(&uri)
+            .await
+            .map_err(ToolError::from)?;
         let html = read.html.map_err(|found| AppError::NotAnApp {
             uri: uri.clone(),
             found,
@@ -102,7 +105,12 @@ impl Engine {
             return Err(denied(&call).into());
         }
         tracing::info!(server = %call.server, tool = %call.tool, "an App called a tool");
-        let run = self.call_tool(&call.server, &call.tool, call.arguments, CancellationToken::new());
+        let run = self.call_tool(
+            &call.server,
+            &call.tool,
+            call.arguments,
+            CancellationToken::new(),
+        );
         Ok(AppCallOutcome::Done { result: run.await? })
     }
 
@@ -182,7 +190,10 @@ pub async fn result_json(engine: &Engine, server: &str, tool: &str, result: &Too
         }
     };
     if let (Some(view), Value::Object(map)) = (view, &mut json) {
-        map.insert("app".to_owned(), serde_json::to_value(view).unwrap_or(Value::Null));
+        map.insert(
+            "app".to_owned(),
+            serde_json::to_value(view).unwrap_or(Value::Null),
+        );
     }
     json
 }

@@ -68,7 +68,10 @@ fn an_app_without_declared_domains_may_reach_nothing() {
 #[test]
 fn declared_domains_are_allowed_and_nothing_wider() {
     let csp = AppCsp {
-        connect_domains: vec!["https://api.example.com".into(), "wss://rt.example.com".into()],
+        connect_domains: vec![
+            "https://api.example.com".into(),
+            "wss://rt.example.com".into(),
+        ],
         resource_domains: vec!["https://*.cdn.example".into()],
         frame_domains: vec!["https://www.youtube.com".into()],
         base_uri_domains: vec![],
@@ -103,7 +106,12 @@ fn keywords_wildcards_injections_and_the_ipc_hosts_are_dropped_from_declared_dom
     for source in bad {
         assert!(!valid_source(source), "{source} was accepted");
     }
-    for source in ["https://a.com", "http://127.0.0.1:8080", "https://*.b.org/path", "wss://c.io"] {
+    for source in [
+        "https://a.com",
+        "http://127.0.0.1:8080",
+        "https://*.b.org/path",
+        "wss://c.io",
+    ] {
         assert!(valid_source(source), "{source} was refused");
     }
     let csp = AppCsp {
@@ -124,7 +132,8 @@ fn the_app_mime_type_is_recognised_whatever_the_spacing_and_case() {
 
 #[test]
 fn resource_meta_gives_the_csp_and_border_preference() {
-    let m = meta(json!({"ui": {"csp": {"connectDomains": ["https://a.com"]}, "prefersBorder": false}}));
+    let m =
+        meta(json!({"ui": {"csp": {"connectDomains": ["https://a.com"]}, "prefersBorder": false}}));
     let (csp, border) = resource_meta(Some(&m));
     assert_eq!(csp.connect_domains, vec!["https://a.com".to_owned()]);
     assert_eq!(border, Some(false));
@@ -139,10 +148,16 @@ fn a_view_is_served_by_its_token_until_released_and_the_registry_is_bounded() {
     assert_eq!(&*doc.html, "<p>hi</p>");
     assert_eq!(doc.csp, csp_header(&AppCsp::default()));
     views.release(&token);
-    assert!(matches!(views.get(&token), Err(AppError::UnknownView { .. })));
+    assert!(matches!(
+        views.get(&token),
+        Err(AppError::UnknownView { .. })
+    ));
     let first = views.register("first", &AppCsp::default());
     for _ in 0..MAX_VIEWS {
         views.register("more", &AppCsp::default());
     }
-    assert!(views.get(&first).is_err(), "the oldest view was not dropped");
+    assert!(
+        views.get(&first).is_err(),
+        "the oldest view was not dropped"
+    );
 }
