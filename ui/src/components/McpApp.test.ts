@@ -102,3 +102,20 @@ describe('McpApp', () => {
     expect(backend.calls.filter((c) => c.cmd === 'close_app_view').map((c) => c.args)).toEqual([{ token: 'tok1' }]);
   });
 });
+
+describe('switching conversations', () => {
+  test('tears every App on screen down before the switch', async () => {
+    setup();
+    const { fromFrame, sent } = await frameWindow();
+    const { teardownApps } = await import('../lib/mcpApp');
+    let done = false;
+    const switching = teardownApps().then(() => (done = true));
+    const teardown = sent().at(-1) as { id: string; method: string };
+    expect(teardown.method).toBe('ui/resource-teardown');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(done).toBe(false);
+    fromFrame({ jsonrpc: '2.0', id: teardown.id, result: {} });
+    await switching;
+    expect(done).toBe(true);
+  });
+});

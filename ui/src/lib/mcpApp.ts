@@ -59,3 +59,17 @@ export function clampHeight(height: number | undefined, current: number): number
   if (height === undefined) return current;
   return Math.min(FRAME_HEIGHT.max, Math.max(FRAME_HEIGHT.min, Math.ceil(height)));
 }
+
+/** The teardowns of the Apps on screen, so a conversation switch can tear them down first. */
+const mounted = new Set<() => Promise<void>>();
+
+/** Registers a shown App's teardown; returns its unregistration. */
+export function onAppMounted(teardown: () => Promise<void>): () => void {
+  mounted.add(teardown);
+  return () => void mounted.delete(teardown);
+}
+
+/** Tears down every App on screen (each waits for its App's answer, within its limit). */
+export async function teardownApps(): Promise<void> {
+  await Promise.all([...mounted].map((teardown) => teardown()));
+}

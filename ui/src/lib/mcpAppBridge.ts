@@ -46,7 +46,7 @@ export type BridgeLimits = {
   now: () => number;
 };
 
-export const DEFAULT_LIMITS: BridgeLimits = { perSecond: 200, inFlight: 4, teardownMs: 1000, now: () => Date.now() };
+export const DEFAULT_LIMITS: BridgeLimits = { perSecond: 200, inFlight: 4, teardownMs: 500, now: () => Date.now() };
 
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
