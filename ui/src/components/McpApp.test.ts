@@ -24,6 +24,7 @@ function setup() {
     extra: (cmd, args) => {
       if (cmd === 'open_app_view') return 'tok1';
       if (cmd === 'close_app_view') return null;
+      if (cmd === 'open_external') return null;
       if (cmd === 'app_call_tool') {
         const call = args.call as { approval: string | null };
         if (call.approval === null) return { type: 'needs_approval' };
@@ -117,5 +118,24 @@ describe('switching conversations', () => {
     fromFrame({ jsonrpc: '2.0', id: teardown.id, result: {} });
     await switching;
     expect(done).toBe(true);
+  });
+});
+
+describe('links', () => {
+  test('a link opens in the browser only after the user confirms it in the card', async () => {
+    const { backend } = setup();
+    const user = userEvent.setup();
+    const { fromFrame, sent } = await frameWindow();
+    fromFrame({ jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {} });
+    await waitFor(() => expect(sent().length).toBe(1));
+    fromFrame({ jsonrpc: '2.0', id: 2, method: 'ui/open-link', params: { url: 'https://example.com/a' } });
+    await user.click(await screen.findByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(sent().at(-1)).toEqual({ jsonrpc: '2.0', id: 2, result: { isError: true } }));
+    expect(backend.calls.some((c) => c.cmd === 'open_external')).toBe(false);
+    fromFrame({ jsonrpc: '2.0', id: 3, method: 'ui/open-link', params: { url: 'https://example.com/b' } });
+    expect(await screen.findByText('The App wants to open https://example.com/b in your browser.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Open' }));
+    await waitFor(() => expect(sent().at(-1)).toEqual({ jsonrpc: '2.0', id: 3, result: {} }));
+    expect(backend.calls.filter((c) => c.cmd === 'open_external').map((c) => c.args)).toEqual([{ url: 'https://example.com/b' }]);
   });
 });
