@@ -250,6 +250,25 @@ pub fn is_app_mime(mime: Option<&str>) -> bool {
         && parts.any(|p| p.replace(' ', "") == "profile=mcp-app")
 }
 
+/// `items` without the MCP Apps stored with their tool results: an imported file is
+/// untrusted, and an App in it would run bound to whichever server it names.
+pub fn without_apps(mut items: Vec<crate::store::ImportItem>) -> Vec<crate::store::ImportItem> {
+    let parts = items
+        .iter_mut()
+        .flat_map(|i| i.messages.iter_mut())
+        .flat_map(|m| m.content.iter_mut());
+    for part in parts {
+        if let crate::content::ContentPart::ToolResult {
+            content: Value::Object(result),
+            ..
+        } = part
+        {
+            result.remove("app");
+        }
+    }
+    items
+}
+
 /// An App document ready to serve: its HTML and its CSP header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppDocument {
