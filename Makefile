@@ -40,6 +40,7 @@ test-ui:
 test-e2e:
 	cargo build --bin switchboard
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/window.mjs "$(BIN)"
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/apps.mjs "$(BIN)"
 
 # The official MCP conformance suite (client mode) against our CLI, in a private network
 # namespace; known failures are listed in tests/conformance/expected-failures.yaml.

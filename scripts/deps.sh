@@ -2,7 +2,7 @@
 # Installs what building, running and testing Switchboard needs, skipping what is present.
 #   scripts/deps.sh run    system libraries + the UI's npm packages
 #   scripts/deps.sh test   the above + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus, Chromium,
-#                          the npm and PyPI MCP servers and the MCP conformance suite (Node 22)
+#                          the npm (incl. MCP App) and PyPI MCP servers and the MCP conformance suite (Node 22)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-run}
@@ -37,6 +37,13 @@ if [ "$what" = test ] && ! cmp -s tests/fixtures/mcp-node/package-lock.json test
   echo "deps: npm ci in tests/fixtures/mcp-node/"
   npm ci --prefix tests/fixtures/mcp-node --no-audit --no-fund --loglevel=error
   cp tests/fixtures/mcp-node/package-lock.json tests/fixtures/mcp-node/node_modules/.switchboard-lock
+fi
+
+# Real MCP App servers (SEP-1865) and our hostile App's fixture, same rule.
+if [ "$what" = test ] && ! cmp -s tests/fixtures/mcp-apps/package-lock.json tests/fixtures/mcp-apps/node_modules/.switchboard-lock 2>/dev/null; then
+  echo "deps: npm ci in tests/fixtures/mcp-apps/"
+  npm ci --prefix tests/fixtures/mcp-apps --no-audit --no-fund --loglevel=error
+  cp tests/fixtures/mcp-apps/package-lock.json tests/fixtures/mcp-apps/node_modules/.switchboard-lock
 fi
 
 # The MCP conformance suite and the Node 22 it needs (npm packages), same rule.

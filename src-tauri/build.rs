@@ -62,6 +62,9 @@ const COMMANDS: &[&str] = &[
     "read_resource",
     "get_prompt",
     "detect_ollama",
+    "open_app_view",
+    "close_app_view",
+    "app_call_tool",
 ];
 
 fn main() {

@@ -10,6 +10,7 @@ use switchboard_engine::export::{
     ImportSource,
 };
 use switchboard_engine::local_ollama::LocalOllama;
+use switchboard_engine::mcp::apps::{AppCsp, AppView, ToolUi, Visibility};
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
@@ -19,9 +20,9 @@ use switchboard_engine::mcp::types::{
     ToolResult,
 };
 use switchboard_engine::mcp::{
-    Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
-    PreviewEntry, RootInfo, SamplingModel, ServerConfig, ServerLogs, ServerState, ServerStatus,
-    SupervisorEvent, Transport,
+    AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
+    InteractionAnswer, InteractionEvent, PreviewEntry, RootInfo, SamplingModel, ServerConfig,
+    ServerLogs, ServerState, ServerStatus, SupervisorEvent, Transport,
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
@@ -78,7 +79,13 @@ pub fn typescript() -> String {
         declaration::<SupervisorEvent>(&cfg),
         declaration::<ServerLogs>(&cfg),
         declaration::<ToolAnnotations>(&cfg),
+        declaration::<Visibility>(&cfg),
+        declaration::<ToolUi>(&cfg),
         declaration::<ToolInfo>(&cfg),
+        declaration::<AppCsp>(&cfg),
+        declaration::<AppView>(&cfg),
+        declaration::<AppCall>(&cfg),
+        declaration::<AppCallOutcome>(&cfg),
         declaration::<ResourceInfo>(&cfg),
         declaration::<ResourceBody>(&cfg),
         declaration::<ResourceContent>(&cfg),

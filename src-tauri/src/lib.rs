@@ -1,6 +1,7 @@
 //! Switchboard's desktop shell: the Tauri app around the engine. Commands are thin adapters
 //! (see `commands`); the same binary also runs terminal commands (see `cli`).
 
+pub mod app_frames;
 pub mod bindings;
 pub mod cli;
 pub mod commands;
@@ -77,6 +78,9 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::mcp_content::read_resource,
         commands::mcp_content::get_prompt,
         commands::providers::detect_ollama,
+        commands::apps::open_app_view,
+        commands::apps::close_app_view,
+        commands::apps::app_call_tool,
     ])
 }
 
@@ -138,6 +142,7 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
         )
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
+        .register_asynchronous_uri_scheme_protocol(app_frames::SCHEME, app_frames::handle)
         .manage(engine.clone())
         .setup({
             let engine = engine.clone();

@@ -10,6 +10,7 @@ mod ipc;
 mod ipc_chat;
 mod ipc_mcp;
 mod ipc_mcp_content;
+mod mcp_apps;
 mod mcp_cli;
 mod mcp_oauth;
 mod mcp_py;

@@ -44,6 +44,9 @@ import type {
   ProviderSettings,
   ServerConfig,
   ServerRecord,
+  AppCall,
+  AppCallOutcome,
+  AppCsp,
 } from './bindings';
 
 /** Every error kind the engine can report, in the order of `ErrorKind`. */
@@ -408,4 +411,19 @@ export function getPrompt(server: string, name: string, args: Record<string, str
 /** A local Ollama on 127.0.0.1:11434 and its models, or null when none answers at once. */
 export function detectOllama(): Promise<LocalOllama | null> {
   return call<LocalOllama | null>('detect_ollama');
+// MCP Apps shown in tool cards (commands/apps.rs).
+
+/** Registers an App document for its frame; resolves to the token of `mcpapp://localhost/<token>`. */
+export function openAppView(html: string, csp: AppCsp): Promise<string> {
+  return call<string>('open_app_view', { html, csp });
+}
+
+/** Forgets an App document (its frame is gone). */
+export async function closeAppView(token: string): Promise<void> {
+  await call<null>('close_app_view', { token });
+}
+
+/** Runs an App's `tools/call` on its own server (App rules and approval policy apply). */
+export function appCallTool(call_: AppCall): Promise<AppCallOutcome> {
+  return call<AppCallOutcome>('app_call_tool', { call: call_ });
 }

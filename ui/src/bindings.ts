@@ -615,6 +615,24 @@ idempotent: boolean | null,
 open_world: boolean | null, };
 
 /**
+ * Who may call a tool, from its `_meta.ui.visibility`.
+ */
+export type Visibility = "model" | "app";
+
+/**
+ * What a tool's `_meta.ui` declares.
+ */
+export type ToolUi = { 
+/**
+ * The `ui://` resource to render for a call of this tool, if any.
+ */
+resourceUri: string | null, 
+/**
+ * Who may call it (both when the server says nothing).
+ */
+visibility: Array<Visibility>, };
+
+/**
  * One tool a server offers.
  */
 export type ToolInfo = { 
@@ -641,7 +659,97 @@ output_schema: { [key in string]: JsonValue } | null,
 /**
  * Behaviour hints (untrusted: never base security decisions on them).
  */
-annotations: ToolAnnotations, };
+annotations: ToolAnnotations, 
+/**
+ * Its MCP App declaration (`_meta.ui`): a UI resource, who may call it.
+ */
+ui?: ToolUi | null, };
+
+/**
+ * The domains an App's resource declares (`_meta.ui.csp`).
+ */
+export type AppCsp = { 
+/**
+ * Origins for fetch/XHR/WebSocket (`connect-src`).
+ */
+connectDomains: Array<string>, 
+/**
+ * Origins for scripts, styles, images, fonts and media.
+ */
+resourceDomains: Array<string>, 
+/**
+ * Origins for nested frames (`frame-src`).
+ */
+frameDomains: Array<string>, 
+/**
+ * Allowed base URIs (`base-uri`).
+ */
+baseUriDomains: Array<string>, };
+
+/**
+ * An App's UI resource, read from its server, as stored with the tool result so the App
+ * renders again when the conversation is reopened.
+ */
+export type AppView = { 
+/**
+ * The server the App belongs to (the only one its `tools/call` may reach).
+ */
+server: string, 
+/**
+ * The tool whose call rendered it.
+ */
+tool: string, 
+/**
+ * The `ui://` resource.
+ */
+resourceUri: string, 
+/**
+ * The HTML document.
+ */
+html: string, 
+/**
+ * The domains the resource declares.
+ */
+csp: AppCsp, 
+/**
+ * Whether it asks for a visible border (`None`: the host decides).
+ */
+prefersBorder: boolean | null, };
+
+/**
+ * A `tools/call` an App sent, as the UI forwards it. The server is the App's own (the UI
+ * binds it to the frame; the App cannot choose it).
+ */
+export type AppCall = { 
+/**
+ * The App's server.
+ */
+server: string, 
+/**
+ * The tool the App asked for.
+ */
+tool: string, 
+/**
+ * Its arguments.
+ */
+arguments: unknown, 
+/**
+ * The conversation the App is shown in (for "allow in this chat").
+ */
+conversationId: string, 
+/**
+ * The user's answer, when the policy asked for one (`None` the first time).
+ */
+approval: ApprovalAnswer | null, };
+
+/**
+ * What became of an App's call.
+ */
+export type AppCallOutcome = { "type": "done", 
+/**
+ * The result.
+ */
+result: ToolResult, } | { "type": "needs_approval" };
 
 /**
  * A resource a server lists (or links to).

@@ -45,6 +45,9 @@ pub enum EngineError {
     /// An export or import failed.
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// An MCP App could not be shown, or its request was refused.
+    #[error(transparent)]
+    App(#[from] crate::mcp::apps::AppError),
 }
 
 /// A stable, serializable classification of an error; the UI translates by kind.
@@ -102,6 +105,7 @@ impl EngineError {
             ) => ErrorKind::InvalidInput,
             Self::Agent(_) => ErrorKind::InvalidInput,
             Self::Export(e) => export_kind(e),
+            Self::App(e) => app_kind(e),
         }
     }
 }
@@ -129,6 +133,17 @@ fn export_kind(e: &ExportError) -> ErrorKind {
         ExportError::Parse { .. } | ExportError::Format(_) | ExportError::Invalid(_) => {
             ErrorKind::InvalidInput
         }
+    }
+}
+
+fn app_kind(e: &crate::mcp::apps::AppError) -> ErrorKind {
+    use crate::mcp::apps::AppError;
+    match e {
+        AppError::UnknownView { .. } => ErrorKind::NotFound,
+        AppError::NotAnApp { .. }
+        | AppError::TooLarge { .. }
+        | AppError::HiddenFromApps { .. }
+        | AppError::Denied { .. } => ErrorKind::InvalidInput,
     }
 }
 

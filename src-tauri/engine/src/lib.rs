@@ -52,6 +52,8 @@ pub struct Engine {
     supervisor: mcp::Supervisor,
     policies: mcp::Policies,
     agent: agent::AgentState,
+    /// The MCP App documents served to frames.
+    app_views: mcp::apps::AppViews,
     /// The HTTP client every provider shares (built on first use).
     http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
 }
@@ -82,6 +84,7 @@ impl Engine {
             supervisor,
             policies: mcp::Policies::default(),
             agent: agent::AgentState::default(),
+            app_views: Default::default(),
             http: Default::default(),
         };
         engine.load_mcp_settings().await?;
@@ -95,6 +98,11 @@ impl Engine {
         }
         let client = provider::HttpProvider::client(&provider::HttpOptions::default())?;
         Ok(self.http.get_or_init(|| client).clone())
+    }
+
+    /// The MCP App documents served to frames.
+    pub fn app_views(&self) -> &mcp::apps::AppViews {
+        &self.app_views
     }
 
     /// The store.

@@ -2,6 +2,7 @@
 //! error. No locks, timeouts or process management here.
 
 pub mod app;
+pub mod apps;
 pub mod chat;
 pub mod conversations;
 pub mod export;

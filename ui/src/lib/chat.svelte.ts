@@ -5,6 +5,7 @@ import * as api from '../api';
 import type { ApprovalAnswer, Attachment, ChatEvent, ContentPart, Message } from '../bindings';
 import { applyEvent, emptyState, fromMessages, type ChatState } from './chatState';
 import { conversations } from './conversations.svelte';
+import { teardownApps } from './mcpApp';
 import { reportError } from './errors.svelte';
 
 class ChatSession {
@@ -13,6 +14,7 @@ class ChatSession {
 
   /** Shows conversation `id` (or nothing), reading its branch from the engine. */
   async open(id: string | null): Promise<void> {
+    if (id !== this.conversationId) await teardownApps();
     this.conversationId = id;
     this.state = emptyState();
     if (id !== null) await this.reload();

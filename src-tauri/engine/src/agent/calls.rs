@@ -138,13 +138,15 @@ pub(super) async fn run_all(
         .await?;
     store.set_head(ctx.conversation, &msg.id).await?;
     let runs = calls.iter().map(|c| run_one(ctx, &msg.id, c));
-    let results: Vec<ToolResult> = join_all(runs).await;
+    let (results, contents): (Vec<ToolResult>, Vec<Value>) =
+        join_all(runs).await.into_iter().unzip();
     let parts = calls
         .iter()
         .zip(&results)
-        .map(|(c, r)| ContentPart::ToolResult {
+        .zip(contents)
+        .map(|((c, r), content)| ContentPart::ToolResult {
             call_id: c.view.id.clone(),
-            content: serde_json::to_value(r).unwrap_or(Value::Null),
+            content,
             is_error: r.is_error,
         })
         .collect();
@@ -174,19 +176,22 @@ fn error_result(text: impl Into<String>) -> ToolResult {
     }
 }
 
-/// One call, from policy to result; reports the result.
-async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> ToolResult {
+/// One call, from policy to result; reports the result (with the App it renders, if any)
+/// and returns it with its stored JSON.
+async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult, Value) {
     let result = match &call.problem {
         Some(problem) => error_result(problem.clone()),
         None => approved_then_run(ctx, &call.view).await,
     };
+    let (server, tool) = (&call.view.server, &call.view.tool);
+    let content = crate::mcp::apps_result_json(ctx.engine, server, tool, &result).await;
     let _ = ctx.events.send(ChatEvent::ToolResult {
         message_id: message_id.to_owned(),
         call_id: call.view.id.clone(),
-        content: serde_json::to_value(&result).unwrap_or(Value::Null),
+        content: content.clone(),
         is_error: result.is_error,
     });
-    result
+    (result, content)
 }
 
 async fn approved_then_run(ctx: &Ctx<'_>, call: &CallView) -> ToolResult {

@@ -93,7 +93,9 @@ fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)>
             .map(|(name, _)| name)
             .collect(),
     };
-    engine.supervisor().tools_for(&servers)
+    let mut tools = engine.supervisor().tools_for(&servers);
+    tools.retain(|(_, t)| crate::mcp::apps::visible_to_model(t.ui.as_ref()));
+    tools
 }
 
 /// The tool definitions sent to the model.

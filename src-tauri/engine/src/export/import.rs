@@ -53,7 +53,7 @@ pub fn parse_import(text: &str) -> Result<(ImportSource, Vec<ImportItem>), Expor
     let source = detect(&value)?;
     drop(value);
     let items = match source {
-        ImportSource::Switchboard => json::read(text)?,
+        ImportSource::Switchboard => crate::mcp::apps::without_apps(json::read(text)?),
         ImportSource::Chatgpt => chatgpt::read(text)?,
         ImportSource::Claude => claude::read(text)?,
     };

@@ -8,6 +8,7 @@
 //! stateless 2026-07-28 revision, so we pin the handshake era explicitly; the stateless era
 //! (`server/discover`, per-request `_meta`) plugs in at [`Era`] / [`lifecycle`].
 
+mod apps;
 mod auth;
 mod capped;
 mod convert;
@@ -72,6 +73,8 @@ pub struct HostCapabilities {
     pub elicitation_form: bool,
     /// `elicitation.url`: it asks the user to open URLs.
     pub elicitation_url: bool,
+    /// The `io.modelcontextprotocol/ui` extension: it renders MCP Apps.
+    pub apps: bool,
 }
 
 impl HostCapabilities {
@@ -81,6 +84,7 @@ impl HostCapabilities {
         roots: true,
         elicitation_form: true,
         elicitation_url: true,
+        apps: true,
     };
 }
 

@@ -2,6 +2,8 @@
 //! the protocol (on rmcp, wrapped here so its API churn stays in this module), tool
 //! execution for the agent loop, approval policy and built-in servers.
 
+pub mod apps;
+mod apps_ops;
 mod backoff;
 pub mod builtin;
 pub mod client;
@@ -31,6 +33,7 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
+pub use apps_ops::{AppCall, AppCallOutcome, result_json as apps_result_json};
 pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, McpClient};
 pub use config::{Approval, ConfigError, ServerConfig};
 pub use host_ops::{INTERACTION_TIMEOUT_SETTING, ServerStatus};

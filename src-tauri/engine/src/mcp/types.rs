@@ -38,6 +38,10 @@ pub struct ToolInfo {
     pub output_schema: Option<Map<String, Value>>,
     /// Behaviour hints (untrusted: never base security decisions on them).
     pub annotations: ToolAnnotations,
+    /// Its MCP App declaration (`_meta.ui`): a UI resource, who may call it.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub ui: Option<super::apps::ToolUi>,
 }
 
 /// A tool's behaviour hints; `None` means the server said nothing.

@@ -355,3 +355,38 @@ async fn an_export_whose_message_follows_a_missing_parent_is_refused_whole() {
         "{err}"
     );
 }
+
+/// An MCP App stored with a tool result is not imported: the file is untrusted, and its App
+/// would run bound to whichever server it names. The result itself is kept.
+#[tokio::test]
+async fn an_imported_tool_result_loses_its_mcp_app_and_keeps_its_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = store(dir.path(), "a.db").await;
+    let mut item = weather();
+    let app = serde_json::json!({"server": "files", "tool": "t", "resourceUri": "ui://x",
+        "html": "<script>evil()</script>", "csp": {}, "prefersBorder": null});
+    let result = item
+        .messages
+        .iter_mut()
+        .flat_map(|m| m.content.iter_mut())
+        .find_map(|p| match p {
+            ContentPart::ToolResult { content, .. } => Some(content),
+            _ => None,
+        });
+    let result = result.expect("the fixture has a tool result");
+    let before = result.clone();
+    result.as_object_mut().unwrap().insert("app".into(), app);
+    seed(&a, &[item]).await;
+    let text = String::from_utf8(json_of(&a).await).unwrap();
+    assert!(text.contains("evil()"), "the export keeps what is stored");
+    let (_, items) = parse_import(&text).unwrap();
+    let imported = items[0]
+        .messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .find_map(|p| match p {
+            ContentPart::ToolResult { content, .. } => Some(content.clone()),
+            _ => None,
+        });
+    assert_eq!(imported, Some(before));
+}

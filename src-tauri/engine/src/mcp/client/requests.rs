@@ -36,6 +36,9 @@ pub(super) fn capabilities(host: HostCapabilities) -> rm::ClientCapabilities {
         }
         caps.elicitation = Some(elicitation);
     }
+    if host.apps {
+        caps.extensions = Some(crate::mcp::apps::extension_capabilities());
+    }
     caps
 }
 

@@ -1,0 +1,199 @@
+//! The engine's MCP Apps operations: reading the App a tool call renders (stored with its
+//! result), the rules for an App's own `tools/call` (its own server only, tools visible to
+//! Apps only, the approval policy applies), and the App documents served to frames.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use ts_rs::TS;
+
+use super::apps::{self, AppCsp, AppDocument, AppError, AppView};
+use super::config::Approval;
+use super::policy::Decision;
+use super::tools::ToolError;
+use super::types::ToolResult;
+use crate::agent::ApprovalAnswer;
+use crate::{Engine, EngineError};
+
+/// A `tools/call` an App sent, as the UI forwards it. The server is the App's own (the UI
+/// binds it to the frame; the App cannot choose it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AppCall {
+    /// The App's server.
+    pub server: String,
+    /// The tool the App asked for.
+    pub tool: String,
+    /// Its arguments.
+    #[ts(type = "unknown")]
+    pub arguments: Value,
+    /// The conversation the App is shown in (for "allow in this chat").
+    pub conversation_id: String,
+    /// The user's answer, when the policy asked for one (`None` the first time).
+    pub approval: Option<ApprovalAnswer>,
+}
+
+/// What became of an App's call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AppCallOutcome {
+    /// It ran; the tool's result (which may report a tool error).
+    Done {
+        /// The result.
+        result: ToolResult,
+    },
+    /// The policy asks the user first: call again with their answer.
+    NeedsApproval,
+}
+
+impl Engine {
+    /// The App a call of `tool` of `server` renders, read from the server; `None` when the
+    /// tool declares no UI resource.
+    pub async fn app_view(&self, server: &str, tool: &str) -> Result<Option<AppView>, EngineError> {
+        let info = self.tool_info(server, tool)?;
+        let Some(uri) = info.ui.and_then(|u| u.resource_uri) else {
+            return Ok(None);
+        };
+        let client = (self.supervisor().client(server)).ok_or_else(|| ToolError::NotReady {
+            server: server.to_owned(),
+            state: "not running".to_owned(),
+        })?;
+        let read = client
+            .read_app_resource(&uri)
+            .await
+            .map_err(ToolError::from)?;
+        let html = read.html.map_err(|found| AppError::NotAnApp {
+            uri: uri.clone(),
+            found,
+        })?;
+        if html.len() > apps::MAX_HTML_BYTES {
+            let bytes = html.len();
+            return Err(AppError::TooLarge { uri, bytes }.into());
+        }
+        Ok(Some(AppView {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            resource_uri: uri,
+            html,
+            csp: read.csp,
+            prefers_border: read.prefers_border,
+        }))
+    }
+
+    /// Runs a `tools/call` from an App: refused unless the tool is its own server's and
+    /// visible to Apps, and unless the approval policy (or the user's answer) allows it.
+    pub async fn app_call_tool(&self, call: AppCall) -> Result<AppCallOutcome, EngineError> {
+        let info = self.tool_info(&call.server, &call.tool)?;
+        if !apps::visible_to_apps(info.ui.as_ref()) {
+            tracing::warn!(server = %call.server, tool = %call.tool, "an App called a tool hidden from Apps; refused");
+            return Err(hidden(&call).into());
+        }
+        let decision = self
+            .decide(&call.server, &call.tool, &call.conversation_id)
+            .await?;
+        let allowed = match (decision, call.approval) {
+            (Decision::Deny, _) | (Decision::Ask, Some(ApprovalAnswer::Deny)) => false,
+            (Decision::Allow, _) => true,
+            (Decision::Ask, None) => return Ok(AppCallOutcome::NeedsApproval),
+            (Decision::Ask, Some(answer)) => {
+                self.remember_app_answer(&call, answer).await;
+                true
+            }
+        };
+        if !allowed {
+            tracing::info!(server = %call.server, tool = %call.tool, "an App's tool call was denied");
+            return Err(denied(&call).into());
+        }
+        tracing::info!(server = %call.server, tool = %call.tool, "an App called a tool");
+        let run = self.call_tool(
+            &call.server,
+            &call.tool,
+            call.arguments,
+            CancellationToken::new(),
+        );
+        Ok(AppCallOutcome::Done { result: run.await? })
+    }
+
+    /// Registers an App document for a frame; returns the token the frame loads it by.
+    pub fn open_app_view(&self, html: &str, csp: &AppCsp) -> Result<String, EngineError> {
+        if html.len() > apps::MAX_HTML_BYTES {
+            let bytes = html.len();
+            let uri = "(document)".to_owned();
+            return Err(AppError::TooLarge { uri, bytes }.into());
+        }
+        Ok(self.app_views().register(html, csp))
+    }
+
+    /// The App document registered under `token`.
+    pub fn app_document(&self, token: &str) -> Result<AppDocument, EngineError> {
+        Ok(self.app_views().get(token)?)
+    }
+
+    /// Forgets the App document under `token` (its frame was unmounted).
+    pub fn close_app_view(&self, token: &str) {
+        self.app_views().release(token);
+    }
+
+    fn tool_info(&self, server: &str, tool: &str) -> Result<super::types::ToolInfo, EngineError> {
+        let tools = self.supervisor().tools_for(&[server.to_owned()]);
+        let found = tools.into_iter().find(|(_, t)| t.name == tool);
+        let unknown = || ToolError::UnknownTool {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+        };
+        found.map(|(_, t)| t).ok_or_else(|| unknown().into())
+    }
+
+    async fn remember_app_answer(&self, call: &AppCall, answer: ApprovalAnswer) {
+        match answer {
+            ApprovalAnswer::AllowAlways => {
+                let set = self.set_tool_policy(&call.server, &call.tool, Some(Approval::Allow));
+                if let Err(e) = set.await {
+                    tracing::warn!(error = %e, "could not store the tool policy");
+                }
+            }
+            ApprovalAnswer::AllowForChat => {
+                (self.policies()).allow_for_chat(&call.conversation_id, &call.server, &call.tool);
+            }
+            ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny => {}
+        }
+    }
+}
+
+fn hidden(call: &AppCall) -> AppError {
+    AppError::HiddenFromApps {
+        server: call.server.clone(),
+        tool: call.tool.clone(),
+    }
+}
+
+fn denied(call: &AppCall) -> AppError {
+    AppError::Denied {
+        server: call.server.clone(),
+        tool: call.tool.clone(),
+    }
+}
+
+/// A tool result's stored JSON: the result, and under `app` the App it renders (when the
+/// tool declares one and the call succeeded). An App that cannot be read is logged and left
+/// out; the result itself is unchanged (the model never sees `app`).
+pub async fn result_json(engine: &Engine, server: &str, tool: &str, result: &ToolResult) -> Value {
+    let mut json = serde_json::to_value(result).unwrap_or(Value::Null);
+    if result.is_error || server.is_empty() {
+        return json;
+    }
+    let view = match engine.app_view(server, tool).await {
+        Ok(view) => view,
+        Err(error) => {
+            tracing::warn!(%server, %tool, %error, "cannot read the tool's MCP App");
+            None
+        }
+    };
+    if let (Some(view), Value::Object(map)) = (view, &mut json) {
+        map.insert(
+            "app".to_owned(),
+            serde_json::to_value(view).unwrap_or(Value::Null),
+        );
+    }
+    json
+}

@@ -1,0 +1,30 @@
+//! Commands for MCP Apps shown in tool cards: registering an App document for its sandboxed
+//! frame (served by the `mcpapp` scheme, see [`crate::app_frames`]), forgetting it, and
+//! forwarding an App's own `tools/call` (the engine applies the App rules and the policy).
+
+use switchboard_engine::Engine;
+use switchboard_engine::mcp::apps::AppCsp;
+use switchboard_engine::mcp::{AppCall, AppCallOutcome};
+use tauri::State;
+
+use super::CmdResult;
+
+/// Registers an App document with its declared CSP domains; returns the token its frame
+/// loads (`mcpapp://localhost/<token>`).
+#[tauri::command]
+pub fn open_app_view(engine: State<'_, Engine>, html: String, csp: AppCsp) -> CmdResult<String> {
+    Ok(engine.open_app_view(&html, &csp)?)
+}
+
+/// Forgets an App document (its frame was unmounted).
+#[tauri::command]
+pub fn close_app_view(engine: State<'_, Engine>, token: String) -> CmdResult<()> {
+    engine.close_app_view(&token);
+    Ok(())
+}
+
+/// Runs an App's `tools/call` on its own server, if the App rules and the policy allow it.
+#[tauri::command]
+pub async fn app_call_tool(engine: State<'_, Engine>, call: AppCall) -> CmdResult<AppCallOutcome> {
+    Ok(engine.app_call_tool(call).await?)
+}
