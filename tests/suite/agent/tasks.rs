@@ -191,6 +191,46 @@ async fn cancelling_a_task_from_its_card_cancels_it_on_the_server() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn stopping_the_turn_cancels_its_running_task_on_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    with_everything(&engine, "allow").await;
+    let model = Model::start(vec![call(
+        "everything__simulate-research-query",
+        json!({"topic": "stopped"}),
+    )])
+    .await;
+    let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (e, c) = (engine.clone(), conv.clone());
+    let watcher = tokio::spawn(async move {
+        let mut events = Vec::new();
+        while let Some(ev) = rx.recv().await {
+            if matches!(ev, ChatEvent::ToolTask { .. }) && statuses(&events).is_empty() {
+                assert!(e.stop_turn(&c));
+            }
+            events.push(ev);
+        }
+        events
+    });
+    let end = tokio::time::timeout(
+        Duration::from_secs(60),
+        engine.send_message(&conv, "Go", tx),
+    );
+    assert_eq!(
+        end.await.expect("the turn hung").unwrap(),
+        TurnEnd::Cancelled
+    );
+    let events = watcher.await.unwrap();
+    assert_eq!(statuses(&events).last(), Some(&TaskStatus::Cancelled));
+    assert_eq!(
+        results(&events),
+        vec![("The user cancelled this task.".to_owned(), true)]
+    );
+    engine.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_task_that_fails_ends_the_call_with_the_servers_error() {
     let server = TaskServer::start();
     let dir = tempfile::tempdir().unwrap();
