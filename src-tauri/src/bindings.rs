@@ -12,6 +12,7 @@ use switchboard_engine::export::{
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
+use switchboard_engine::mcp::tasks::TaskStatus;
 use switchboard_engine::mcp::types::{
     PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
     ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
@@ -103,6 +104,7 @@ pub fn typescript() -> String {
         declaration::<Segment>(&cfg),
         declaration::<SearchHit>(&cfg),
         declaration::<Usage>(&cfg),
+        declaration::<TaskStatus>(&cfg),
         declaration::<CallView>(&cfg),
         declaration::<TurnEnd>(&cfg),
         declaration::<ChatEvent>(&cfg),
