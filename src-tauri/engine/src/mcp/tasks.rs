@@ -159,7 +159,7 @@ pub(crate) fn parse_task(
 }
 
 fn outcome(task: &Value, result: impl Fn(&Value) -> Option<ToolResult>) -> Option<TaskOutcome> {
-    if let Some(r) = task.get("result").and_then(|r| result(r)) {
+    if let Some(r) = task.get("result").and_then(&result) {
         return Some(TaskOutcome::Result(r));
     }
     let error = task.get("error")?;
