@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
 use switchboard_engine::mcp::tasks::TaskStatus;
+use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
 use switchboard_engine::store::{MessageStatus, Role};
 
 use super::model::{Model, Say};
@@ -135,6 +136,47 @@ async fn a_task_tool_of_server_everything_is_created_polled_and_its_result_lands
     );
     assert!(!stored[0].1);
     assert_eq!(model.rejected(), Vec::<String>::new());
+    engine.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_that_needs_input_asks_the_user_through_tasks_result_and_then_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    with_everything(&engine, "allow").await;
+    let mut asked = engine.supervisor().interactions().subscribe();
+    let e = engine.clone();
+    let answering = tokio::spawn(async move {
+        while let Ok(event) = asked.recv().await {
+            if let InteractionEvent::ElicitationRequested { id, .. } = event {
+                let content = Some(json!({"interpretation": "snake"}));
+                e.answer_interaction(&id, InteractionAnswer::Accept { content })
+                    .unwrap();
+                return true;
+            }
+        }
+        false
+    });
+    let model = Model::start(vec![
+        call(
+            "everything__simulate-research-query",
+            json!({"topic": "python", "ambiguous": true}),
+        ),
+        Say::Text("Researched.".into()),
+    ])
+    .await;
+    let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
+    let ran = send(&engine, &conv, "Research python", ApprovalAnswer::Deny).await;
+    assert_eq!(ran.end, TurnEnd::Done);
+    assert!(answering.await.unwrap(), "the server asked nothing");
+    let seen = statuses(&ran.events);
+    assert!(seen.contains(&TaskStatus::InputRequired), "{seen:?}");
+    assert_eq!(seen.last(), Some(&TaskStatus::Completed), "{seen:?}");
+    let stored = stored_results(&engine, &conv).await;
+    assert!(
+        stored[0].0.starts_with("# Research Report: python (snake)"),
+        "{stored:?}"
+    );
     engine.shutdown().await;
 }
 
