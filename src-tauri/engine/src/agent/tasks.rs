@@ -250,7 +250,8 @@ impl Engine {
     }
 }
 
-/// Follows one stored task to its end and stores its result.
+/// Follows one stored task to its end and stores its result (not when its server could not
+/// be reached: then the next start tries again).
 async fn resume(engine: Engine, record: TaskRecord) {
     let cancel = CancellationToken::new();
     let _waiting = engine.agent.tasks.register(&record.call_id, cancel.clone());
@@ -270,6 +271,10 @@ async fn resume(engine: Engine, record: TaskRecord) {
     let result = wait(&mut follow, state, &cancel)
         .await
         .unwrap_or_else(|r| r);
+    if !follow.record.status.is_terminal() {
+        // The server could not be asked: the handle stays open for the next start.
+        return;
+    }
     let part = ContentPart::ToolResult {
         call_id,
         content: serde_json::to_value(&result).unwrap_or_default(),
