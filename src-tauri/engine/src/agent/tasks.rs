@@ -66,11 +66,18 @@ struct Follow<'a> {
     engine: &'a Engine,
     record: TaskRecord,
     events: Option<&'a Events>,
+    /// The status and message last reported (polls that change nothing report nothing).
+    last: Option<(TaskStatus, Option<String>)>,
 }
 
 impl Follow<'_> {
-    /// Stores and reports `state`.
+    /// Stores and reports `state`, when it differs from the last one reported.
     async fn report(&mut self, state: &TaskState) {
+        let now = Some((state.status, state.message.clone()));
+        if self.last == now {
+            return;
+        }
+        self.last = now;
         let message = state.message.as_deref();
         let stored = self
             .engine
@@ -120,6 +127,7 @@ pub(super) async fn follow(
         engine,
         record,
         events: Some(events),
+        last: None,
     };
     wait(&mut follow, state, &cancel)
         .await
@@ -267,6 +275,7 @@ async fn resume(engine: Engine, record: TaskRecord) {
         engine: &engine,
         record,
         events: None,
+        last: None,
     };
     let result = wait(&mut follow, state, &cancel)
         .await
