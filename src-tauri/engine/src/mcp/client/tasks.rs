@@ -96,3 +96,34 @@ fn unexpected(method: &str, answer: &Value) -> McpError {
     let shown: String = answer.to_string().chars().take(200).collect();
     McpError::Protocol(format!("unexpected answer to {method}: {shown}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::tool_result;
+    use crate::mcp::tasks::{TaskOutcome, TaskStatus, parse_task};
+    use crate::mcp::types::{ResultPart, ToolResult};
+
+    #[test]
+    fn a_2026_completed_task_carries_its_tool_result_inline() {
+        let wire = json!({"resultType": "complete", "taskId": "t9", "status": "completed",
+            "createdAt": "2026-07-28T00:00:00Z", "lastUpdatedAt": "2026-07-28T00:00:01Z",
+            "ttlMs": null, "result": {"content": [{"type": "text", "text": "42"}], "isError": false}});
+        let state = parse_task(&wire, tool_result).unwrap();
+        assert_eq!(state.status, TaskStatus::Completed);
+        let expected = ToolResult {
+            content: vec![ResultPart::Text { text: "42".into() }],
+            structured: None,
+            is_error: false,
+        };
+        assert_eq!(state.outcome, Some(TaskOutcome::Result(expected)));
+    }
+
+    #[test]
+    fn a_handshake_era_result_without_a_task_is_a_plain_result() {
+        let wire = json!({"content": [{"type": "text", "text": "at once"}]});
+        assert_eq!(tool_result(&wire).map(|r| r.content.len()), Some(1));
+        assert_eq!(tool_result(&json!({"task": {"taskId": "x"}})), None);
+    }
+}
