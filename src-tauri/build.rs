@@ -46,6 +46,7 @@ const COMMANDS: &[&str] = &[
     "regenerate",
     "edit_and_resend",
     "stop_generation",
+    "cancel_task",
     "answer_approval",
     "conversation_messages",
     "message_siblings",

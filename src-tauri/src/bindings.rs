@@ -14,6 +14,7 @@ use switchboard_engine::mcp::apps::{AppCsp, AppView, ToolUi, Visibility};
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
+use switchboard_engine::mcp::tasks::TaskStatus;
 use switchboard_engine::mcp::types::{
     Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ResourceBody, ResourceContent,
     ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations, ToolInfo,
@@ -117,6 +118,7 @@ pub fn typescript() -> String {
         declaration::<Segment>(&cfg),
         declaration::<SearchHit>(&cfg),
         declaration::<Usage>(&cfg),
+        declaration::<TaskStatus>(&cfg),
         declaration::<CallView>(&cfg),
         declaration::<TurnEnd>(&cfg),
         declaration::<ChatEvent>(&cfg),

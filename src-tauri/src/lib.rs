@@ -62,6 +62,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::chat::regenerate,
         commands::chat::edit_and_resend,
         commands::chat::stop_generation,
+        commands::chat::cancel_task,
         commands::chat::answer_approval,
         commands::chat::conversation_messages,
         commands::chat::message_siblings,

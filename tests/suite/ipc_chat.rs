@@ -122,3 +122,13 @@ fn tool_policies_are_set_read_back_and_cleared_over_ipc() {
     let err = invoke(&h, "tool_policies", json!({ "server": "nope" })).unwrap_err();
     assert_eq!(err["kind"], "not_found");
 }
+
+#[test]
+fn cancelling_the_task_of_a_call_that_never_became_one_is_not_found() {
+    let h = harness();
+    let err = invoke(&h, "cancel_task", json!({ "callId": "call_nobody" })).unwrap_err();
+    assert_eq!(
+        err,
+        json!({ "kind": "not_found", "message": "task call_nobody does not exist" })
+    );
+}

@@ -165,6 +165,11 @@ export function stopGeneration(conversationId: string): Promise<boolean> {
   return call<boolean>('stop_generation', { conversationId });
 }
 
+/** Cancels, on its server, the task tool call `callId` runs as. */
+export function cancelTask(callId: string): Promise<null> {
+  return call<null>('cancel_task', { callId });
+}
+
 export function answerApproval(approvalId: string, answer: ApprovalAnswer): Promise<boolean> {
   return call<boolean>('answer_approval', { approvalId, answer });
 }

@@ -1368,6 +1368,11 @@ inputTokens: number,
 outputTokens: number, };
 
 /**
+ * Where a task is in its life.
+ */
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/**
  * A tool call as the UI shows it: which server and tool, with what arguments.
  */
 export type CallView = { 
@@ -1467,6 +1472,22 @@ progress: number,
 total: number | null, 
 /**
  * A status message.
+ */
+message: string | null, } | { "type": "tool_task", 
+/**
+ * The call id.
+ */
+call_id: string, 
+/**
+ * The server's id for the task.
+ */
+task_id: string, 
+/**
+ * The task's status.
+ */
+status: TaskStatus, 
+/**
+ * The server's status message (the task's progress), if any.
  */
 message: string | null, } | { "type": "tool_result", 
 /**

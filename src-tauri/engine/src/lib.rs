@@ -88,6 +88,7 @@ impl Engine {
             http: Default::default(),
         };
         engine.load_mcp_settings().await?;
+        engine.resume_tasks().await?;
         Ok(engine)
     }
 

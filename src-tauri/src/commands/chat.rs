@@ -112,6 +112,12 @@ pub fn stop_generation(engine: State<'_, Engine>, conversation_id: String) -> bo
     engine.stop_turn(&conversation_id)
 }
 
+/// Cancels the task a tool call runs as, on its server.
+#[tauri::command]
+pub async fn cancel_task(engine: State<'_, Engine>, call_id: String) -> CmdResult<()> {
+    Ok(engine.cancel_task(&call_id).await?)
+}
+
 /// Answers a tool-call approval question; false when it no longer waits.
 #[tauri::command]
 pub fn answer_approval(

@@ -7,6 +7,7 @@ mod cli;
 mod crash;
 mod model;
 mod seed003;
+mod tasks;
 mod turns;
 
 use std::path::Path;

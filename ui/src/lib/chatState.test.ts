@@ -63,3 +63,42 @@ test('stored messages give each call the result found in the tool message', () =
   ];
   expect(fromMessages(messages).calls).toEqual({ k: { kind: 'done', content: { x: 1 }, isError: true } });
 });
+
+test('a call that becomes a task shows each task status, keeps it through progress, and ends with its result', () => {
+  const call = { id: 'call_t', server: 'everything', tool: 'simulate-research-query', arguments: { topic: 'tides' } };
+  const s = run([
+    { type: 'started', conversation_id: conv, user_message_id: 'u1' },
+    { type: 'message_started', message_id: 'a1', model: 'm', step: 1 },
+    { type: 'tool_call_proposed', message_id: 'a1', call },
+    { type: 'tool_started', call_id: 'call_t' },
+    { type: 'tool_task', call_id: 'call_t', task_id: 't1', status: 'working', message: 'Gathering sources...' },
+  ]);
+  const working = { taskId: 't1', status: 'working', message: 'Gathering sources...' };
+  expect(s.calls.call_t).toEqual({ kind: 'running', task: working });
+  const asking = applyEvent(
+    s,
+    { type: 'tool_task', call_id: 'call_t', task_id: 't1', status: 'input_required', message: 'Which tides?' },
+    conv,
+  );
+  expect(asking.calls.call_t).toEqual({
+    kind: 'running',
+    task: { taskId: 't1', status: 'input_required', message: 'Which tides?' },
+  });
+  const progressed = applyEvent(
+    s,
+    { type: 'tool_progress', call_id: 'call_t', progress: 2, total: 4, message: null },
+    conv,
+  );
+  expect(progressed.calls.call_t).toEqual({ kind: 'running', progress: 2, total: 4, message: null, task: working });
+  const ended = [
+    { type: 'tool_task', call_id: 'call_t', task_id: 't1', status: 'completed', message: null },
+    { type: 'tool_result', message_id: 'm2', call_id: 'call_t', content: { content: [] }, is_error: false },
+  ] satisfies ChatEvent[];
+  const done = ended.reduce((st, e) => applyEvent(st, e, conv), progressed);
+  expect(done.calls.call_t).toEqual({
+    kind: 'done',
+    content: { content: [] },
+    isError: false,
+    task: { taskId: 't1', status: 'completed', message: null },
+  });
+});

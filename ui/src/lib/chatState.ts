@@ -1,14 +1,27 @@
 // The live state of a conversation's shown branch while a turn streams: stored messages plus
 // the events of the running turn applied on top. Pure functions, so every event kind is
 // tested without a backend; `chat.svelte.ts` keeps one of these in a rune.
-import type { ApprovalAnswer, CallView, ChatEvent, ContentPart, ErrorKind, JsonValue, Message, TurnEnd } from '../bindings';
+import type {
+  ApprovalAnswer,
+  CallView,
+  ChatEvent,
+  ContentPart,
+  ErrorKind,
+  JsonValue,
+  Message,
+  TaskStatus,
+  TurnEnd,
+} from '../bindings';
+
+/** A call the server runs as a task: its id, status and the server's status message. */
+export type TaskView = { taskId: string; status: TaskStatus; message: string | null };
 
 /** Where one tool call is in its life. */
 export type CallStatus =
   | { kind: 'proposed' }
   | { kind: 'waiting'; approvalId: string }
-  | { kind: 'running'; progress?: number; total?: number | null; message?: string | null }
-  | { kind: 'done'; content: unknown; isError: boolean };
+  | { kind: 'running'; progress?: number; total?: number | null; message?: string | null; task?: TaskView }
+  | { kind: 'done'; content: unknown; isError: boolean; task?: TaskView };
 
 export type ChatState = {
   messages: Message[];
@@ -104,11 +117,19 @@ export function applyEvent(s: ChatState, e: ChatEvent, conversationId: string): 
         ...s,
         calls: {
           ...s.calls,
-          [e.call_id]: { kind: 'running', progress: e.progress, total: e.total, message: e.message },
+          [e.call_id]: { kind: 'running', progress: e.progress, total: e.total, message: e.message, task: taskOf(s, e.call_id) },
         },
       };
-    case 'tool_result':
-      return { ...s, calls: { ...s.calls, [e.call_id]: { kind: 'done', content: e.content, isError: e.is_error } } };
+    case 'tool_task': {
+      const task: TaskView = { taskId: e.task_id, status: e.status, message: e.message };
+      const before = s.calls[e.call_id];
+      const next: CallStatus = before?.kind === 'done' ? { ...before, task } : { ...runningOf(before), task };
+      return { ...s, calls: { ...s.calls, [e.call_id]: next } };
+    }
+    case 'tool_result': {
+      const done: CallStatus = { kind: 'done', content: e.content, isError: e.is_error, task: taskOf(s, e.call_id) };
+      return { ...s, calls: { ...s.calls, [e.call_id]: done } };
+    }
     case 'usage':
       return updateMessage(s, e.message_id, (m) => ({
         ...m,
@@ -123,6 +144,17 @@ export function applyEvent(s: ChatState, e: ChatEvent, conversationId: string): 
     case 'finished':
       return { ...s, running: false, lastEnd: e.reason };
   }
+}
+
+/** The task a call runs as, if it became one. */
+function taskOf(s: ChatState, callId: string): TaskView | undefined {
+  const c = s.calls[callId];
+  return c?.kind === 'running' || c?.kind === 'done' ? c.task : undefined;
+}
+
+/** A call's running status (its progress kept), whatever it was. */
+function runningOf(c: CallStatus | undefined): Extract<CallStatus, { kind: 'running' }> {
+  return c?.kind === 'running' ? c : { kind: 'running' };
 }
 
 /** The approval a call waits for, if any. */

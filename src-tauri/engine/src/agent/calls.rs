@@ -16,6 +16,7 @@ use super::setup::Setup;
 use crate::content::ContentPart;
 use crate::mcp::config::Approval;
 use crate::mcp::policy::Decision;
+use crate::mcp::tasks::CallOutcome;
 use crate::mcp::types::{ResultPart, ToolResult};
 use crate::provider::ToolCall;
 use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role};
@@ -181,7 +182,7 @@ fn error_result(text: impl Into<String>) -> ToolResult {
 async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult, Value) {
     let result = match &call.problem {
         Some(problem) => error_result(problem.clone()),
-        None => approved_then_run(ctx, &call.view).await,
+        None => approved_then_run(ctx, message_id, &call.view).await,
     };
     let (server, tool) = (&call.view.server, &call.view.tool);
     let content = crate::mcp::apps_result_json(ctx.engine, server, tool, &result).await;
@@ -194,7 +195,7 @@ async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult
     (result, content)
 }
 
-async fn approved_then_run(ctx: &Ctx<'_>, call: &CallView) -> ToolResult {
+async fn approved_then_run(ctx: &Ctx<'_>, message_id: &str, call: &CallView) -> ToolResult {
     let engine = ctx.engine;
     let decision = match engine
         .decide(&call.server, &call.tool, ctx.conversation)
@@ -224,13 +225,15 @@ async fn approved_then_run(ctx: &Ctx<'_>, call: &CallView) -> ToolResult {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let forward = forward_progress(rx, call.id.clone(), ctx.events.clone());
     let run =
-        engine
-            .supervisor()
-            .call_with_progress(&call.server, &call.tool, args, token, Some(tx));
+        (engine.supervisor()).call_outcome(&call.server, &call.tool, args, token.clone(), Some(tx));
     let result = run.await;
     let _ = forward.await;
     match result.map_err(EngineError::from) {
-        Ok(r) => r,
+        Ok(CallOutcome::Done(r)) => r,
+        Ok(CallOutcome::Task(state)) => {
+            let conv = ctx.conversation;
+            super::tasks::follow(engine, conv, message_id, call, state, ctx.events, token).await
+        }
         Err(_) if ctx.cancel.is_cancelled() => error_result("The user stopped this tool call."),
         Err(e) => error_result(format!("The tool call failed: {e}")),
     }

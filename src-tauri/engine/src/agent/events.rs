@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::ErrorKind;
+use crate::mcp::tasks::TaskStatus;
 use crate::provider::Usage;
 
 /// Why a turn ended.
@@ -100,6 +101,18 @@ pub enum ChatEvent {
         /// The total, if known.
         total: Option<f64>,
         /// A status message.
+        message: Option<String>,
+    },
+    /// A call runs as a task on its server: its status changed (`working`, `input_required`,
+    /// then `completed`, `failed` or `cancelled`). Cancel it with `cancel_task(call_id)`.
+    ToolTask {
+        /// The call id.
+        call_id: String,
+        /// The server's id for the task.
+        task_id: String,
+        /// The task's status.
+        status: TaskStatus,
+        /// The server's status message (the task's progress), if any.
         message: Option<String>,
     },
     /// A call finished (or was denied, cancelled or failed: `is_error`).

@@ -11,6 +11,7 @@ pub mod coalesce;
 pub mod events;
 pub mod history;
 mod setup;
+mod tasks;
 pub mod title;
 pub mod tool_costs;
 mod turn;
@@ -28,6 +29,7 @@ use ts_rs::TS;
 
 pub use approval::{ApprovalAnswer, Approvals};
 pub use events::{CallView, ChatEvent, TurnEnd};
+pub use tasks::RunningTasks;
 pub use tool_costs::ToolCost;
 
 use crate::content::{Attachment, ContentPart};
@@ -93,11 +95,12 @@ pub enum AgentError {
     Invalid(String),
 }
 
-/// The agent's shared state: approval questions and running turns.
+/// The agent's shared state: approval questions, running turns and the tasks waited for.
 #[derive(Clone, Debug, Default)]
 pub struct AgentState {
     approvals: Approvals,
     running: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    tasks: RunningTasks,
 }
 
 /// Removes a conversation's turn from the registry when the turn ends, however it ends.

@@ -13,6 +13,7 @@ mod auth;
 mod capped;
 mod convert;
 mod requests;
+mod tasks;
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;

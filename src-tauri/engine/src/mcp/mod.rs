@@ -27,6 +27,7 @@ pub mod servers;
 pub mod spec;
 pub mod sse;
 pub mod supervisor;
+pub mod tasks;
 pub mod tools;
 pub mod types;
 

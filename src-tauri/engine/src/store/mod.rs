@@ -18,6 +18,7 @@ mod search;
 #[cfg(test)]
 mod search_tests;
 mod settings;
+mod tasks;
 #[cfg(test)]
 mod tests;
 
@@ -36,6 +37,7 @@ pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, Toke
 pub use page::{Page, PageRequest};
 pub use providers::{ProviderRecord, ProviderSettings};
 pub use search::{SearchHit, Segment};
+pub use tasks::TaskRecord;
 
 /// The migrations compiled into the binary.
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");

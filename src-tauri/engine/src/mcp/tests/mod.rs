@@ -10,6 +10,7 @@ mod process;
 mod sse;
 mod stdio;
 mod supervisor;
+mod tasks;
 mod tools;
 
 use std::collections::BTreeMap;

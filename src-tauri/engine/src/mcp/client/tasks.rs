@@ -1,0 +1,129 @@
+//! Tasks on the wire ([`crate::mcp::tasks`]): the task-augmented `tools/call`, `tasks/get`,
+//! `tasks/result` and `tasks/cancel`, for both protocol eras. rmcp 3.11 types only the
+//! 2026-07-28 extension's shapes, so answers are read back from their JSON: a handshake-era
+//! answer lands in whichever of rmcp's result types accepts it (often `CustomResult`), and
+//! its JSON keeps the fields we read.
+
+use std::time::Duration;
+
+use rmcp::model as rm;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::{McpClient, convert};
+use crate::mcp::tasks::{CallOutcome, TaskState, parse_task};
+use crate::mcp::types::{McpError, ToolResult};
+
+impl McpClient {
+    /// Calls tool `name` as a task (`task: { ttl }`, handshake era); the server answers with
+    /// the new task, or — when it ran the call at once — with its result.
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        ttl: Duration,
+    ) -> Result<CallOutcome, McpError> {
+        let ttl = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        let params = json!({"name": name, "arguments": args, "task": {"ttl": ttl}});
+        let answer = self.custom("tools/call", params).await?;
+        if answer.get("task").is_some() || answer.get("resultType") == Some(&json!("task")) {
+            return parse_task(&answer, tool_result).map(CallOutcome::Task);
+        }
+        match tool_result(&answer) {
+            Some(result) => Ok(CallOutcome::Done(result)),
+            None => Err(unexpected("tools/call", &answer)),
+        }
+    }
+
+    /// The task's current state (`tasks/get`).
+    pub async fn get_task(&self, task_id: &str) -> Result<TaskState, McpError> {
+        let request = rm::GetTaskRequest::new(rm::GetTaskParams::new(task_id));
+        let answer = self
+            .send(rm::ClientRequest::GetTaskRequest(request))
+            .await?;
+        parse_task(&answer, tool_result)
+    }
+
+    /// The task's result (`tasks/result`, handshake era): the server answers once the task is
+    /// terminal, sending its in-task requests (elicitation, sampling) meanwhile, so this waits
+    /// without a timeout until then or until `cancel` fires.
+    pub async fn task_result(
+        &self,
+        task_id: &str,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, McpError> {
+        let request = rm::CustomRequest::new("tasks/result", Some(json!({"taskId": task_id})));
+        let send = self
+            .service
+            .send_request(rm::ClientRequest::CustomRequest(request));
+        let answer = tokio::select! {
+            answer = send => answer.map_err(convert::service_error)?,
+            () = cancel.cancelled() => return Err(McpError::Cancelled),
+        };
+        let answer = serde_json::to_value(&answer).unwrap_or_default();
+        tool_result(&answer).ok_or_else(|| unexpected("tasks/result", &answer))
+    }
+
+    /// Asks the server to cancel the task (`tasks/cancel`).
+    pub async fn cancel_task(&self, task_id: &str) -> Result<(), McpError> {
+        let request = rm::CancelTaskRequest::new(rm::CancelTaskParams::new(task_id));
+        self.send(rm::ClientRequest::CancelTaskRequest(request))
+            .await
+            .map(drop)
+    }
+
+    /// Sends a custom request under the request timeout; its answer as JSON.
+    async fn custom(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        let request = rm::CustomRequest::new(method, Some(params));
+        self.send(rm::ClientRequest::CustomRequest(request)).await
+    }
+
+    /// Sends `request` under the request timeout; its answer as JSON.
+    async fn send(&self, request: rm::ClientRequest) -> Result<Value, McpError> {
+        let answer = self.bounded(self.service.send_request(request)).await?;
+        Ok(serde_json::to_value(&answer).unwrap_or_default())
+    }
+}
+
+/// A `CallToolResult` object as ours.
+fn tool_result(value: &Value) -> Option<ToolResult> {
+    let result: rm::CallToolResult = serde_json::from_value(value.clone()).ok()?;
+    Some(convert::tool_result(result))
+}
+
+/// An answer of the wrong shape.
+fn unexpected(method: &str, answer: &Value) -> McpError {
+    let shown: String = answer.to_string().chars().take(200).collect();
+    McpError::Protocol(format!("unexpected answer to {method}: {shown}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::tool_result;
+    use crate::mcp::tasks::{TaskOutcome, TaskStatus, parse_task};
+    use crate::mcp::types::{ResultPart, ToolResult};
+
+    #[test]
+    fn a_2026_completed_task_carries_its_tool_result_inline() {
+        let wire = json!({"resultType": "complete", "taskId": "t9", "status": "completed",
+            "createdAt": "2026-07-28T00:00:00Z", "lastUpdatedAt": "2026-07-28T00:00:01Z",
+            "ttlMs": null, "result": {"content": [{"type": "text", "text": "42"}], "isError": false}});
+        let state = parse_task(&wire, tool_result).unwrap();
+        assert_eq!(state.status, TaskStatus::Completed);
+        let expected = ToolResult {
+            content: vec![ResultPart::Text { text: "42".into() }],
+            structured: None,
+            is_error: false,
+        };
+        assert_eq!(state.outcome, Some(TaskOutcome::Result(expected)));
+    }
+
+    #[test]
+    fn a_handshake_era_result_without_a_task_is_a_plain_result() {
+        let wire = json!({"content": [{"type": "text", "text": "at once"}]});
+        assert_eq!(tool_result(&wire).map(|r| r.content.len()), Some(1));
+        assert_eq!(tool_result(&json!({"task": {"taskId": "x"}})), None);
+    }
+}

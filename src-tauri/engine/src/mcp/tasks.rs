@@ -1,0 +1,358 @@
+//! Tool calls a server runs as **tasks**: the call returns a task handle at once, the host
+//! polls the task's status, fetches its result when it is done, and may cancel it.
+//!
+//! Two wire shapes exist and both end up in the types here:
+//! - the handshake era (2025-11-25, SEP-1686): a tool declares `execution.taskSupport`; the
+//!   host adds `task: { ttl }` to `tools/call`, gets `{ task: {...} }` back, polls `tasks/get`,
+//!   fetches the result with `tasks/result` (which also carries the server's in-task requests,
+//!   e.g. elicitation while `input_required`), and cancels with `tasks/cancel`;
+//! - the Tasks extension of 2026-07-28 (SEP-2663, `io.modelcontextprotocol/tasks`): the server
+//!   answers `tools/call` with `resultType: "task"`, and `tasks/get` carries the final result
+//!   (or error) inline once the task is terminal.
+//!
+//! rmcp 3.11 models only the second; the client (`client/tasks.rs`) reads both from JSON.
+//! The supervisor's part (which client, which tool) is [`Supervisor::call_outcome`] and the
+//! `task_*` methods below.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use ts_rs::TS;
+
+use super::progress::ProgressSink;
+use super::tools::{ToolError, truncate, validate};
+use super::types::{McpError, ResultPart, ToolResult};
+use super::{McpClient, Supervisor};
+
+/// How often a task is polled when the server suggests nothing.
+pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// The fastest we poll, whatever the server suggests.
+pub const MIN_POLL: Duration = Duration::from_millis(100);
+/// The slowest we poll, whatever the server suggests.
+pub const MAX_POLL: Duration = Duration::from_secs(30);
+/// How long we ask a server to keep a task's result (handshake era `ttl`).
+pub const TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Where a task is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// The server is working on it.
+    Working,
+    /// The server waits for the user (an elicitation, say) before it can go on.
+    InputRequired,
+    /// Done; the result can be fetched.
+    Completed,
+    /// The task failed.
+    Failed,
+    /// The task was cancelled.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// The status named `wire` (`working`, `input_required`, …), if it is one.
+    pub fn parse(wire: &str) -> Option<Self> {
+        Some(match wire {
+            "working" => Self::Working,
+            "input_required" => Self::InputRequired,
+            "completed" => Self::Completed,
+            "failed" => Self::Failed,
+            "cancelled" => Self::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// Its wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Working => "working",
+            Self::InputRequired => "input_required",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    /// Completed, failed or cancelled: it will not change again.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
+    }
+}
+
+/// What the server said about a task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskState {
+    /// The server's id for it.
+    pub task_id: String,
+    /// Its status.
+    pub status: TaskStatus,
+    /// The server's status message (shown as the task's progress).
+    pub message: Option<String>,
+    /// How often the server would like to be polled.
+    pub poll_interval: Option<Duration>,
+    /// The final outcome, when the server sent it inline (the 2026-07-28 extension).
+    pub outcome: Option<TaskOutcome>,
+}
+
+impl TaskState {
+    /// The time to wait before the next poll, within [`MIN_POLL`]..[`MAX_POLL`].
+    pub fn next_poll(&self) -> Duration {
+        self.poll_interval
+            .unwrap_or(DEFAULT_POLL)
+            .clamp(MIN_POLL, MAX_POLL)
+    }
+}
+
+/// A terminal task's outcome, when the server included it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TaskOutcome {
+    /// The tool's result.
+    Result(ToolResult),
+    /// The JSON-RPC error that failed the task.
+    Error {
+        /// Its code.
+        code: i64,
+        /// Its message.
+        message: String,
+    },
+}
+
+/// How a tool call answered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallOutcome {
+    /// With its result.
+    Done(ToolResult),
+    /// With a task to poll.
+    Task(TaskState),
+}
+
+/// Reads a task object (handshake-era `Task`, a 2026-07-28 `DetailedTask`, or either wrapped
+/// in `{ "task": … }`); `result` turns an inline result object into ours.
+pub(crate) fn parse_task(
+    value: &Value,
+    result: impl Fn(&Value) -> Option<ToolResult>,
+) -> Result<TaskState, McpError> {
+    let task = value.get("task").filter(|t| t.is_object()).unwrap_or(value);
+    let bad = |what: &str| McpError::Protocol(format!("a task without {what}: {}", short(value)));
+    let task_id = task.get("taskId").and_then(Value::as_str);
+    let task_id = task_id.ok_or_else(|| bad("a taskId"))?.to_owned();
+    let status = task.get("status").and_then(Value::as_str);
+    let status = status
+        .and_then(TaskStatus::parse)
+        .ok_or_else(|| bad("a known status"))?;
+    let poll = ["pollIntervalMs", "pollInterval"]
+        .iter()
+        .find_map(|k| task.get(*k).and_then(Value::as_u64))
+        .map(Duration::from_millis);
+    Ok(TaskState {
+        task_id,
+        status,
+        message: task
+            .get("statusMessage")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        poll_interval: poll,
+        outcome: outcome(task, result),
+    })
+}
+
+fn outcome(task: &Value, result: impl Fn(&Value) -> Option<ToolResult>) -> Option<TaskOutcome> {
+    if let Some(r) = task.get("result").and_then(&result) {
+        return Some(TaskOutcome::Result(r));
+    }
+    let error = task.get("error")?;
+    Some(TaskOutcome::Error {
+        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+        message: error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("the task failed")
+            .to_owned(),
+    })
+}
+
+/// The first 200 characters of `value`'s JSON.
+fn short(value: &Value) -> String {
+    value.to_string().chars().take(200).collect()
+}
+
+/// Whether a plain call's answer says the tool must be run as a task (handshake era: the
+/// server's `-32601`, which the TypeScript SDK sends back as an error result instead).
+pub fn needs_task(answer: &Result<ToolResult, McpError>) -> bool {
+    const SIGN: &str = "requires task augmentation";
+    match answer {
+        Err(McpError::ServerError { code, message }) => *code == -32601 && message.contains("task"),
+        Ok(r) if r.is_error => r.content.iter().any(|p| match p {
+            ResultPart::Text { text } => text.contains(SIGN),
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
+impl Supervisor {
+    /// Calls `tool` of `server` like [`Supervisor::call_with_progress`], but a tool the
+    /// server runs as a task answers with its [`TaskState`] instead of waiting: a plain call
+    /// first, and — when the server says the tool must run as a task — a task-augmented one.
+    pub async fn call_outcome(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Value,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<CallOutcome, ToolError> {
+        let plain = self
+            .call_with_progress(server, tool, args.clone(), cancel.clone(), progress)
+            .await;
+        let answer = match plain {
+            Ok(r) => Ok(r),
+            Err(ToolError::Mcp(e)) => Err(e),
+            Err(other) => return Err(other),
+        };
+        if !needs_task(&answer) {
+            return Ok(CallOutcome::Done(answer?));
+        }
+        let client = self.task_client(server)?;
+        let args = validate(&self.tool_info(server, tool)?, args)?;
+        if cancel.is_cancelled() {
+            return Err(ToolError::Mcp(McpError::Cancelled));
+        }
+        Ok(client.call_tool_as_task(tool, args, TASK_TTL).await?)
+    }
+
+    /// The current state of task `task_id` on `server` (`tasks/get`).
+    pub async fn task_status(&self, server: &str, task_id: &str) -> Result<TaskState, ToolError> {
+        Ok(self.task_client(server)?.get_task(task_id).await?)
+    }
+
+    /// The result of terminal (or input-required) task `task_id` on `server`: the inline one
+    /// of `state` when the server sent it, else `tasks/result` (which waits for the task to
+    /// end, answering the server's in-task requests on the way). Truncated to the limits.
+    pub async fn task_result(
+        &self,
+        server: &str,
+        state: &TaskState,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        let result = match &state.outcome {
+            Some(TaskOutcome::Result(r)) => r.clone(),
+            Some(TaskOutcome::Error { code, message }) => failed(*code, message),
+            None => {
+                let client = self.task_client(server)?;
+                client.task_result(&state.task_id, cancel).await?
+            }
+        };
+        Ok(truncate(result, &self.limits()))
+    }
+
+    /// Asks `server` to cancel task `task_id` (`tasks/cancel`); the task's state after it.
+    pub async fn task_cancel(&self, server: &str, task_id: &str) -> Result<TaskState, ToolError> {
+        let client = self.task_client(server)?;
+        client.cancel_task(task_id).await?;
+        Ok(client.get_task(task_id).await?)
+    }
+
+    /// The client of a ready `server`.
+    fn task_client(&self, server: &str) -> Result<std::sync::Arc<McpClient>, ToolError> {
+        let found = self.with_slot(server, |slot| slot.client.clone());
+        match found {
+            Some(Some(client)) => Ok(client),
+            Some(None) => Err(ToolError::NotReady {
+                server: server.to_owned(),
+                state: "not connected".to_owned(),
+            }),
+            None => Err(ToolError::UnknownServer {
+                server: server.to_owned(),
+            }),
+        }
+    }
+
+    /// The listed description of `server`'s `tool`.
+    fn tool_info(&self, server: &str, tool: &str) -> Result<super::types::ToolInfo, ToolError> {
+        let info = self.with_slot(server, |slot| {
+            slot.tools.iter().find(|t| t.name == tool).cloned()
+        });
+        info.flatten().ok_or_else(|| ToolError::UnknownTool {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+        })
+    }
+}
+
+/// The result of a task that failed with a JSON-RPC error.
+pub fn failed(code: i64, message: &str) -> ToolResult {
+    ToolResult {
+        content: vec![ResultPart::Text {
+            text: format!("The task failed (error {code}): {message}"),
+        }],
+        structured: None,
+        is_error: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn no_result(_: &Value) -> Option<ToolResult> {
+        None
+    }
+
+    #[test]
+    fn a_handshake_era_create_task_result_is_read_from_its_task_member() {
+        let wire = json!({"task": {"taskId": "t1", "status": "working", "statusMessage": "Gathering",
+            "createdAt": "2026-01-01T00:00:00Z", "ttl": 300000, "pollInterval": 1000}});
+        let state = parse_task(&wire, no_result).unwrap();
+        assert_eq!(
+            state,
+            TaskState {
+                task_id: "t1".into(),
+                status: TaskStatus::Working,
+                message: Some("Gathering".into()),
+                poll_interval: Some(Duration::from_millis(1000)),
+                outcome: None,
+            }
+        );
+    }
+
+    #[test]
+    fn a_2026_detailed_task_carries_its_error_inline() {
+        let wire = json!({"resultType": "complete", "taskId": "t2", "status": "failed",
+            "pollIntervalMs": 50, "error": {"code": -32603, "message": "boom"}});
+        let state = parse_task(&wire, no_result).unwrap();
+        assert_eq!(state.status, TaskStatus::Failed);
+        assert_eq!(state.next_poll(), MIN_POLL);
+        assert_eq!(
+            state.outcome,
+            Some(TaskOutcome::Error {
+                code: -32603,
+                message: "boom".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_task_with_an_unknown_status_is_a_protocol_error() {
+        let wire = json!({"taskId": "t3", "status": "sleeping"});
+        let err = parse_task(&wire, no_result).unwrap_err();
+        assert!(matches!(err, McpError::Protocol(m) if m.contains("known status")));
+    }
+
+    #[test]
+    fn the_sdks_task_required_error_result_asks_for_a_task() {
+        let text = "MCP error -32601: Tool x requires task augmentation (taskSupport: 'required')";
+        let answer = Ok(ToolResult {
+            content: vec![ResultPart::Text { text: text.into() }],
+            structured: None,
+            is_error: true,
+        });
+        assert!(needs_task(&answer));
+        let plain = Ok(failed(1, "requires nothing"));
+        assert!(!needs_task(&plain));
+    }
+}
