@@ -43,7 +43,7 @@ impl Setup {
             .or_else(|| record.settings.tool_modes.get(&model).copied())
             .unwrap_or(ToolMode::Auto);
         let client = engine.provider_client(&record.id).await?;
-        let tools = tools_of(engine, &settings);
+        let tools = tools_of(engine, &settings).await;
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
         let specs_tokens = super::budget::tools_tokens(&specs);
@@ -82,8 +82,9 @@ async fn provider_of(engine: &Engine, conv: &Conversation) -> Result<ProviderRec
         .ok_or_else(|| AgentError::NoProvider.into())
 }
 
-/// The tools of the conversation's servers (all running servers when it names none).
-fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
+/// The tools of the conversation's servers (all running servers when it names none); lists
+/// whose cache hint ran out are listed again, the others reused with no request.
+async fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
     let servers: Vec<String> = match &settings.servers {
         Some(list) => list.clone(),
         None => engine
@@ -93,7 +94,7 @@ fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)>
             .map(|(name, _)| name)
             .collect(),
     };
-    engine.supervisor().tools_for(&servers)
+    engine.supervisor().current_tools_for(&servers).await
 }
 
 /// The tool definitions sent to the model.

@@ -3,15 +3,19 @@
 //! protocol era the server speaks, and exposes tools, resources, prompts and notifications in
 //! our own types ([`super::types`]); no rmcp type leaves this module.
 //!
-//! Protocol eras: today every server we meet speaks the handshake era (`initialize`, up to
-//! 2025-11-25, negotiated down by the server for older ones). rmcp 3.11 defaults to the
-//! stateless 2026-07-28 revision, so we pin the handshake era explicitly; the stateless era
-//! (`server/discover`, per-request `_meta`) plugs in at [`Era`] / [`lifecycle`].
+//! Protocol eras, per server ([`lifecycle`]): the stateless 2026-07-28 revision first
+//! (`server/discover`, per-request `_meta`, no session), the `initialize` handshake (2025-11-25,
+//! negotiated down by the server for older ones) when the server does not speak it. Multi
+//! round-trip requests are driven in [`mrtr`], list cache hints read in [`listing`].
 
 mod auth;
 mod capped;
 mod convert;
+mod listing;
+mod mrtr;
 mod requests;
+
+pub use mrtr::MAX_ROUNDS as MRTR_MAX_ROUNDS;
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -42,12 +46,14 @@ use super::roots::RootInfo;
 use super::spec::{ServerSpec, Transport};
 use super::sse::SseTransport;
 use super::types::{
-    McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ServerInfo, ServerNotification,
+    Listed, McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ServerInfo, ServerNotification,
     ToolInfo, ToolResult,
 };
 
 /// The protocol revision we offer in `initialize`.
 const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;
+/// The stateless revision we ask for in `server/discover`.
+const STATELESS_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2026_07_28;
 /// How many stderr lines a handshake error quotes.
 const STDERR_TAIL_LINES: usize = 5;
 /// The largest message a stdio server may send (one line). rmcp's default (16 MiB) silently
@@ -227,24 +233,16 @@ impl rmcp::ClientHandler for Bridge {
     }
 }
 
-/// The protocol era spoken with one server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Era {
-    /// `initialize` / `notifications/initialized` (revisions up to 2025-11-25).
-    Handshake,
-    // Stateless (2026-07-28: `server/discover`, `_meta` on every request) comes here, chosen
-    // per server (probe, or remembered from the last successful connection).
-}
-
-/// The era to try with `spec`: the handshake era for now, for every server.
-fn era(_spec: &ServerSpec) -> Era {
-    Era::Handshake
-}
-
-/// rmcp's start-up mode for an era.
-fn lifecycle(era: Era) -> ClientLifecycleMode {
-    match era {
-        Era::Handshake => ClientLifecycleMode::Initialize,
+/// rmcp's start-up mode: the stateless era first (`server/discover` with 2026-07-28), and the
+/// `initialize` handshake (offering [`HANDSHAKE_VERSION`]; the server may answer with an older
+/// revision, down to 2024-11-05) when the server answers the probe with a JSON-RPC error, as
+/// handshake-era servers do (`-32601`, method not found, from server-everything and FastMCP).
+/// A server that ignores the probe altogether costs rmcp's fallback wait (10 s) once per
+/// start, within the start-up timeout; see `docs/mcp-eras.md`.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![STATELESS_VERSION],
+        legacy_version: Some(HANDSHAKE_VERSION),
     }
 }
 
@@ -388,8 +386,14 @@ impl McpClient {
 
     /// Every tool the server offers (all pages).
     pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
-        let tools = self.bounded(self.service.list_all_tools()).await?;
-        Ok(tools.into_iter().map(convert::tool).collect())
+        Ok(self.list_tools_hinted().await?.items)
+    }
+
+    /// Every tool the server offers, with the list's cache hint. Within the hint's `ttlMs`
+    /// the list comes from the connection's response cache, with no request.
+    pub async fn list_tools_hinted(&self) -> Result<Listed<ToolInfo>, McpError> {
+        let tools = self.service.list_all_tools_with_cache_hint();
+        Ok(listing::listed(self.bounded(tools).await?, convert::tool))
     }
 
     /// Calls tool `name` with `args`. `timeout` is reset by each progress notification of the
@@ -407,6 +411,8 @@ impl McpClient {
     }
 
     /// [`McpClient::call_tool`], sending the call's progress notifications to `progress`.
+    /// A stateless-era server's `input_required` answers are fulfilled and the call retried
+    /// ([`mrtr`]); `timeout` applies to each round trip, not to the user's answering time.
     pub async fn call_tool_with_progress(
         &self,
         name: &str,
@@ -420,6 +426,24 @@ impl McpClient {
         }
         let mut params = rm::CallToolRequestParams::new(name.to_owned());
         params.arguments = Some(args);
+        let rounds = self.rounds("tools/call", name, &cancel);
+        mrtr::drive(&rounds, |retry| {
+            let mut params = params.clone();
+            (params.input_responses, params.request_state) = (retry.responses, retry.state);
+            self.call_round(params, timeout, &cancel, progress.clone())
+        })
+        .await
+    }
+
+    /// One `tools/call` round trip under `timeout` (reset by progress); on timeout or when
+    /// `cancel` fires, the server is sent `notifications/cancelled`.
+    async fn call_round(
+        &self,
+        params: rm::CallToolRequestParams,
+        timeout: Duration,
+        cancel: &CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<mrtr::Round<ToolResult>, McpError> {
         let request = rm::ClientRequest::CallToolRequest(rm::CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
         let handle = self
@@ -432,7 +456,10 @@ impl McpClient {
         let _route = progress.map(|sink| self.service.service().progress.register(token, sink));
         tokio::select! {
             answer = handle.await_response() => match answer.map_err(convert::service_error)? {
-                rm::ServerResult::CallToolResult(result) => Ok(convert::tool_result(result)),
+                rm::ServerResult::CallToolResult(result) => {
+                    Ok(mrtr::Round::Done(convert::tool_result(result)))
+                }
+                rm::ServerResult::InputRequiredResult(asked) => Ok(mrtr::Round::Input(asked)),
                 other => Err(unexpected("tools/call", &other)),
             },
             () = cancel.cancelled() => {
@@ -448,26 +475,65 @@ impl McpClient {
         }
     }
 
-    /// Every resource the server lists (all pages).
-    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
-        let resources = self.bounded(self.service.list_all_resources()).await?;
-        Ok(resources.into_iter().map(convert::resource).collect())
+    /// The context of a multi round-trip request.
+    fn rounds<'a>(
+        &'a self,
+        method: &'static str,
+        target: &'a str,
+        cancel: &CancellationToken,
+    ) -> mrtr::Rounds<'a> {
+        mrtr::Rounds {
+            host: self.service.service().host.as_ref(),
+            method,
+            target,
+            cancel: cancel.clone(),
+        }
     }
 
-    /// Reads resource `uri`.
+    /// Every resource the server lists (all pages).
+    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
+        Ok(self.list_resources_hinted().await?.items)
+    }
+
+    /// Every resource the server lists, with the list's cache hint.
+    pub async fn list_resources_hinted(&self) -> Result<Listed<ResourceInfo>, McpError> {
+        let resources = self.service.list_all_resources_with_cache_hint();
+        Ok(listing::listed(self.bounded(resources).await?, convert::resource))
+    }
+
+    /// Reads resource `uri`; `input_required` answers are fulfilled as for tool calls, the
+    /// request timeout applying to each round trip.
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, McpError> {
-        let params = rm::ReadResourceRequestParams::new(uri);
-        let result = self.bounded(self.service.read_resource(params)).await?;
+        let cancel = CancellationToken::new();
+        let rounds = self.rounds("resources/read", uri, &cancel);
+        let result = mrtr::drive(&rounds, |retry| {
+            let mut params = rm::ReadResourceRequestParams::new(uri);
+            (params.input_responses, params.request_state) = (retry.responses, retry.state);
+            async move {
+                match self.bounded(self.service.read_resource_once(params)).await? {
+                    rm::ReadResourceResponse::Complete(done) => Ok(mrtr::Round::Done(done)),
+                    rm::ReadResourceResponse::InputRequired(asked) => Ok(mrtr::Round::Input(asked)),
+                    _ => Err(McpError::Protocol("unexpected answer to resources/read".into())),
+                }
+            }
+        })
+        .await?;
         Ok(result.contents.into_iter().map(convert::contents).collect())
     }
 
     /// Every prompt the server lists (all pages).
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
-        let prompts = self.bounded(self.service.list_all_prompts()).await?;
-        Ok(prompts.into_iter().map(convert::prompt_info).collect())
+        Ok(self.list_prompts_hinted().await?.items)
     }
 
-    /// Expands prompt `name` with `args`.
+    /// Every prompt the server lists, with the list's cache hint.
+    pub async fn list_prompts_hinted(&self) -> Result<Listed<PromptInfo>, McpError> {
+        let prompts = self.service.list_all_prompts_with_cache_hint();
+        Ok(listing::listed(self.bounded(prompts).await?, convert::prompt_info))
+    }
+
+    /// Expands prompt `name` with `args`; `input_required` answers are fulfilled as for tool
+    /// calls, the request timeout applying to each round trip.
     pub async fn get_prompt(
         &self,
         name: &str,
@@ -475,7 +541,20 @@ impl McpClient {
     ) -> Result<Prompt, McpError> {
         let mut params = rm::GetPromptRequestParams::new(name);
         params.arguments = Some(args.into_iter().map(|(k, v)| (k, v.into())).collect());
-        let result = self.bounded(self.service.get_prompt(params)).await?;
+        let cancel = CancellationToken::new();
+        let rounds = self.rounds("prompts/get", name, &cancel);
+        let result = mrtr::drive(&rounds, |retry| {
+            let mut params = params.clone();
+            (params.input_responses, params.request_state) = (retry.responses, retry.state);
+            async move {
+                match self.bounded(self.service.get_prompt_once(params)).await? {
+                    rm::GetPromptResponse::Complete(done) => Ok(mrtr::Round::Done(done)),
+                    rm::GetPromptResponse::InputRequired(asked) => Ok(mrtr::Round::Input(asked)),
+                    _ => Err(McpError::Protocol("unexpected answer to prompts/get".into())),
+                }
+            }
+        })
+        .await?;
         Ok(convert::prompt(result))
     }
 
@@ -526,7 +605,7 @@ async fn connect_stdio(
     // rmcp's own cap stays above ours (a newline more), so it never drops a line silently.
     let transport = AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(MAX_STDIO_MESSAGE_BYTES + 1);
-    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
+    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle());
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, Some(process)),
         Ok(Err(error)) => {
@@ -566,7 +645,7 @@ where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
+    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle());
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, None),
         Ok(Err(error)) => Err(convert::init_error(error, "")),

@@ -5,7 +5,7 @@ use rmcp::model as rm;
 use rmcp::service::{ClientInitializeError, ServiceError};
 
 use crate::mcp::types::{
-    LogLevel, McpError, Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole,
+    LogLevel, McpError, ProtocolEra, Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole,
     ResourceBody, ResourceContent, ResourceInfo, ResultPart, ServerInfo, ServerNotification,
     ToolAnnotations, ToolInfo, ToolResult,
 };
@@ -18,6 +18,11 @@ pub(super) fn server_info(info: &rm::ServerPeerInfo) -> ServerInfo {
         title: implementation.title,
         version: implementation.version,
         protocol_version: info.protocol_version.as_str().to_owned(),
+        era: if info.protocol_version.has_initialize() {
+            ProtocolEra::Handshake
+        } else {
+            ProtocolEra::Stateless
+        },
         instructions: info.instructions.clone(),
     }
 }
