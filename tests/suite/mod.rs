@@ -11,6 +11,7 @@ mod ipc_chat;
 mod ipc_mcp;
 mod mcp_cli;
 mod mcp_eras;
+mod mcp_mrtr;
 mod mcp_oauth;
 mod mcp_py;
 mod mrtr_server;
