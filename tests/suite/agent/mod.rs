@@ -2,6 +2,7 @@
 //! formats, rejecting any invalid history like the real services) and real MCP servers,
 //! driven through the engine and through `switchboard chat`.
 
+mod cache;
 mod cli;
 mod crash;
 mod model;
