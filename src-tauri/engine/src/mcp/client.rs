@@ -145,6 +145,8 @@ impl HostHandler for IgnoreNotifications {
 struct Bridge {
     host: Arc<dyn HostHandler>,
     progress: ProgressRoutes,
+    /// Skip the `server/discover` probe (the retry after a server answered it wrongly).
+    handshake_only: bool,
 }
 
 impl rmcp::ClientHandler for Bridge {
@@ -239,7 +241,12 @@ impl rmcp::ClientHandler for Bridge {
 /// handshake-era servers do (`-32601`, method not found, from server-everything and FastMCP).
 /// A server that ignores the probe altogether costs rmcp's fallback wait (10 s) once per
 /// start, within the start-up timeout; see `docs/mcp-eras.md`.
-fn lifecycle() -> ClientLifecycleMode {
+/// With `handshake_only`, straight to `initialize`: the second attempt after a server answered
+/// the probe with a result of another kind (`{}` from servers that answer every method).
+fn lifecycle(handshake_only: bool) -> ClientLifecycleMode {
+    if handshake_only {
+        return ClientLifecycleMode::Initialize;
+    }
     ClientLifecycleMode::Auto {
         preferred_versions: vec![STATELESS_VERSION],
         legacy_version: Some(HANDSHAKE_VERSION),
@@ -281,7 +288,27 @@ impl McpClient {
         let bridge = Bridge {
             host: Arc::new(host),
             progress: ProgressRoutes::default(),
+            handshake_only: false,
         };
+        match Self::connect_bridge(spec, bridge.clone(), oauth).await {
+            Err(McpError::NotDiscover(answer)) => {
+                tracing::info!(server = spec.name, answer, "not a discover answer: handshake era");
+                let bridge = Bridge {
+                    handshake_only: true,
+                    ..bridge
+                };
+                Self::connect_bridge(spec, bridge, oauth).await
+            }
+            other => other,
+        }
+    }
+
+    /// Connects with `bridge`'s start-up mode.
+    async fn connect_bridge(
+        spec: &ServerSpec,
+        bridge: Bridge,
+        oauth: Option<&OAuth>,
+    ) -> Result<Self, McpError> {
         match &spec.transport {
             Transport::Stdio {
                 command,
@@ -338,6 +365,7 @@ impl McpClient {
         let bridge = Bridge {
             host: Arc::new(host),
             progress: ProgressRoutes::default(),
+            handshake_only: false,
         };
         connect_transport(spec, transport, bridge).await
     }
@@ -605,7 +633,8 @@ async fn connect_stdio(
     // rmcp's own cap stays above ours (a newline more), so it never drops a line silently.
     let transport = AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(MAX_STDIO_MESSAGE_BYTES + 1);
-    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle());
+    let mode = lifecycle(bridge.handshake_only);
+    let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, Some(process)),
         Ok(Err(error)) => {
@@ -645,7 +674,8 @@ where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle());
+    let mode = lifecycle(bridge.handshake_only);
+    let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, None),
         Ok(Err(error)) => Err(convert::init_error(error, "")),

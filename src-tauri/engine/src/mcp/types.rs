@@ -326,6 +326,11 @@ pub enum McpError {
     /// The server demands OAuth authorization and it failed (or none is configured).
     #[error("authorization failed: {0}")]
     Auth(String),
+    /// The server answered `server/discover` (or `initialize`) with a result of another kind,
+    /// as handshake-era servers that answer every unknown method with `{}` do; the client then
+    /// connects again in the handshake era.
+    #[error("handshake failed: the server answered the opening request with {0}")]
+    NotDiscover(String),
     /// A multi round-trip request kept asking for input past the bound on rounds.
     #[error("{method} still needed input after {rounds} rounds; stopped (a bound on rounds)")]
     TooManyRounds {

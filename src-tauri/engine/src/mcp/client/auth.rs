@@ -50,7 +50,8 @@ pub(super) async fn connect(
     let config =
         StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle());
+    let mode = lifecycle(bridge.handshake_only);
+    let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, None),
         Ok(Err(error)) => Err(convert::init_error(error, "")),

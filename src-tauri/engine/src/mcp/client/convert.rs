@@ -223,6 +223,10 @@ pub(super) fn init_error(error: ClientInitializeError, stderr_tail: &str) -> Mcp
             e.code.0, e.message
         )),
         ClientInitializeError::Cancelled => McpError::Cancelled,
+        ClientInitializeError::ExpectedInitResult(Some(answer)) => {
+            let json = serde_json::to_string(&answer).unwrap_or_default();
+            McpError::NotDiscover(json.chars().take(200).collect())
+        }
         other => McpError::Handshake(with_tail(other.to_string())),
     }
 }
