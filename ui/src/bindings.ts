@@ -505,9 +505,13 @@ title: string | null,
  */
 version: string, 
 /**
- * The negotiated protocol revision, e.g. `2025-11-25`.
+ * The negotiated protocol revision, e.g. `2025-11-25` or `2026-07-28`.
  */
 protocol_version: string, 
+/**
+ * The protocol era that revision belongs to.
+ */
+era: ProtocolEra, 
 /**
  * Usage instructions for the model, if the server gives any.
  */
