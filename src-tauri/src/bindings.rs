@@ -13,8 +13,8 @@ use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 use switchboard_engine::mcp::types::{
-    PromptArgument, PromptInfo, ResourceBody, ResourceContent, ResourceInfo, ResultPart,
-    ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
+    PromptArgument, PromptInfo, ProtocolEra, ResourceBody, ResourceContent, ResourceInfo,
+    ResultPart, ServerInfo, ToolAnnotations, ToolInfo, ToolResult,
 };
 use switchboard_engine::mcp::{
     Approval, ImportAction, ImportPreview, ImportReport, InteractionAnswer, InteractionEvent,
@@ -70,6 +70,7 @@ pub fn typescript() -> String {
         declaration::<ImportAction>(&cfg),
         declaration::<PreviewEntry>(&cfg),
         declaration::<ImportPreview>(&cfg),
+        declaration::<ProtocolEra>(&cfg),
         declaration::<ServerInfo>(&cfg),
         declaration::<ServerState>(&cfg),
         declaration::<ServerStatus>(&cfg),

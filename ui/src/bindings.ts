@@ -489,6 +489,11 @@ report: ImportReport,
 entries: Array<PreviewEntry>, };
 
 /**
+ * The protocol era spoken with one server, negotiated per server at each connection.
+ */
+export type ProtocolEra = "stateless" | "handshake";
+
+/**
  * Who the server says it is, and the protocol revision both sides agreed on.
  */
 export type ServerInfo = { 
