@@ -165,7 +165,10 @@ fn a_tool_call_needing_a_form_a_model_and_the_roots_is_fulfilled_through_the_bro
     );
     assert_eq!(log.first(), Some(&first), "{log:?}");
     assert!(log[1].starts_with("[Info] switchboard/mrtr: tools/call ask_all: round 2 needs input: elicitation (name); requestState of"), "{log:?}");
-    assert_eq!(log[2], "[Info] switchboard/mrtr: tools/call ask_all: completed after 3 rounds");
+    assert_eq!(
+        log[2],
+        "[Info] switchboard/mrtr: tools/call ask_all: completed after 3 rounds"
+    );
     tauri::async_runtime::block_on(engine.shutdown());
 }
 
@@ -183,7 +186,10 @@ fn a_server_that_never_stops_asking_is_cut_off_at_the_bound_with_a_clear_error()
     );
     let log = mrtr_log(&h, 11);
     assert_eq!(log.len(), 11, "{log:?}");
-    assert_eq!(log[10], "[Info] switchboard/mrtr: tools/call ask_forever: gave up after 10 rounds");
+    assert_eq!(
+        log[10],
+        "[Info] switchboard/mrtr: tools/call ask_forever: gave up after 10 rounds"
+    );
     tauri::async_runtime::block_on(engine.shutdown());
 }
 
@@ -206,16 +212,26 @@ impl HostHandler for Filler {
     }
 
     fn elicit(&self, _request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
-        Box::pin(std::future::ready(ElicitationReply::Accept(Some(json!({ "name": "Cy" })))))
+        Box::pin(std::future::ready(ElicitationReply::Accept(Some(
+            json!({ "name": "Cy" }),
+        ))))
     }
 }
 
 #[tokio::test]
 async fn a_prompt_and_a_resource_needing_input_are_fulfilled_with_the_state_echoed() {
     let server = mrtr_server::start(Asking::default()).await;
-    let transport = Transport::Http { url: server.url.clone(), headers: BTreeMap::new() };
-    let client = McpClient::connect(&ServerSpec::new("mrtr", transport), Filler).await.unwrap();
-    let prompt = client.get_prompt("greeting", BTreeMap::new()).await.unwrap();
+    let transport = Transport::Http {
+        url: server.url.clone(),
+        headers: BTreeMap::new(),
+    };
+    let client = McpClient::connect(&ServerSpec::new("mrtr", transport), Filler)
+        .await
+        .unwrap();
+    let prompt = client
+        .get_prompt("greeting", BTreeMap::new())
+        .await
+        .unwrap();
     let text = serde_json::to_value(&prompt.messages).unwrap().to_string();
     assert!(text.contains("Greet Cy (state echoed: true)"), "{text}");
     let contents = client.read_resource("mrtr://roots").await.unwrap();

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequests,
-    InputRequiredResult, InputResponses, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequests, InputRequiredResult,
+    InputResponses, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
     ServerConfig,
 };
@@ -65,13 +65,17 @@ pub async fn start(asking: Asking) -> Running {
         move || Ok(asking.clone())
     };
     let config = StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
-    let service = StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
+    let service =
+        StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
     let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let shutdown = stop.clone();
     tokio::spawn(async move {
-        let serve = axum::serve(listener, router).with_graceful_shutdown(shutdown.cancelled_owned());
+        let serve =
+            axum::serve(listener, router).with_graceful_shutdown(shutdown.cancelled_owned());
         let _ = serve.await;
     });
     Running {
@@ -137,8 +141,14 @@ impl Asking {
     fn answer(&self, tool: &str, responses: &InputResponses) -> CallToolResult {
         let get = |key: &str| responses.get(key).cloned().unwrap_or(Value::Null);
         match tool {
-            "ask_name" => text(format!("hello {}", get("name")["content"]["name"].as_str().unwrap_or("?"))),
-            "ask_model" => text(format!("the model said {}", get("colour")["content"]["text"].as_str().unwrap_or("?"))),
+            "ask_name" => text(format!(
+                "hello {}",
+                get("name")["content"]["name"].as_str().unwrap_or("?")
+            )),
+            "ask_model" => text(format!(
+                "the model said {}",
+                get("colour")["content"]["text"].as_str().unwrap_or("?")
+            )),
             "ask_roots" => text(roots_text(&get("roots"))),
             _ => text(format!("unexpected tool {tool}")),
         }
@@ -181,10 +191,16 @@ impl ServerHandler for Asking {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.lists.fetch_add(1, Ordering::SeqCst);
-        let mut names = vec!["ask_name", "ask_model", "ask_roots", "ask_all", "ask_forever"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect::<Vec<_>>();
+        let mut names = vec![
+            "ask_name",
+            "ask_model",
+            "ask_roots",
+            "ask_all",
+            "ask_forever",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
         names.extend(self.extra_tool.lock().ok().and_then(|t| t.clone()));
         let tools: Vec<Value> = names.iter().map(|n| tool(n)).collect();
         let mut result = json!({ "tools": tools, "cacheScope": "public" });
@@ -213,26 +229,44 @@ impl ServerHandler for Asking {
         let state = request.request_state.as_deref();
         if name == "ask_all" && responses.contains_key("colour") {
             if !self.state_ok(state, STATE) {
-                return Ok(CallToolResult::error(vec![ContentBlock::text("requestState changed")]).into());
+                return Ok(
+                    CallToolResult::error(vec![ContentBlock::text("requestState changed")]).into(),
+                );
             }
             let so_far = format!(
                 "{}; {}; {}",
-                self.answer("ask_name", &responses).content[0].as_text().map(|t| t.text.clone()).unwrap_or_default(),
-                self.answer("ask_model", &responses).content[0].as_text().map(|t| t.text.clone()).unwrap_or_default(),
-                self.answer("ask_roots", &responses).content[0].as_text().map(|t| t.text.clone()).unwrap_or_default(),
+                self.answer("ask_name", &responses).content[0]
+                    .as_text()
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default(),
+                self.answer("ask_model", &responses).content[0]
+                    .as_text()
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default(),
+                self.answer("ask_roots", &responses).content[0]
+                    .as_text()
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default(),
             );
             return Ok(ask(&[form("name")], &format!("round-2 {so_far}")).into());
         }
         if name == "ask_all" {
-            let so_far = state.and_then(|s| s.strip_prefix("round-2 ")).unwrap_or("?");
-            let again = self.answer("ask_name", &responses).content[0].as_text().map(|t| t.text.clone()).unwrap_or_default();
+            let so_far = state
+                .and_then(|s| s.strip_prefix("round-2 "))
+                .unwrap_or("?");
+            let again = self.answer("ask_name", &responses).content[0]
+                .as_text()
+                .map(|t| t.text.clone())
+                .unwrap_or_default();
             return Ok(text(format!("{so_far}; then {again}")).into());
         }
         if name == "ask_forever" {
             return Ok(ask(&[roots("again")], STATE).into());
         }
         if !self.state_ok(state, STATE) {
-            return Ok(CallToolResult::error(vec![ContentBlock::text("requestState changed")]).into());
+            return Ok(
+                CallToolResult::error(vec![ContentBlock::text("requestState changed")]).into(),
+            );
         }
         Ok(self.answer(&name, &responses).into())
     }
@@ -250,7 +284,8 @@ impl ServerHandler for Asking {
         let echoed = request.request_state.as_deref() == Some(STATE);
         let result = json!({ "description": "A greeting", "messages": [{ "role": "user",
             "content": { "type": "text", "text": format!("Greet {who} (state echoed: {echoed})") } }] });
-        let result: GetPromptResult = serde_json::from_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let result: GetPromptResult = serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         Ok(result.into())
     }
 
@@ -266,7 +301,8 @@ impl ServerHandler for Asking {
         let echoed = request.request_state.as_deref() == Some(STATE);
         let result = json!({ "contents": [{ "uri": request.uri, "mimeType": "text/plain",
             "text": format!("{listed} (state echoed: {echoed})") }] });
-        let result: ReadResourceResult = serde_json::from_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let result: ReadResourceResult = serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         Ok(result.into())
     }
 }

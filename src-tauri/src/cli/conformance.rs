@@ -110,7 +110,11 @@ const SCHEMA_ECHO: (&str, &str) = ("json_schema_echo", "json_schema_2020_12_tool
 /// Lists the tools and calls each one; a failed call is a failure, a tool's error result is not.
 /// In the schema-preservation scenario, the echo tool is given the other tool's input schema
 /// exactly as our client parsed and kept it (what the model would be shown).
-async fn exercise(out: &mut impl Write, client: &McpClient, scenario: &str) -> Result<(), CliError> {
+async fn exercise(
+    out: &mut impl Write,
+    client: &McpClient,
+    scenario: &str,
+) -> Result<(), CliError> {
     let tools = client.list_tools().await.map_err(engine)?;
     writeln!(out, "{} tools", tools.len())?;
     let observed = (tools.iter())

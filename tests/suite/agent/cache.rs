@@ -17,11 +17,25 @@ use crate::suite::mrtr_server::{self, Asking, Running};
 
 /// An engine with the server (tool lists hinted `ttl_ms`) started, and a conversation on a
 /// model that answers `turns` times with text.
-async fn setup(dir: &std::path::Path, ttl_ms: Option<u64>, turns: usize) -> (Engine, Running, Model, String) {
-    let server = mrtr_server::start(Asking { ttl_ms, ..Asking::default() }).await;
+async fn setup(
+    dir: &std::path::Path,
+    ttl_ms: Option<u64>,
+    turns: usize,
+) -> (Engine, Running, Model, String) {
+    let server = mrtr_server::start(Asking {
+        ttl_ms,
+        ..Asking::default()
+    })
+    .await;
     let engine = engine(dir).await;
-    let transport = Transport::Http { url: server.url.clone(), headers: Default::default() };
-    engine.add_server(ServerConfig::new("mrtr", transport)).await.unwrap();
+    let transport = Transport::Http {
+        url: server.url.clone(),
+        headers: Default::default(),
+    };
+    engine
+        .add_server(ServerConfig::new("mrtr", transport))
+        .await
+        .unwrap();
     engine.start_server("mrtr").await.unwrap();
     let model = Model::start(vec![Say::Text("Fine.".into()); turns]).await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
@@ -32,17 +46,28 @@ async fn setup(dir: &std::path::Path, ttl_ms: Option<u64>, turns: usize) -> (Eng
 fn offered(model: &Model, i: usize) -> Vec<String> {
     let requests = model.requests();
     let tools = requests[i]["tools"].as_array().cloned().unwrap_or_default();
-    tools.iter().filter_map(|t| t["function"]["name"].as_str().map(str::to_owned)).collect()
+    tools
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect()
 }
 
 #[tokio::test]
 async fn within_the_ttl_a_second_turn_sends_the_known_tools_without_listing_them_again() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, server, model, conv) = setup(dir.path(), Some(60_000), 2).await;
-    assert_eq!(server.asking.lists.load(Ordering::SeqCst), 1, "the start-up listing");
+    assert_eq!(
+        server.asking.lists.load(Ordering::SeqCst),
+        1,
+        "the start-up listing"
+    );
     send(&engine, &conv, "one", ApprovalAnswer::Deny).await;
     send(&engine, &conv, "two", ApprovalAnswer::Deny).await;
-    assert_eq!(server.asking.lists.load(Ordering::SeqCst), 1, "no tools/list in either turn");
+    assert_eq!(
+        server.asking.lists.load(Ordering::SeqCst),
+        1,
+        "no tools/list in either turn"
+    );
     assert_eq!(offered(&model, 1).len(), 5);
     assert_eq!(offered(&model, 0), offered(&model, 1));
     engine.shutdown().await;
@@ -62,7 +87,11 @@ async fn once_the_ttl_has_passed_the_next_turn_lists_again_and_sees_the_change()
     send(&engine, &conv, "two", ApprovalAnswer::Deny).await;
     assert_eq!(server.asking.lists.load(Ordering::SeqCst), after_first + 1);
     assert!(!offered(&model, 0).iter().any(|t| t.ends_with("ask_later")));
-    assert!(offered(&model, 1).iter().any(|t| t.ends_with("ask_later")), "{:?}", offered(&model, 1));
+    assert!(
+        offered(&model, 1).iter().any(|t| t.ends_with("ask_later")),
+        "{:?}",
+        offered(&model, 1)
+    );
     engine.shutdown().await;
 }
 

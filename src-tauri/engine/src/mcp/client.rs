@@ -46,8 +46,8 @@ use super::roots::RootInfo;
 use super::spec::{ServerSpec, Transport};
 use super::sse::SseTransport;
 use super::types::{
-    Listed, McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ServerInfo, ServerNotification,
-    ToolInfo, ToolResult,
+    Listed, McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ServerInfo,
+    ServerNotification, ToolInfo, ToolResult,
 };
 
 /// The protocol revision we offer in `initialize`.
@@ -292,7 +292,11 @@ impl McpClient {
         };
         match Self::connect_bridge(spec, bridge.clone(), oauth).await {
             Err(McpError::NotDiscover(answer)) => {
-                tracing::info!(server = spec.name, answer, "not a discover answer: handshake era");
+                tracing::info!(
+                    server = spec.name,
+                    answer,
+                    "not a discover answer: handshake era"
+                );
                 let bridge = Bridge {
                     handshake_only: true,
                     ..bridge
@@ -526,7 +530,10 @@ impl McpClient {
     /// Every resource the server lists, with the list's cache hint.
     pub async fn list_resources_hinted(&self) -> Result<Listed<ResourceInfo>, McpError> {
         let resources = self.service.list_all_resources_with_cache_hint();
-        Ok(listing::listed(self.bounded(resources).await?, convert::resource))
+        Ok(listing::listed(
+            self.bounded(resources).await?,
+            convert::resource,
+        ))
     }
 
     /// Reads resource `uri`; `input_required` answers are fulfilled as for tool calls, the
@@ -538,10 +545,15 @@ impl McpClient {
             let mut params = rm::ReadResourceRequestParams::new(uri);
             (params.input_responses, params.request_state) = (retry.responses, retry.state);
             async move {
-                match self.bounded(self.service.read_resource_once(params)).await? {
+                match self
+                    .bounded(self.service.read_resource_once(params))
+                    .await?
+                {
                     rm::ReadResourceResponse::Complete(done) => Ok(mrtr::Round::Done(done)),
                     rm::ReadResourceResponse::InputRequired(asked) => Ok(mrtr::Round::Input(asked)),
-                    _ => Err(McpError::Protocol("unexpected answer to resources/read".into())),
+                    _ => Err(McpError::Protocol(
+                        "unexpected answer to resources/read".into(),
+                    )),
                 }
             }
         })
@@ -557,7 +569,10 @@ impl McpClient {
     /// Every prompt the server lists, with the list's cache hint.
     pub async fn list_prompts_hinted(&self) -> Result<Listed<PromptInfo>, McpError> {
         let prompts = self.service.list_all_prompts_with_cache_hint();
-        Ok(listing::listed(self.bounded(prompts).await?, convert::prompt_info))
+        Ok(listing::listed(
+            self.bounded(prompts).await?,
+            convert::prompt_info,
+        ))
     }
 
     /// Expands prompt `name` with `args`; `input_required` answers are fulfilled as for tool
@@ -578,7 +593,9 @@ impl McpClient {
                 match self.bounded(self.service.get_prompt_once(params)).await? {
                     rm::GetPromptResponse::Complete(done) => Ok(mrtr::Round::Done(done)),
                     rm::GetPromptResponse::InputRequired(asked) => Ok(mrtr::Round::Input(asked)),
-                    _ => Err(McpError::Protocol("unexpected answer to prompts/get".into())),
+                    _ => Err(McpError::Protocol(
+                        "unexpected answer to prompts/get".into(),
+                    )),
                 }
             }
         })

@@ -537,13 +537,14 @@ async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, Str
             }
         }
     };
-    let (client, notifications, (tools, until)) = tokio::time::timeout(spec.startup_timeout, attempt)
-        .await
-        .map_err(|_| McpError::Timeout {
-            after: spec.startup_timeout,
-        })
-        .and_then(|r| r)
-        .map_err(|e| e.to_string())?;
+    let (client, notifications, (tools, until)) =
+        tokio::time::timeout(spec.startup_timeout, attempt)
+            .await
+            .map_err(|_| McpError::Timeout {
+                after: spec.startup_timeout,
+            })
+            .and_then(|r| r)
+            .map_err(|e| e.to_string())?;
     let client = Arc::new(client);
     let mut slots = inner.lock();
     let slot = slots.entry(config.name.clone()).or_default();
@@ -565,7 +566,9 @@ async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, Str
 async fn list_tools(client: &McpClient) -> Result<(Vec<ToolInfo>, Option<Instant>), McpError> {
     let era = client.server_info().era;
     match client.list_tools_hinted().await {
-        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => Ok((Vec::new(), None)),
+        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => {
+            Ok((Vec::new(), None))
+        }
         Err(e) => Err(e),
         Ok(listed) => Ok((listed.items, listed.hint.expiry(era, Instant::now()))),
     }

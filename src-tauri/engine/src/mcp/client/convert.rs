@@ -5,7 +5,7 @@ use rmcp::model as rm;
 use rmcp::service::{ClientInitializeError, ServiceError};
 
 use crate::mcp::types::{
-    LogLevel, McpError, ProtocolEra, Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole,
+    LogLevel, McpError, Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra,
     ResourceBody, ResourceContent, ResourceInfo, ResultPart, ServerInfo, ServerNotification,
     ToolAnnotations, ToolInfo, ToolResult,
 };

@@ -178,9 +178,9 @@ async fn answer(host: &dyn HostHandler, request: rm::InputRequest) -> Result<Val
                 Err(refused) => return Err(refused_sampling(&refused.message)),
             };
             match result {
-                Ok(sampled) => to_value(requests::sampling_result(Ok(sampled)).map_err(
-                    |e| McpError::Protocol(format!("cannot encode a sampling result: {e:?}")),
-                )?),
+                Ok(sampled) => to_value(requests::sampling_result(Ok(sampled)).map_err(|e| {
+                    McpError::Protocol(format!("cannot encode a sampling result: {e:?}"))
+                })?),
                 Err(refused) => Err(sampling_error(refused)),
             }
         }
@@ -201,7 +201,9 @@ fn sampling_error(refused: SamplingRefused) -> McpError {
 }
 
 fn refused_sampling(reason: &str) -> McpError {
-    McpError::InputRefused(format!("the server's sampling request was not run: {reason}"))
+    McpError::InputRefused(format!(
+        "the server's sampling request was not run: {reason}"
+    ))
 }
 
 /// One result object as JSON.
