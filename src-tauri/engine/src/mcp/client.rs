@@ -45,10 +45,7 @@ use super::progress::{Progress, ProgressRoutes, ProgressSink};
 use super::roots::RootInfo;
 use super::spec::{ServerSpec, Transport};
 use super::sse::SseTransport;
-use super::types::{
-    Listed, McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ServerInfo,
-    ServerNotification, ToolInfo, ToolResult,
-};
+use super::types::{McpError, ServerInfo, ServerNotification, ToolResult};
 
 /// The protocol revision we offer in `initialize`.
 const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;
@@ -416,18 +413,6 @@ impl McpClient {
         }
     }
 
-    /// Every tool the server offers (all pages).
-    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
-        Ok(self.list_tools_hinted().await?.items)
-    }
-
-    /// Every tool the server offers, with the list's cache hint. Within the hint's `ttlMs`
-    /// the list comes from the connection's response cache, with no request.
-    pub async fn list_tools_hinted(&self) -> Result<Listed<ToolInfo>, McpError> {
-        let tools = self.service.list_all_tools_with_cache_hint();
-        Ok(listing::listed(self.bounded(tools).await?, convert::tool))
-    }
-
     /// Calls tool `name` with `args`. `timeout` is reset by each progress notification of the
     /// call. On timeout or when `cancel` fires, the server is sent `notifications/cancelled`
     /// and the call returns [`McpError::Timeout`] / [`McpError::Cancelled`] at once.
@@ -505,102 +490,6 @@ impl McpClient {
                 Err(McpError::Cancelled)
             }
         }
-    }
-
-    /// The context of a multi round-trip request.
-    fn rounds<'a>(
-        &'a self,
-        method: &'static str,
-        target: &'a str,
-        cancel: &CancellationToken,
-    ) -> mrtr::Rounds<'a> {
-        mrtr::Rounds {
-            host: self.service.service().host.as_ref(),
-            method,
-            target,
-            cancel: cancel.clone(),
-        }
-    }
-
-    /// Every resource the server lists (all pages).
-    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
-        Ok(self.list_resources_hinted().await?.items)
-    }
-
-    /// Every resource the server lists, with the list's cache hint.
-    pub async fn list_resources_hinted(&self) -> Result<Listed<ResourceInfo>, McpError> {
-        let resources = self.service.list_all_resources_with_cache_hint();
-        Ok(listing::listed(
-            self.bounded(resources).await?,
-            convert::resource,
-        ))
-    }
-
-    /// Reads resource `uri`; `input_required` answers are fulfilled as for tool calls, the
-    /// request timeout applying to each round trip.
-    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, McpError> {
-        let cancel = CancellationToken::new();
-        let rounds = self.rounds("resources/read", uri, &cancel);
-        let result = mrtr::drive(&rounds, |retry| {
-            let mut params = rm::ReadResourceRequestParams::new(uri);
-            (params.input_responses, params.request_state) = (retry.responses, retry.state);
-            async move {
-                match self
-                    .bounded(self.service.read_resource_once(params))
-                    .await?
-                {
-                    rm::ReadResourceResponse::Complete(done) => Ok(mrtr::Round::Done(done)),
-                    rm::ReadResourceResponse::InputRequired(asked) => Ok(mrtr::Round::Input(asked)),
-                    _ => Err(McpError::Protocol(
-                        "unexpected answer to resources/read".into(),
-                    )),
-                }
-            }
-        })
-        .await?;
-        Ok(result.contents.into_iter().map(convert::contents).collect())
-    }
-
-    /// Every prompt the server lists (all pages).
-    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
-        Ok(self.list_prompts_hinted().await?.items)
-    }
-
-    /// Every prompt the server lists, with the list's cache hint.
-    pub async fn list_prompts_hinted(&self) -> Result<Listed<PromptInfo>, McpError> {
-        let prompts = self.service.list_all_prompts_with_cache_hint();
-        Ok(listing::listed(
-            self.bounded(prompts).await?,
-            convert::prompt_info,
-        ))
-    }
-
-    /// Expands prompt `name` with `args`; `input_required` answers are fulfilled as for tool
-    /// calls, the request timeout applying to each round trip.
-    pub async fn get_prompt(
-        &self,
-        name: &str,
-        args: BTreeMap<String, String>,
-    ) -> Result<Prompt, McpError> {
-        let mut params = rm::GetPromptRequestParams::new(name);
-        params.arguments = Some(args.into_iter().map(|(k, v)| (k, v.into())).collect());
-        let cancel = CancellationToken::new();
-        let rounds = self.rounds("prompts/get", name, &cancel);
-        let result = mrtr::drive(&rounds, |retry| {
-            let mut params = params.clone();
-            (params.input_responses, params.request_state) = (retry.responses, retry.state);
-            async move {
-                match self.bounded(self.service.get_prompt_once(params)).await? {
-                    rm::GetPromptResponse::Complete(done) => Ok(mrtr::Round::Done(done)),
-                    rm::GetPromptResponse::InputRequired(asked) => Ok(mrtr::Round::Input(asked)),
-                    _ => Err(McpError::Protocol(
-                        "unexpected answer to prompts/get".into(),
-                    )),
-                }
-            }
-        })
-        .await?;
-        Ok(convert::prompt(result))
     }
 
     /// Closes the connection (for stdio: closes the server's stdin), then ends the process

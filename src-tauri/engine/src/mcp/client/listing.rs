@@ -2,14 +2,16 @@
 //! `ttlMs` and `cacheScope` on list results). rmcp keeps each page in its per-connection
 //! response cache for `ttlMs` (capped at 24 h) and drops it on a `list_changed` notification;
 //! here the merged hint becomes our [`CacheHint`], which the supervisor uses to decide when a
-//! turn must list again ([`CacheHint::expiry`]).
+//! turn must list again ([`CacheHint::expiry`]). The client's list methods live here.
 
 use std::time::{Duration, Instant};
 
 use rmcp::model as rm;
 use rmcp::service::MergedList;
 
+use super::{McpClient, convert};
 use crate::mcp::types::{CacheHint, CacheScope, Listed, ProtocolEra};
+use crate::mcp::types::{McpError, PromptInfo, ResourceInfo, ToolInfo};
 
 /// The longest a list is kept, whatever the server says (rmcp's own cap).
 pub const MAX_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -44,6 +46,42 @@ impl CacheHint {
             (None, ProtocolEra::Handshake) => None,
             (None, ProtocolEra::Stateless) => Some(now),
         }
+    }
+}
+
+impl McpClient {
+    /// Every tool the server offers (all pages).
+    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
+        Ok(self.list_tools_hinted().await?.items)
+    }
+
+    /// Every tool the server offers, with the list's cache hint. Within the hint's `ttlMs`
+    /// the list comes from the connection's response cache, with no request.
+    pub async fn list_tools_hinted(&self) -> Result<Listed<ToolInfo>, McpError> {
+        let tools = self.service.list_all_tools_with_cache_hint();
+        Ok(listed(self.bounded(tools).await?, convert::tool))
+    }
+
+    /// Every resource the server lists (all pages).
+    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
+        Ok(self.list_resources_hinted().await?.items)
+    }
+
+    /// Every resource the server lists, with the list's cache hint.
+    pub async fn list_resources_hinted(&self) -> Result<Listed<ResourceInfo>, McpError> {
+        let resources = self.service.list_all_resources_with_cache_hint();
+        Ok(listed(self.bounded(resources).await?, convert::resource))
+    }
+
+    /// Every prompt the server lists (all pages).
+    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
+        Ok(self.list_prompts_hinted().await?.items)
+    }
+
+    /// Every prompt the server lists, with the list's cache hint.
+    pub async fn list_prompts_hinted(&self) -> Result<Listed<PromptInfo>, McpError> {
+        let prompts = self.service.list_all_prompts_with_cache_hint();
+        Ok(listed(self.bounded(prompts).await?, convert::prompt_info))
     }
 }
 

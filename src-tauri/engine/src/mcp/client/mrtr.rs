@@ -8,7 +8,8 @@
 //! We drive the rounds ourselves (rmcp's `*_once` calls) rather than rmcp's auto-fulfilling
 //! helpers so that (1) the request timeout applies to each server round trip only, never to
 //! the time the user takes to answer, (2) the rounds are bounded by [`MAX_ROUNDS`] with a
-//! clear error, and (3) each round is written to the server's log.
+//! clear error, and (3) each round is written to the server's log. `prompts/get` and
+//! `resources/read` are driven here; `tools/call` in the client (its progress and cancellation).
 
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577, still valid MRTR input requests
 
@@ -22,6 +23,10 @@ use tokio_util::sync::CancellationToken;
 use super::{HostHandler, requests};
 use crate::mcp::interact::{ElicitationReply, SamplingRefused};
 use crate::mcp::types::{LogLevel, McpError, ServerNotification};
+use std::collections::BTreeMap;
+
+use super::{McpClient, convert};
+use crate::mcp::types::{Prompt, ResourceContent};
 
 /// The most `input_required` answers one request may get before we give up (rmcp's own
 /// default, and the other tier-1 SDKs').
@@ -210,6 +215,76 @@ fn refused_sampling(reason: &str) -> McpError {
 fn to_value(result: impl serde::Serialize) -> Result<Value, McpError> {
     serde_json::to_value(result)
         .map_err(|e| McpError::Protocol(format!("cannot encode an input response: {e}")))
+}
+
+impl McpClient {
+    /// The context of a multi round-trip request.
+    pub(super) fn rounds<'a>(
+        &'a self,
+        method: &'static str,
+        target: &'a str,
+        cancel: &CancellationToken,
+    ) -> Rounds<'a> {
+        Rounds {
+            host: self.service.service().host.as_ref(),
+            method,
+            target,
+            cancel: cancel.clone(),
+        }
+    }
+
+    /// Reads resource `uri`; `input_required` answers are fulfilled as for tool calls, the
+    /// request timeout applying to each round trip.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, McpError> {
+        let cancel = CancellationToken::new();
+        let rounds = self.rounds("resources/read", uri, &cancel);
+        let result = drive(&rounds, |retry| {
+            let mut params = rm::ReadResourceRequestParams::new(uri);
+            (params.input_responses, params.request_state) = (retry.responses, retry.state);
+            async move {
+                match self
+                    .bounded(self.service.read_resource_once(params))
+                    .await?
+                {
+                    rm::ReadResourceResponse::Complete(done) => Ok(Round::Done(done)),
+                    rm::ReadResourceResponse::InputRequired(asked) => Ok(Round::Input(asked)),
+                    _ => Err(McpError::Protocol(
+                        "unexpected answer to resources/read".into(),
+                    )),
+                }
+            }
+        })
+        .await?;
+        Ok(result.contents.into_iter().map(convert::contents).collect())
+    }
+
+    /// Expands prompt `name` with `args`; `input_required` answers are fulfilled as for tool
+    /// calls, the request timeout applying to each round trip.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        args: BTreeMap<String, String>,
+    ) -> Result<Prompt, McpError> {
+        let mut params = rm::GetPromptRequestParams::new(name);
+        params.arguments = Some(args.into_iter().map(|(k, v)| (k, v.into())).collect());
+        let cancel = CancellationToken::new();
+        let rounds = self.rounds("prompts/get", name, &cancel);
+        let result = drive(&rounds, |retry| {
+            let mut params = params.clone();
+            (params.input_responses, params.request_state) = (retry.responses, retry.state);
+            async move {
+                match self.bounded(self.service.get_prompt_once(params)).await? {
+                    rm::GetPromptResponse::Complete(done) => Ok(Round::Done(done)),
+                    rm::GetPromptResponse::InputRequired(asked) => Ok(Round::Input(asked)),
+                    _ => Err(McpError::Protocol(
+                        "unexpected answer to prompts/get".into(),
+                    )),
+                }
+            }
+        })
+        .await?;
+        Ok(convert::prompt(result))
+    }
 }
 
 #[cfg(test)]
