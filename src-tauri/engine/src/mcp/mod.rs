@@ -29,7 +29,7 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
-pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, McpClient};
+pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, MRTR_MAX_ROUNDS, McpClient};
 pub use config::{Approval, ConfigError, ServerConfig};
 pub use host_ops::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
 pub use interact::{InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler};
