@@ -5,7 +5,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-discovery
 
 run:
 	scripts/deps.sh run
@@ -43,7 +43,8 @@ test-e2e:
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/apps.mjs "$(BIN)"
 
 # The official MCP conformance suite (client mode) against our CLI, in a private network
-# namespace; known failures are listed in tests/conformance/expected-failures.yaml.
+# namespace; every client scenario of both protocol eras (2025-11-25, 2026-07-28); known failures
+# are listed, per era, in tests/conformance/expected-failures*.yaml.
 test-conformance:
 	cargo build --bin switchboard
 	tests/conformance/run.sh "$(BIN)"
@@ -76,6 +77,12 @@ bench-history:
 # SDK, and 10 servers started together; prints medians and ratios.
 bench-mcp:
 	bench/mcp/run.sh
+
+# Tool discovery per turn with warm caches: a 2026-07-28 server with cache hints vs the
+# handshake era (server-everything); medians of 50 and their ratio.
+bench-discovery:
+	scripts/deps.sh test
+	cargo bench --bench discovery
 
 # Export and import of 1,000 conversations × 50 messages in every format (medians).
 bench-export:

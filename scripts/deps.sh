@@ -46,6 +46,13 @@ if [ "$what" = test ] && ! cmp -s tests/fixtures/mcp-apps/package-lock.json test
   cp tests/fixtures/mcp-apps/package-lock.json tests/fixtures/mcp-apps/node_modules/.switchboard-lock
 fi
 
+# A stateless-era (2026-07-28) server on the TypeScript SDK 2.x for the era tests, same rule.
+if [ "$what" = test ] && ! cmp -s tests/fixtures/mcp-ts2/package-lock.json tests/fixtures/mcp-ts2/node_modules/.switchboard-lock 2>/dev/null; then
+  echo "deps: npm ci in tests/fixtures/mcp-ts2/"
+  npm ci --prefix tests/fixtures/mcp-ts2 --no-audit --no-fund --loglevel=error
+  cp tests/fixtures/mcp-ts2/package-lock.json tests/fixtures/mcp-ts2/node_modules/.switchboard-lock
+fi
+
 # The MCP conformance suite and the Node 22 it needs (npm packages), same rule.
 if [ "$what" = test ] && ! cmp -s tests/fixtures/conformance/package-lock.json tests/fixtures/conformance/node_modules/.switchboard-lock 2>/dev/null; then
   echo "deps: npm ci in tests/fixtures/conformance/"
@@ -54,14 +61,16 @@ if [ "$what" = test ] && ! cmp -s tests/fixtures/conformance/package-lock.json t
 fi
 
 # Real MCP servers the tests run (PyPI), in a virtualenv reinstalled only when the pins changed.
-py=tests/fixtures/mcp-py
-if [ "$what" = test ] && ! cmp -s $py/requirements.txt $py/.venv/.switchboard-requirements 2>/dev/null; then
-  echo "deps: pip install into $py/.venv"
-  rm -rf $py/.venv
-  python3 -m venv $py/.venv
-  $py/.venv/bin/pip install --quiet --disable-pip-version-check -r $py/requirements.txt
-  cp $py/requirements.txt $py/.venv/.switchboard-requirements
-fi
+# mcp-py: mcp 1.x (handshake era); mcp-py2: mcp 2.x (stateless era), kept apart.
+for py in tests/fixtures/mcp-py tests/fixtures/mcp-py2; do
+  if [ "$what" = test ] && ! cmp -s $py/requirements.txt $py/.venv/.switchboard-requirements 2>/dev/null; then
+    echo "deps: pip install into $py/.venv"
+    rm -rf $py/.venv
+    python3 -m venv $py/.venv
+    $py/.venv/bin/pip install --quiet --disable-pip-version-check -r $py/requirements.txt
+    cp $py/requirements.txt $py/.venv/.switchboard-requirements
+  fi
+done
 
 if [ "$what" = test ] && ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
   echo "deps: cargo install tauri-driver (2.x)"

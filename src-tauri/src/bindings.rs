@@ -16,9 +16,9 @@ use switchboard_engine::mcp::interact::{
 };
 use switchboard_engine::mcp::tasks::TaskStatus;
 use switchboard_engine::mcp::types::{
-    Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ResourceBody, ResourceContent,
-    ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations, ToolInfo,
-    ToolResult,
+    Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra, ResourceBody,
+    ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations,
+    ToolInfo, ToolResult,
 };
 use switchboard_engine::mcp::{
     AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
@@ -74,6 +74,7 @@ pub fn typescript() -> String {
         declaration::<ImportAction>(&cfg),
         declaration::<PreviewEntry>(&cfg),
         declaration::<ImportPreview>(&cfg),
+        declaration::<ProtocolEra>(&cfg),
         declaration::<ServerInfo>(&cfg),
         declaration::<ServerState>(&cfg),
         declaration::<ServerStatus>(&cfg),

@@ -493,6 +493,11 @@ report: ImportReport,
 entries: Array<PreviewEntry>, };
 
 /**
+ * The protocol era spoken with one server, negotiated per server at each connection.
+ */
+export type ProtocolEra = "stateless" | "handshake";
+
+/**
  * Who the server says it is, and the protocol revision both sides agreed on.
  */
 export type ServerInfo = { 
@@ -509,9 +514,13 @@ title: string | null,
  */
 version: string, 
 /**
- * The negotiated protocol revision, e.g. `2025-11-25`.
+ * The negotiated protocol revision, e.g. `2025-11-25` or `2026-07-28`.
  */
 protocol_version: string, 
+/**
+ * The protocol era that revision belongs to.
+ */
+era: ProtocolEra, 
 /**
  * Usage instructions for the model, if the server gives any.
  */

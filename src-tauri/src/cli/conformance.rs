@@ -4,7 +4,9 @@
 //! (and, for some scenarios, JSON in `MCP_CONFORMANCE_CONTEXT`). Every scenario gets the same
 //! treatment a user's remote server would: connect through the engine's MCP client (OAuth
 //! when the server demands it, approved headlessly since the suite's authorization servers
-//! approve at once), list the tools, call each one with arguments made from its schema.
+//! approve at once), list the tools, call each one with arguments made from its schema (or
+//! exactly the calls the context's `toolCalls` names; in the schema-preservation scenario the
+//! echo tool gets back the schema we kept).
 //! Tokens go to an in-memory keychain, never the user's.
 
 use std::io::Write;
@@ -59,7 +61,10 @@ pub async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
         "connected to {} ({})",
         info.name, info.protocol_version
     )?;
-    let result = exercise(out, &client).await;
+    let result = match scripted_calls(&context) {
+        Some(calls) => call_each(out, &client, calls).await,
+        None => exercise(out, &client, &scenario).await,
+    };
     client.shutdown().await;
     result
 }
@@ -103,17 +108,63 @@ fn defaults(schema: &Value) -> Value {
     Value::Object(filled)
 }
 
+/// The scenario whose echo tool takes back the input schema we parsed for another tool.
+const SCHEMA_ECHO_SCENARIO: &str = "json-schema-2020-12-preservation";
+/// That echo tool, and the tool whose schema it takes.
+const SCHEMA_ECHO: (&str, &str) = ("json_schema_echo", "json_schema_2020_12_tool");
+
 /// Lists the tools and calls each one; a failed call is a failure, a tool's error result is not.
-async fn exercise(out: &mut impl Write, client: &McpClient) -> Result<(), CliError> {
+/// In the schema-preservation scenario, the echo tool is given the other tool's input schema
+/// exactly as our client parsed and kept it (what the model would be shown).
+async fn exercise(
+    out: &mut impl Write,
+    client: &McpClient,
+    scenario: &str,
+) -> Result<(), CliError> {
     let tools = client.list_tools().await.map_err(engine)?;
     writeln!(out, "{} tools", tools.len())?;
-    for tool in tools {
-        let args = sample_arguments(&tool.input_schema);
+    let observed = (tools.iter())
+        .find(|t| t.name == SCHEMA_ECHO.1)
+        .map(|t| Value::Object(t.input_schema.clone()));
+    for tool in &tools {
+        let mut args = sample_arguments(&tool.input_schema);
+        if scenario == SCHEMA_ECHO_SCENARIO && tool.name == SCHEMA_ECHO.0 {
+            args.insert("schema".to_owned(), observed.clone().unwrap_or_default());
+        }
         let result = client
             .call_tool(&tool.name, args, LIMIT, CancellationToken::new())
             .await
             .map_err(engine)?;
         writeln!(out, "called {}: is_error={}", tool.name, result.is_error)?;
+    }
+    Ok(())
+}
+
+/// The calls a scenario's context names (`toolCalls`: `[{name, arguments}]`), if it does.
+fn scripted_calls(context: &Map<String, Value>) -> Option<Vec<(String, Map<String, Value>)>> {
+    let calls = context.get("toolCalls")?.as_array()?;
+    let call = |c: &Value| {
+        let name = c.get("name")?.as_str()?.to_owned();
+        let args = c.get("arguments").and_then(Value::as_object).cloned();
+        Some((name, args.unwrap_or_default()))
+    };
+    Some(calls.iter().filter_map(call).collect())
+}
+
+/// Lists the tools (as a client does first), then makes exactly the scripted calls, in order.
+async fn call_each(
+    out: &mut impl Write,
+    client: &McpClient,
+    calls: Vec<(String, Map<String, Value>)>,
+) -> Result<(), CliError> {
+    let tools = client.list_tools().await.map_err(engine)?;
+    writeln!(out, "{} tools; {} scripted calls", tools.len(), calls.len())?;
+    for (name, args) in calls {
+        let result = client
+            .call_tool(&name, args, LIMIT, CancellationToken::new())
+            .await
+            .map_err(engine)?;
+        writeln!(out, "called {name}: is_error={}", result.is_error)?;
     }
     Ok(())
 }

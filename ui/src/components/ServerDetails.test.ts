@@ -14,7 +14,7 @@ afterEach(() => vi.useRealTimers());
 
 const READY: ServerState = {
   type: 'ready',
-  info: { name: 'mcp-servers/everything', title: null, version: '2.0.0', protocol_version: '2025-11-25', instructions: null },
+  info: { name: 'mcp-servers/everything', title: null, version: '2.0.0', protocol_version: '2025-11-25', era: 'handshake', instructions: null },
   tools: 1,
 };
 
@@ -88,6 +88,19 @@ describe('a server’s details', () => {
     const details = await openDetails(user);
     expect(await within(details).findByText('echo')).toBeInTheDocument();
     expect(screen.getByTestId('server-status')).toHaveTextContent('Ready · 1 tools');
+  });
+
+  test('a ready server shows the protocol era and revision it negotiated', async () => {
+    const { user } = setup(READY);
+    const details = await openDetails(user);
+    expect(within(details).getByTestId('server-protocol')).toHaveTextContent('Handshake protocol 2025-11-25');
+  });
+
+  test('a stateless-era server is shown as such', async () => {
+    const stateless: ServerState = { ...READY, info: { ...READY.info, protocol_version: '2026-07-28', era: 'stateless' } } as ServerState;
+    const { user } = setup(stateless);
+    const details = await openDetails(user);
+    expect(within(details).getByTestId('server-protocol')).toHaveTextContent('Stateless protocol 2026-07-28');
   });
 
   test('a stopped server says to start it instead of listing', async () => {

@@ -39,7 +39,7 @@ describe('the server manager', () => {
     await emit('mcp:server', {
       type: 'state',
       server: 'everything',
-      state: { type: 'ready', info: { name: 'mcp-servers/everything', title: null, version: '2.0.0', protocol_version: '2025-11-25', instructions: null }, tools: 11 },
+      state: { type: 'ready', info: { name: 'mcp-servers/everything', title: null, version: '2.0.0', protocol_version: '2025-11-25', era: 'handshake', instructions: null }, tools: 11 },
     });
     await emit('mcp:server', { type: 'state', server: 'remote', state: { type: 'failed', reason: 'connection refused (127.0.0.1:3001)' } });
     await emit('mcp:server', { type: 'garbage' });

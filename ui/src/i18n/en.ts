@@ -215,6 +215,8 @@ const en = {
   'serverDetails.start': 'Start',
   'serverDetails.stop': 'Stop',
   'serverDetails.restart': 'Restart',
+  'serverDetails.eraStateless': 'Stateless protocol {version}',
+  'serverDetails.eraHandshake': 'Handshake protocol {version}',
   'serverDetails.sections': '{name}: tools, resources, prompts and logs',
   'serverDetails.tools': 'Tools',
   'serverDetails.resources': 'Resources',

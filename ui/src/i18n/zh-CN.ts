@@ -216,6 +216,8 @@ const zhCN: Record<keyof typeof en, string> = {
   'serverDetails.start': '启动',
   'serverDetails.stop': '停止',
   'serverDetails.restart': '重启',
+  'serverDetails.eraStateless': '无状态协议 {version}',
+  'serverDetails.eraHandshake': '握手协议 {version}',
   'serverDetails.sections': '{name}：工具、资源、提示词和日志',
   'serverDetails.tools': '工具',
   'serverDetails.resources': '资源',

@@ -29,6 +29,20 @@ pub(super) struct Setup {
 impl Setup {
     /// Resolves the provider, model and tools of `conv`.
     pub async fn of(engine: &Engine, conv: &Conversation) -> Result<Self, EngineError> {
+        Self::build(engine, conv, true).await
+    }
+
+    /// [`Setup::of`] without tools, for a request that offers none (a title): it never lists a
+    /// server's tools.
+    pub async fn without_tools(engine: &Engine, conv: &Conversation) -> Result<Self, EngineError> {
+        Self::build(engine, conv, false).await
+    }
+
+    async fn build(
+        engine: &Engine,
+        conv: &Conversation,
+        with_tools: bool,
+    ) -> Result<Self, EngineError> {
         let settings = ChatSettings::of(conv);
         let record = provider_of(engine, conv).await?;
         let model = conv
@@ -43,7 +57,11 @@ impl Setup {
             .or_else(|| record.settings.tool_modes.get(&model).copied())
             .unwrap_or(ToolMode::Auto);
         let client = engine.provider_client(&record.id).await?;
-        let tools = tools_of(engine, &settings);
+        let tools = if with_tools {
+            tools_of(engine, &settings).await
+        } else {
+            Vec::new()
+        };
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
         let specs_tokens = super::budget::tools_tokens(&specs);
@@ -82,8 +100,9 @@ async fn provider_of(engine: &Engine, conv: &Conversation) -> Result<ProviderRec
         .ok_or_else(|| AgentError::NoProvider.into())
 }
 
-/// The tools of the conversation's servers (all running servers when it names none).
-fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
+/// The tools of the conversation's servers (all running servers when it names none); lists
+/// whose cache hint ran out are listed again, the others reused with no request.
+async fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
     let servers: Vec<String> = match &settings.servers {
         Some(list) => list.clone(),
         None => engine
@@ -93,7 +112,7 @@ fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)>
             .map(|(name, _)| name)
             .collect(),
     };
-    let mut tools = engine.supervisor().tools_for(&servers);
+    let mut tools = engine.supervisor().current_tools_for(&servers).await;
     tools.retain(|(_, t)| crate::mcp::apps::visible_to_model(t.ui.as_ref()));
     tools
 }

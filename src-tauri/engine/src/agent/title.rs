@@ -62,7 +62,7 @@ async fn ask(engine: &Engine, conv: &Conversation) -> Result<Option<String>, Eng
             exchange.push_str(&format!("{who}: {}\n", clip(&text, 1500)));
         }
     }
-    let setup = Setup::of(engine, conv).await?;
+    let setup = Setup::without_tools(engine, conv).await?;
     let mut req = ChatRequest {
         model: setup.model.clone(),
         messages: vec![ChatMessage::user(format!("{INSTRUCTION}\n\n{exchange}"))],

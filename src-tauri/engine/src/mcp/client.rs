@@ -3,17 +3,21 @@
 //! protocol era the server speaks, and exposes tools, resources, prompts and notifications in
 //! our own types ([`super::types`]); no rmcp type leaves this module.
 //!
-//! Protocol eras: today every server we meet speaks the handshake era (`initialize`, up to
-//! 2025-11-25, negotiated down by the server for older ones). rmcp 3.11 defaults to the
-//! stateless 2026-07-28 revision, so we pin the handshake era explicitly; the stateless era
-//! (`server/discover`, per-request `_meta`) plugs in at [`Era`] / [`lifecycle`].
+//! Protocol eras, per server ([`lifecycle`]): the stateless 2026-07-28 revision first
+//! (`server/discover`, per-request `_meta`, no session), the `initialize` handshake (2025-11-25,
+//! negotiated down by the server for older ones) when the server does not speak it. Multi
+//! round-trip requests are driven in [`mrtr`], list cache hints read in [`listing`].
 
 mod apps;
 mod auth;
 mod capped;
 mod convert;
+mod listing;
+mod mrtr;
 mod requests;
 mod tasks;
+
+pub use mrtr::MAX_ROUNDS as MRTR_MAX_ROUNDS;
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -43,13 +47,12 @@ use super::progress::{Progress, ProgressRoutes, ProgressSink};
 use super::roots::RootInfo;
 use super::spec::{ServerSpec, Transport};
 use super::sse::SseTransport;
-use super::types::{
-    McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ResourceTemplateInfo, ServerInfo,
-    ServerNotification, ToolInfo, ToolResult,
-};
+use super::types::{McpError, ResourceTemplateInfo, ServerInfo, ServerNotification, ToolResult};
 
 /// The protocol revision we offer in `initialize`.
 const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;
+/// The stateless revision we ask for in `server/discover`.
+const STATELESS_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2026_07_28;
 /// How many stderr lines a handshake error quotes.
 const STDERR_TAIL_LINES: usize = 5;
 /// The largest message a stdio server may send (one line). rmcp's default (16 MiB) silently
@@ -144,6 +147,8 @@ impl HostHandler for IgnoreNotifications {
 struct Bridge {
     host: Arc<dyn HostHandler>,
     progress: ProgressRoutes,
+    /// Skip the `server/discover` probe (the retry after a server answered it wrongly).
+    handshake_only: bool,
 }
 
 impl rmcp::ClientHandler for Bridge {
@@ -232,24 +237,21 @@ impl rmcp::ClientHandler for Bridge {
     }
 }
 
-/// The protocol era spoken with one server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Era {
-    /// `initialize` / `notifications/initialized` (revisions up to 2025-11-25).
-    Handshake,
-    // Stateless (2026-07-28: `server/discover`, `_meta` on every request) comes here, chosen
-    // per server (probe, or remembered from the last successful connection).
-}
-
-/// The era to try with `spec`: the handshake era for now, for every server.
-fn era(_spec: &ServerSpec) -> Era {
-    Era::Handshake
-}
-
-/// rmcp's start-up mode for an era.
-fn lifecycle(era: Era) -> ClientLifecycleMode {
-    match era {
-        Era::Handshake => ClientLifecycleMode::Initialize,
+/// rmcp's start-up mode: the stateless era first (`server/discover` with 2026-07-28), and the
+/// `initialize` handshake (offering [`HANDSHAKE_VERSION`]; the server may answer with an older
+/// revision, down to 2024-11-05) when the server answers the probe with a JSON-RPC error, as
+/// handshake-era servers do (`-32601`, method not found, from server-everything and FastMCP).
+/// A server that ignores the probe altogether costs rmcp's fallback wait (10 s) once per
+/// start, within the start-up timeout; see `docs/mcp-eras.md`.
+/// With `handshake_only`, straight to `initialize`: the second attempt after a server answered
+/// the probe with a result of another kind (`{}` from servers that answer every method).
+fn lifecycle(handshake_only: bool) -> ClientLifecycleMode {
+    if handshake_only {
+        return ClientLifecycleMode::Initialize;
+    }
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![STATELESS_VERSION],
+        legacy_version: Some(HANDSHAKE_VERSION),
     }
 }
 
@@ -288,7 +290,31 @@ impl McpClient {
         let bridge = Bridge {
             host: Arc::new(host),
             progress: ProgressRoutes::default(),
+            handshake_only: false,
         };
+        match Self::connect_bridge(spec, bridge.clone(), oauth).await {
+            Err(McpError::NotDiscover(answer)) => {
+                tracing::info!(
+                    server = spec.name,
+                    answer,
+                    "not a discover answer: handshake era"
+                );
+                let bridge = Bridge {
+                    handshake_only: true,
+                    ..bridge
+                };
+                Self::connect_bridge(spec, bridge, oauth).await
+            }
+            other => other,
+        }
+    }
+
+    /// Connects with `bridge`'s start-up mode.
+    async fn connect_bridge(
+        spec: &ServerSpec,
+        bridge: Bridge,
+        oauth: Option<&OAuth>,
+    ) -> Result<Self, McpError> {
         match &spec.transport {
             Transport::Stdio {
                 command,
@@ -345,6 +371,7 @@ impl McpClient {
         let bridge = Bridge {
             host: Arc::new(host),
             progress: ProgressRoutes::default(),
+            handshake_only: false,
         };
         connect_transport(spec, transport, bridge).await
     }
@@ -391,12 +418,6 @@ impl McpClient {
         }
     }
 
-    /// Every tool the server offers (all pages).
-    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
-        let tools = self.bounded(self.service.list_all_tools()).await?;
-        Ok(tools.into_iter().map(convert::tool).collect())
-    }
-
     /// Calls tool `name` with `args`. `timeout` is reset by each progress notification of the
     /// call. On timeout or when `cancel` fires, the server is sent `notifications/cancelled`
     /// and the call returns [`McpError::Timeout`] / [`McpError::Cancelled`] at once.
@@ -412,6 +433,8 @@ impl McpClient {
     }
 
     /// [`McpClient::call_tool`], sending the call's progress notifications to `progress`.
+    /// A stateless-era server's `input_required` answers are fulfilled and the call retried
+    /// ([`mrtr`]); `timeout` applies to each round trip, not to the user's answering time.
     pub async fn call_tool_with_progress(
         &self,
         name: &str,
@@ -425,6 +448,24 @@ impl McpClient {
         }
         let mut params = rm::CallToolRequestParams::new(name.to_owned());
         params.arguments = Some(args);
+        let rounds = self.rounds("tools/call", name, &cancel);
+        mrtr::drive(&rounds, |retry| {
+            let mut params = params.clone();
+            (params.input_responses, params.request_state) = (retry.responses, retry.state);
+            self.call_round(params, timeout, &cancel, progress.clone())
+        })
+        .await
+    }
+
+    /// One `tools/call` round trip under `timeout` (reset by progress); on timeout or when
+    /// `cancel` fires, the server is sent `notifications/cancelled`.
+    async fn call_round(
+        &self,
+        params: rm::CallToolRequestParams,
+        timeout: Duration,
+        cancel: &CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<mrtr::Round<ToolResult>, McpError> {
         let request = rm::ClientRequest::CallToolRequest(rm::CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
         let handle = self
@@ -437,7 +478,10 @@ impl McpClient {
         let _route = progress.map(|sink| self.service.service().progress.register(token, sink));
         tokio::select! {
             answer = handle.await_response() => match answer.map_err(convert::service_error)? {
-                rm::ServerResult::CallToolResult(result) => Ok(convert::tool_result(result)),
+                rm::ServerResult::CallToolResult(result) => {
+                    Ok(mrtr::Round::Done(convert::tool_result(result)))
+                }
+                rm::ServerResult::InputRequiredResult(asked) => Ok(mrtr::Round::Input(asked)),
                 other => Err(unexpected("tools/call", &other)),
             },
             () = cancel.cancelled() => {
@@ -453,12 +497,6 @@ impl McpClient {
         }
     }
 
-    /// Every resource the server lists (all pages).
-    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
-        let resources = self.bounded(self.service.list_all_resources()).await?;
-        Ok(resources.into_iter().map(convert::resource).collect())
-    }
-
     /// Every resource template the server lists (all pages).
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplateInfo>, McpError> {
         let templates = self
@@ -468,31 +506,6 @@ impl McpClient {
             .into_iter()
             .map(convert::resource_template)
             .collect())
-    }
-
-    /// Reads resource `uri`.
-    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, McpError> {
-        let params = rm::ReadResourceRequestParams::new(uri);
-        let result = self.bounded(self.service.read_resource(params)).await?;
-        Ok(result.contents.into_iter().map(convert::contents).collect())
-    }
-
-    /// Every prompt the server lists (all pages).
-    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
-        let prompts = self.bounded(self.service.list_all_prompts()).await?;
-        Ok(prompts.into_iter().map(convert::prompt_info).collect())
-    }
-
-    /// Expands prompt `name` with `args`.
-    pub async fn get_prompt(
-        &self,
-        name: &str,
-        args: BTreeMap<String, String>,
-    ) -> Result<Prompt, McpError> {
-        let mut params = rm::GetPromptRequestParams::new(name);
-        params.arguments = Some(args.into_iter().map(|(k, v)| (k, v.into())).collect());
-        let result = self.bounded(self.service.get_prompt(params)).await?;
-        Ok(convert::prompt(result))
     }
 
     /// Closes the connection (for stdio: closes the server's stdin), then ends the process
@@ -542,7 +555,8 @@ async fn connect_stdio(
     // rmcp's own cap stays above ours (a newline more), so it never drops a line silently.
     let transport = AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(MAX_STDIO_MESSAGE_BYTES + 1);
-    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
+    let mode = lifecycle(bridge.handshake_only);
+    let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, Some(process)),
         Ok(Err(error)) => {
@@ -582,7 +596,8 @@ where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
+    let mode = lifecycle(bridge.handshake_only);
+    let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, None),
         Ok(Err(error)) => Err(convert::init_error(error, "")),

@@ -35,7 +35,7 @@ pub mod types;
 mod tests;
 
 pub use apps_ops::{AppCall, AppCallOutcome, result_json as apps_result_json};
-pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, McpClient};
+pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, MRTR_MAX_ROUNDS, McpClient};
 pub use config::{Approval, ConfigError, ServerConfig};
 pub use host_ops::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
 pub use interact::{InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler};

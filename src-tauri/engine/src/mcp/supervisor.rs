@@ -143,6 +143,9 @@ pub(super) struct Slot {
     pub(super) state: ServerState,
     pub(super) client: Option<Arc<McpClient>>,
     pub(super) tools: Arc<Vec<ToolInfo>>,
+    /// When `tools` must be listed again before a turn uses them (the list's cache hint);
+    /// `None`: until the server says they changed.
+    pub(super) tools_until: Option<Instant>,
     stderr: StderrLog,
     messages: StderrLog,
     run: Option<Run>,
@@ -259,12 +262,15 @@ impl Supervisor {
         };
         let listed = list_tools(&client).await;
         drop(client);
-        let Ok(tools) = listed else { return false };
+        let Ok((tools, until)) = listed else {
+            return false;
+        };
         if let Some(slot) = self.inner.lock().get_mut(name) {
             if let ServerState::Ready { tools: count, .. } = &mut slot.state {
                 *count = tools.len();
             }
             slot.tools = Arc::new(tools);
+            slot.tools_until = until;
         }
         true
     }
@@ -531,18 +537,20 @@ async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, Str
             }
         }
     };
-    let (client, notifications, tools) = tokio::time::timeout(spec.startup_timeout, attempt)
-        .await
-        .map_err(|_| McpError::Timeout {
-            after: spec.startup_timeout,
-        })
-        .and_then(|r| r)
-        .map_err(|e| e.to_string())?;
+    let (client, notifications, (tools, until)) =
+        tokio::time::timeout(spec.startup_timeout, attempt)
+            .await
+            .map_err(|_| McpError::Timeout {
+                after: spec.startup_timeout,
+            })
+            .and_then(|r| r)
+            .map_err(|e| e.to_string())?;
     let client = Arc::new(client);
     let mut slots = inner.lock();
     let slot = slots.entry(config.name.clone()).or_default();
     slot.client = Some(Arc::clone(&client));
     slot.tools = Arc::new(tools.clone());
+    slot.tools_until = until;
     if let Some(stderr) = client.stderr() {
         slot.stderr = stderr;
     }
@@ -553,11 +561,16 @@ async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, Str
     })
 }
 
-/// The server's tools; none when it does not implement `tools/list`.
-async fn list_tools(client: &McpClient) -> Result<Vec<ToolInfo>, McpError> {
-    match client.list_tools().await {
-        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => Ok(Vec::new()),
-        other => other,
+/// The server's tools (none when it does not implement `tools/list`), and until when they may
+/// be reused (from the list's cache hint and the server's era).
+async fn list_tools(client: &McpClient) -> Result<(Vec<ToolInfo>, Option<Instant>), McpError> {
+    let era = client.server_info().era;
+    match client.list_tools_hinted().await {
+        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => {
+            Ok((Vec::new(), None))
+        }
+        Err(e) => Err(e),
+        Ok(listed) => Ok((listed.items, listed.hint.expiry(era, Instant::now()))),
     }
 }
 
@@ -611,8 +624,8 @@ async fn on_notification(inner: &Inner, name: &str, client: &McpClient, n: Serve
 
 /// Lists the tools again after `tools/list_changed` and publishes [`SupervisorEvent::ToolsChanged`].
 async fn relist(inner: &Inner, name: &str, client: &McpClient) {
-    let tools = match list_tools(client).await {
-        Ok(tools) => tools,
+    let (tools, until) = match list_tools(client).await {
+        Ok(listed) => listed,
         Err(error) => {
             tracing::warn!(server = name, %error, "cannot list tools again");
             return;
@@ -623,6 +636,7 @@ async fn relist(inner: &Inner, name: &str, client: &McpClient) {
             *count = tools.len();
         }
         slot.tools = Arc::new(tools);
+        slot.tools_until = until;
     }
     let server = name.to_owned();
     let _ = inner.events.send(SupervisorEvent::ToolsChanged { server });

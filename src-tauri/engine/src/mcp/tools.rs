@@ -121,6 +121,27 @@ impl Supervisor {
             .collect()
     }
 
+    /// [`Supervisor::tools_for`] for a turn: a server whose list's cache hint has run out
+    /// (`ttlMs` passed, or a stateless-era server that gave none) is listed again first, all
+    /// such servers concurrently; every other list is reused as it is, with no request.
+    pub async fn current_tools_for(&self, servers: &[String]) -> Vec<(String, ToolInfo)> {
+        let now = std::time::Instant::now();
+        let stale: Vec<&String> = (servers.iter())
+            .filter(|name| {
+                self.with_slot(name, |slot| {
+                    matches!(slot.state, ServerState::Ready { .. })
+                        && slot.tools_until.is_some_and(|until| until <= now)
+                })
+                .unwrap_or(false)
+            })
+            .collect();
+        if !stale.is_empty() {
+            let relists = stale.iter().map(|name| self.refresh_tools(name));
+            futures::future::join_all(relists).await;
+        }
+        self.tools_for(servers)
+    }
+
     /// Calls `tool` of `server` with `args` (a JSON object) after validating them against the
     /// tool's input schema, under the server's call timeout; the result is truncated to the
     /// supervisor's [`Limits`]. A tool that reports an error is a result with `is_error`.

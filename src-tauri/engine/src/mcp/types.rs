@@ -17,10 +17,51 @@ pub struct ServerInfo {
     pub title: Option<String>,
     /// Its version string.
     pub version: String,
-    /// The negotiated protocol revision, e.g. `2025-11-25`.
+    /// The negotiated protocol revision, e.g. `2025-11-25` or `2026-07-28`.
     pub protocol_version: String,
+    /// The protocol era that revision belongs to.
+    pub era: ProtocolEra,
     /// Usage instructions for the model, if the server gives any.
     pub instructions: Option<String>,
+}
+
+/// The protocol era spoken with one server, negotiated per server at each connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProtocolEra {
+    /// 2026-07-28 and later: no `initialize`, `server/discover`, per-request `_meta`, multi
+    /// round-trip requests, cache hints on lists.
+    Stateless,
+    /// The `initialize` handshake (revisions 2024-11-05 up to 2025-11-25).
+    Handshake,
+}
+
+/// A listing and the server's cache hint for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listed<T> {
+    /// Every item, all pages merged.
+    pub items: Vec<T>,
+    /// How long the listing may be reused.
+    pub hint: CacheHint,
+}
+
+/// A list result's cache hint (`ttlMs`, `cacheScope`; the earliest expiry of its pages).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheHint {
+    /// How long the list stays fresh; `None` when the server gave no `ttlMs`.
+    pub ttl: Option<Duration>,
+    /// Who may reuse it; `None` when the server gave no `cacheScope`.
+    pub scope: Option<CacheScope>,
+}
+
+/// Who may reuse a cached list. Our caches live in one connection of one user, so both are
+/// honoured by never sharing a list beyond the connection that listed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheScope {
+    /// Any client may reuse it.
+    Public,
+    /// Only the requesting user's client may reuse it.
+    Private,
 }
 
 /// One tool a server offers.
@@ -305,4 +346,21 @@ pub enum McpError {
     /// The server demands OAuth authorization and it failed (or none is configured).
     #[error("authorization failed: {0}")]
     Auth(String),
+    /// The server answered `server/discover` (or `initialize`) with a result of another kind,
+    /// as handshake-era servers that answer every unknown method with `{}` do; the client then
+    /// connects again in the handshake era.
+    #[error("handshake failed: the server answered the opening request with {0}")]
+    NotDiscover(String),
+    /// A multi round-trip request kept asking for input past the bound on rounds.
+    #[error("{method} still needed input after {rounds} rounds; stopped (a bound on rounds)")]
+    TooManyRounds {
+        /// `tools/call`, `prompts/get` or `resources/read`.
+        method: String,
+        /// The bound that was reached.
+        rounds: usize,
+    },
+    /// An input a multi round-trip request needed was not given (e.g. a sampling request the
+    /// user declined); the request cannot go on.
+    #[error("{0}")]
+    InputRefused(String),
 }

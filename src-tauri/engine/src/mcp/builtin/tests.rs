@@ -54,7 +54,10 @@ async fn tool_names(client: &McpClient) -> Vec<String> {
 #[tokio::test]
 async fn time_tools_are_listed_and_callable() {
     let client = client(BuiltinServer::Time).await;
-    assert_eq!(client.server_info().protocol_version, "2025-11-25");
+    // Built-in servers are rmcp servers: they answer `server/discover`, so the stateless era.
+    assert_eq!(client.server_info().protocol_version, "2026-07-28");
+    let era = client.server_info().era;
+    assert_eq!(era, crate::mcp::types::ProtocolEra::Stateless);
     assert_eq!(
         tool_names(&client).await,
         ["convert_time", "get_current_time"]

@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::Sse;
 use tokio::sync::Mutex;
 
-use super::{Bridge, McpClient, convert, era, header_map, lifecycle};
+use super::{Bridge, McpClient, convert, header_map, lifecycle};
 use crate::mcp::oauth::OAuth;
 use crate::mcp::oauth_client::OAuthClient;
 use crate::mcp::spec::ServerSpec;
@@ -52,7 +52,8 @@ pub(super) async fn connect(
     let config =
         StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    let startup = serve_client_with_lifecycle(bridge, transport, lifecycle(era(spec)));
+    let mode = lifecycle(bridge.handshake_only);
+    let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, None),
         Ok(Err(error)) => Err(convert::init_error(error, "")),

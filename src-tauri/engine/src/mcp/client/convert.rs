@@ -5,7 +5,7 @@ use rmcp::model as rm;
 use rmcp::service::{ClientInitializeError, ServiceError};
 
 use crate::mcp::types::{
-    LogLevel, McpError, Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole,
+    LogLevel, McpError, Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra,
     ResourceBody, ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo,
     ServerNotification, ToolAnnotations, ToolInfo, ToolResult,
 };
@@ -18,6 +18,11 @@ pub(super) fn server_info(info: &rm::ServerPeerInfo) -> ServerInfo {
         title: implementation.title,
         version: implementation.version,
         protocol_version: info.protocol_version.as_str().to_owned(),
+        era: if info.protocol_version.has_initialize() {
+            ProtocolEra::Handshake
+        } else {
+            ProtocolEra::Stateless
+        },
         instructions: info.instructions.clone(),
     }
 }
@@ -230,6 +235,10 @@ pub(super) fn init_error(error: ClientInitializeError, stderr_tail: &str) -> Mcp
             e.code.0, e.message
         )),
         ClientInitializeError::Cancelled => McpError::Cancelled,
+        ClientInitializeError::ExpectedInitResult(Some(answer)) => {
+            let json = serde_json::to_string(&answer).unwrap_or_default();
+            McpError::NotDiscover(json.chars().take(200).collect())
+        }
         other => McpError::Handshake(with_tail(other.to_string())),
     }
 }

@@ -287,3 +287,26 @@ fn peak_rss() -> String {
         .find(|l| l.starts_with("VmHWM"))
         .map_or_else(|| "unknown".to_owned(), |l| l.trim().to_owned())
 }
+
+#[tokio::test]
+async fn a_server_that_ignores_the_discover_probe_still_connects_in_the_handshake_era() {
+    let supervisor = Supervisor::new(Backoff::default(), Limits::default());
+    let started = Instant::now();
+    let state = supervisor
+        .start(fault("silent", "ignore-discover", None))
+        .await;
+    // rmcp waits 10 s for an answer before falling back (once per start; see docs/mcp-eras.md).
+    eprintln!(
+        "ignoring server/discover: ready after {:?}",
+        started.elapsed()
+    );
+    let ServerState::Ready { info, tools, .. } = state else {
+        panic!("{state:?}");
+    };
+    let era = (info.era, info.protocol_version.as_str(), tools);
+    assert_eq!(
+        era,
+        (crate::mcp::types::ProtocolEra::Handshake, "2025-11-25", 1)
+    );
+    supervisor.shutdown_all().await;
+}

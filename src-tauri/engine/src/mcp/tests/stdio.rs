@@ -35,6 +35,7 @@ async fn connecting_over_stdio_reports_the_server_and_the_handshake_era_version(
             title: Some("Everything Reference Server".to_owned()),
             version: "2.0.0".to_owned(),
             protocol_version: "2025-11-25".to_owned(),
+            era: crate::mcp::types::ProtocolEra::Handshake,
             instructions: info.instructions.clone(),
         }
     );
