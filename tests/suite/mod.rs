@@ -8,6 +8,7 @@ mod edits;
 mod export;
 mod ipc;
 mod ipc_chat;
+mod ipc_paging;
 mod ipc_mcp;
 mod mcp_cli;
 mod mcp_oauth;

@@ -6,6 +6,8 @@
 //! process; reads use a separate read-only pool and run concurrently under WAL.
 
 mod branches;
+#[cfg(test)]
+mod branch_tail_tests;
 mod conversations;
 mod dump;
 mod error;
