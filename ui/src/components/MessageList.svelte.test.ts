@@ -28,8 +28,8 @@ function fakeLayout(scroller: HTMLElement, rows: number, rowHeight = 50, viewpor
   };
 }
 
-function setup(n: number) {
-  const props = $state({ items: items(n), key: (m: Item) => m.id, estimate: () => 50, row, following: true });
+function setup(n: number, onreachtop?: () => void) {
+  const props = $state({ items: items(n), key: (m: Item) => m.id, estimate: () => 50, row, following: true, onreachtop });
   const view = render(MessageList<Item>, { props });
   const scroller = view.container.querySelector<HTMLElement>('[aria-busy]')!;
   return { props, scroller, list: screen.getByTestId('messages') };
@@ -95,4 +95,34 @@ test('the rows not rendered are stood in for by spacers of their estimated heigh
   const last = Number(labels().at(-1)!.split(' ')[1]);
   expect(before!.style.height).toBe(`${first * 50}px`);
   expect(after!.style.height).toBe(`${(1999 - last) * 50}px`);
+});
+
+test('scrolling near the top asks for older rows, and rows added above keep the view in place', () => {
+  let asked = 0;
+  const { props, scroller } = setup(100, () => (asked += 1));
+  let rows = 100;
+  let top = 0;
+  Object.defineProperties(scroller, {
+    clientHeight: { configurable: true, get: () => 600 },
+    scrollHeight: { configurable: true, get: () => rows * 50 + 24 },
+    scrollTop: { configurable: true, get: () => top, set: (v: number) => (top = v) },
+  });
+  top = 3000;
+  fireEvent.scroll(scroller);
+  flushSync();
+  expect(asked).toBe(0);
+  top = 500;
+  fireEvent.scroll(scroller);
+  flushSync();
+  expect(asked).toBe(1);
+  const atTop = (list: Item[]) => list[Math.floor(top / 50)]!.label;
+  expect(atTop(props.items)).toBe('message 10');
+
+  const older = Array.from({ length: 40 }, (_, i) => ({ id: `old${i}`, label: `old ${i}` }));
+  rows = 140;
+  props.items = [...older, ...props.items];
+  flushSync();
+  expect(top).toBe(500 + 40 * 50);
+  expect(atTop(props.items)).toBe('message 10');
+  expect(labels()).toEqual(expect.arrayContaining(['old 39', 'message 10', 'message 20']));
 });
