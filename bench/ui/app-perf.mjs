@@ -94,7 +94,7 @@ function stat(pid) {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), start: Number(fields[19]) };
+    return { ppid: Number(fields[1]), start: Number(fields[19]), cpu: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return null;
   }
@@ -142,6 +142,12 @@ function memoryOf(root) {
   return { rss, pss, names, each };
 }
 
+/** The CPU time (ms) the app's processes have used so far (user + system). */
+function cpuOf(root) {
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString());
+  return (tree(root).reduce((sum, pid) => sum + (stat(pid)?.cpu ?? 0), 0) * 1000) / ticks;
+}
+
 /** When the process started, in ms since the epoch (clock-tick resolution, 10 ms). */
 function startedAt(pid) {
   const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString());
@@ -172,13 +178,15 @@ async function coldStart(wd) {
     const at = await wd.script(`const m = performance.getEntriesByName(arguments[0])[0]; return m ? performance.timeOrigin + m.startTime : null;`, [MARK]);
     return at ?? undefined;
   });
+  // Load-independent: the CPU the app's processes used up to now (a little after the paint).
+  const cpu = cpuOf(pid);
   const rows = await wd.script(`return document.querySelectorAll('[data-testid="conversation-row"]').length`);
   // Where the time went: process start → the page's navigation → its script running → the mark.
   const page = await wd.script(`const n = performance.getEntriesByType('navigation')[0];
     return { origin: performance.timeOrigin, dcl: n ? n.domContentLoadedEventEnd : null, mark: performance.getEntriesByName(arguments[0])[0].startTime };`, [MARK]);
   console.log(`  process start → navigation ${(page.origin - begun).toFixed(0)} ms, → DOMContentLoaded +${page.dcl?.toFixed(0)} ms, → list painted +${page.mark.toFixed(0)} ms`);
   await sleep(3000);
-  return { ms: painted - begun, rows, memory: memoryOf(pid), pid };
+  return { ms: painted - begun, cpu, rows, memory: memoryOf(pid), pid };
 }
 
 /** In the window: sends `count` messages through the composer, a new conversation every 10,
@@ -218,29 +226,57 @@ async function waitFor(test, what) {
 
 async function idleMemory(wd, pid) {
   await wd.script(`location.hash = '#/'`);
-  await sleep(10000);
+  await sleep(Number(process.env.BENCH_IDLE_MS ?? 15000));
   return memoryOf(pid);
 }
+
+/** In the window: from a new chat, opens the 2,000-message conversation and times the first
+ * frame that shows its last answer. */
+const OPEN_SCRIPT = `
+const done = arguments[arguments.length - 1];
+location.hash = '#/';
+setTimeout(() => {
+  const started = performance.now();
+  location.hash = '#/c/bench-long';
+  const check = () => {
+    const texts = [...document.querySelectorAll('[data-testid="message-text"]')];
+    if (!texts.some((t) => t.textContent.includes('Answer 1999'))) return requestAnimationFrame(check);
+    requestAnimationFrame(() => setTimeout(() => done({ ms: performance.now() - started, rendered: texts.length })));
+  };
+  check();
+}, 1000);
+`;
 
 async function turns(wd) {
   await wd.start();
   const pid = await until('the app process', () => appPid());
   await until('the conversation list', () => wd.script(`return performance.getEntriesByName(arguments[0]).length > 0`, [MARK]));
+  const opens = [];
+  for (let i = 0; i < RUNS; i++) opens.push(await wd.scriptAsync(OPEN_SCRIPT));
+  const ipc = [];
+  for (let i = 0; i < RUNS; i++) {
+    ipc.push(await wd.scriptAsync(`const done = arguments[arguments.length - 1]; const t = performance.now();
+      window.__TAURI_INTERNALS__.invoke('conversation_messages', { conversationId: 'bench-long' }).then((m) => done({ ms: performance.now() - t, n: m.length }), (e) => done({ ms: -1, n: String(e) }));`));
+  }
+  console.log(`  of which reading its messages over IPC (conversation_messages, ${ipc[0].n} messages): median ${median(ipc.map((r) => r.ms)).toFixed(0)} ms`);
+  console.log(`opening the 2,000-message conversation: median ${median(opens.map((o) => o.ms)).toFixed(0)} ms (runs: ${opens.map((o) => o.ms.toFixed(0)).join(', ')}; ${opens[0].rendered} messages rendered)`);
   await wd.script(`window.__benchTurns = 0`);
   const run = async (n) => {
     const r = await wd.scriptAsync(TURNS_SCRIPT, [n]);
     if (!r.ok) throw new Error(r.error);
     return r.turns;
   };
-  let started = Date.now();
-  await run(10);
-  const after10 = await idleMemory(wd, pid);
-  console.log(`10 turns in ${Date.now() - started} ms; idle: RSS ${mb(after10.rss)}, PSS ${mb(after10.pss)}`);
-  started = Date.now();
-  for (let done = 10; done < TURNS; done += 50) await run(Math.min(50, TURNS - done));
-  const afterAll = await idleMemory(wd, pid);
-  console.log(`${TURNS - 10} more turns in ${Date.now() - started} ms; idle: RSS ${mb(afterAll.rss)}, PSS ${mb(afterAll.pss)}`);
-  return { after10, afterAll };
+  // Idle memory at checkpoints: a leak grows with the turns, a cache levels off.
+  const checkpoints = [10, 100, 250, 500, TURNS].filter((n, i, all) => n <= TURNS && all.indexOf(n) === i);
+  const idle = {};
+  let done = 0;
+  for (const target of checkpoints) {
+    const started = Date.now();
+    while (done < target) done = await run(Math.min(50, target - done));
+    idle[target] = await idleMemory(wd, pid);
+    console.log(`after ${target} turns (${Date.now() - started} ms for the last ${target - (checkpoints[checkpoints.indexOf(target) - 1] ?? 0)}): idle RSS ${mb(idle[target].rss)}, PSS ${mb(idle[target].pss)} (${idle[target].each.join(', ')})`);
+  }
+  return { after10: idle[checkpoints[0]], afterAll: idle[TURNS] };
 }
 
 async function main() {
@@ -266,7 +302,7 @@ async function main() {
       await appGone();
     }
     const last = starts.at(-1);
-    console.log(`run ${i + 1}: first painted list ${last.ms.toFixed(0)} ms (${last.rows} rows); RSS ${mb(last.memory.rss)}, PSS ${mb(last.memory.pss)} (RSS/PSS: ${last.memory.each.join(', ')})`);
+    console.log(`run ${i + 1}: first painted list ${last.ms.toFixed(0)} ms (${last.rows} rows, ${last.cpu.toFixed(0)} ms of CPU by then); RSS ${mb(last.memory.rss)}, PSS ${mb(last.memory.pss)} (RSS/PSS: ${last.memory.each.join(', ')})`);
   }
   let memory = null;
   if (TURNS > 0) {
@@ -278,11 +314,13 @@ async function main() {
     }
   }
   console.log(`load: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1/5/15 min); ${CONVERSATIONS} conversations; ${app}`);
-  console.log(`cold start to the first painted conversation list: median ${median(starts.map((s) => s.ms)).toFixed(0)} ms over ${RUNS} runs`);
+  console.log(`cold start to the first painted conversation list: median ${median(starts.map((s) => s.ms)).toFixed(0)} ms over ${RUNS} runs; CPU time of the app's processes by then: median ${median(starts.map((s) => s.cpu)).toFixed(0)} ms`);
   console.log(`memory of all the app's processes after start: RSS median ${mb(median(starts.map((s) => s.memory.rss)))}, PSS median ${mb(median(starts.map((s) => s.memory.pss)))}`);
   if (memory) {
     const growth = (memory.afterAll.pss / memory.after10.pss - 1) * 100;
-    console.log(`idle memory (PSS) after 10 turns ${mb(memory.after10.pss)}, after ${TURNS} ${mb(memory.afterAll.pss)}: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %`);
+    const rssGrowth = (memory.afterAll.rss / memory.after10.rss - 1) * 100;
+    const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
+    console.log(`idle memory after 10 turns: RSS ${mb(memory.after10.rss)}, PSS ${mb(memory.after10.pss)}; after ${TURNS}: RSS ${mb(memory.afterAll.rss)} (${pct(rssGrowth)}), PSS ${mb(memory.afterAll.pss)} (${pct(growth)})`);
   }
 }
 

@@ -16,6 +16,7 @@ import { build } from 'vite';
 const here = new URL('.', import.meta.url).pathname;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const OPENS = Number(process.env.BENCH_OPENS ?? 5);
+const TURNS = Number(process.env.BENCH_TURNS ?? 300);
 const out = mkdtempSync(join(tmpdir(), 'chat-bench-'));
 await build({
   configFile: join(here, '..', 'vite.config.ts'),
@@ -138,7 +139,51 @@ async function openInPage({ id, marker }) {
   });
 }
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+/** In the page: sends `count` messages through the composer (a new conversation every 10),
+ * each once the previous turn has finished (the fake backend answers them). */
+async function turnsInPage(target) {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const waitFor = async (test, what) => {
+    for (let i = 0; i < 2000; i++) {
+      if (test()) return;
+      await sleep(5);
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const total = () => Number(document.querySelector('[data-testid="messages"]')?.dataset.total ?? 0);
+  window.benchTurns ??= 0;
+  while (window.benchTurns < target) {
+    if (window.benchTurns % 10 === 0) {
+      location.hash = '#/';
+      await sleep(20);
+    }
+    await waitFor(() => document.querySelector('[data-testid="send-button"]') && !document.querySelector('[data-testid="stop-button"]'), 'the composer');
+    const box = document.querySelector('[data-testid="composer"]');
+    box.value = `Tell me about turn ${window.benchTurns}`;
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    await sleep(0);
+    const before = total();
+    box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+    await waitFor(() => total() >= before + 2 && !document.querySelector('[data-testid="stop-button"]'), `turn ${window.benchTurns}`);
+    window.benchTurns += 1;
+  }
+}
+
+/** In the page: the live JS heap after a full collection, and the number of DOM nodes. */
+async function heapInPage() {
+  location.hash = '#/';
+  await new Promise((r) => setTimeout(r, 500));
+  for (let i = 0; i < 3; i++) {
+    window.gc();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { heap: performance.memory.usedJSHeapSize, nodes: document.getElementsByTagName('*').length };
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--js-flags=--expose-gc', '--enable-precise-memory-info'],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('pageerror', (e) => console.error('page error:', e.message));
@@ -185,6 +230,18 @@ try {
     runs.push({ ...result, ...tasks(trace) });
   }
 
+  // Many turns through the composer: the UI's live heap after 10 and after TURNS turns.
+  const heaps = [];
+  if (TURNS > 0) {
+    await page.goto(`${base}?turns#/`);
+    await page.getByTestId('composer').waitFor();
+    await page.evaluate(() => window.chatBench.answerAutomatically());
+    for (const target of [10, TURNS]) {
+      await page.evaluate(turnsInPage, target);
+      heaps.push({ turns: target, ...(await page.evaluate(heapInPage)) });
+    }
+  }
+
   const lags = runs.flatMap((r) => r.lags);
   console.log(`load: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1/5/15 min)`);
   if (runs.length > 0) {
@@ -198,6 +255,7 @@ try {
   console.log(`opening a 2,000-message conversation, ${OPENS} runs:`);
   console.log(`  first screen: median ${ms(median(opens.map((o) => o.ms)))} (runs: ${opens.map((o) => ms(o.ms)).join(', ')})`);
   console.log(`  longest task while opening: median ${ms(median(opens.map((o) => o.wall)))} wall-clock, ${ms(median(opens.map((o) => o.cpu)))} of CPU time; messages in the DOM: ${opens[0].rendered}`);
+  for (const h of heaps) console.log(`after ${h.turns} turns (10 per conversation, fake backend): live JS heap ${(h.heap / 1048576).toFixed(2)} MB after a full GC, ${h.nodes} DOM nodes`);
 } finally {
   await browser.close();
   server.close();
