@@ -42,7 +42,12 @@ fn a_conversation_is_read_from_its_end_then_page_by_page_before_the_oldest_messa
         send_and_wait(&h, &id, &format!("message {i}"), i + 1);
     }
 
-    let last = invoke(&h, "conversation_messages", json!({ "conversationId": id, "limit": 2 })).unwrap();
+    let last = invoke(
+        &h,
+        "conversation_messages",
+        json!({ "conversationId": id, "limit": 2 }),
+    )
+    .unwrap();
     assert_eq!(texts(&last), ["message 3", "message 4"]);
     let oldest = last[0]["id"].clone();
     let older = invoke(
@@ -75,7 +80,12 @@ fn a_page_before_a_message_of_another_conversation_is_refused_as_not_found() {
     let b = invoke(&h, "create_conversation", json!({ "input": {} })).unwrap();
     let a_id = a["id"].as_str().unwrap().to_owned();
     send_and_wait(&h, &a_id, "only in a", 1);
-    let all = invoke(&h, "conversation_messages", json!({ "conversationId": a_id })).unwrap();
+    let all = invoke(
+        &h,
+        "conversation_messages",
+        json!({ "conversationId": a_id }),
+    )
+    .unwrap();
     let err = invoke(
         &h,
         "conversation_messages",

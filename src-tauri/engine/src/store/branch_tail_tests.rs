@@ -7,14 +7,21 @@ use crate::content::ContentPart;
 async fn chain(n: usize) -> (tempfile::TempDir, Store, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("t.db")).await.unwrap();
-    let conv = store.create_conversation(NewConversation::default()).await.unwrap();
+    let conv = store
+        .create_conversation(NewConversation::default())
+        .await
+        .unwrap();
     let mut ids: Vec<String> = Vec::new();
     for i in 0..n {
         let m = store
             .append_message(NewMessage {
                 conversation_id: conv.id.clone(),
                 parent_id: ids.last().cloned(),
-                role: if i % 2 == 0 { Role::User } else { Role::Assistant },
+                role: if i % 2 == 0 {
+                    Role::User
+                } else {
+                    Role::Assistant
+                },
                 content: vec![ContentPart::text(format!("message {i}"))],
                 status: MessageStatus::Complete,
                 model: None,
@@ -52,7 +59,16 @@ async fn pages_read_from_the_parent_of_the_oldest_message_shown_cover_the_branch
 async fn a_tail_longer_than_the_branch_is_the_whole_branch_and_zero_is_nothing() {
     let (_dir, store, ids) = chain(4).await;
     assert_eq!(ids_of(&store.branch_tail(&ids[3], 100).await.unwrap()), ids);
-    assert_eq!(ids_of(&store.branch_tail(&ids[2], 100).await.unwrap()), ids[..3].to_vec());
+    assert_eq!(
+        ids_of(&store.branch_tail(&ids[2], 100).await.unwrap()),
+        ids[..3].to_vec()
+    );
     assert!(store.branch_tail(&ids[3], 0).await.unwrap().is_empty());
-    assert!(store.branch_tail("no-such-message", 5).await.unwrap().is_empty());
+    assert!(
+        store
+            .branch_tail("no-such-message", 5)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -5,9 +5,9 @@
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
 
-mod branches;
 #[cfg(test)]
 mod branch_tail_tests;
+mod branches;
 mod conversations;
 mod dump;
 mod error;
