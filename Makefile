@@ -84,6 +84,7 @@ bench-export:
 # (release build) under Xvfb with 10,000 conversations: cold start, memory, 1,000 turns.
 bench-ui:
 	scripts/deps.sh test
+	scripts/deps.sh bench
 	$(MAKE) ui
 	cd ui && npm run bench:chat
 	cargo build --release --bin switchboard
