@@ -267,7 +267,7 @@ async function turns(wd) {
     return r.turns;
   };
   // Idle memory at checkpoints: a leak grows with the turns, a cache levels off.
-  const checkpoints = [10, 100, 250, 500, TURNS].filter((n, i, all) => n <= TURNS && all.indexOf(n) === i);
+  const checkpoints = [10, 100, 250, 500, TURNS].filter((n, i, all) => n > 0 && n <= TURNS && all.indexOf(n) === i);
   const idle = {};
   let done = 0;
   for (const target of checkpoints) {
@@ -276,7 +276,7 @@ async function turns(wd) {
     idle[target] = await idleMemory(wd, pid);
     console.log(`after ${target} turns (${Date.now() - started} ms for the last ${target - (checkpoints[checkpoints.indexOf(target) - 1] ?? 0)}): idle RSS ${mb(idle[target].rss)}, PSS ${mb(idle[target].pss)} (${idle[target].each.join(', ')})`);
   }
-  return { after10: idle[checkpoints[0]], afterAll: idle[TURNS] };
+  return TURNS > 0 ? { after10: idle[checkpoints[0]], afterAll: idle[TURNS] } : null;
 }
 
 async function main() {
@@ -305,7 +305,7 @@ async function main() {
     console.log(`run ${i + 1}: first painted list ${last.ms.toFixed(0)} ms (${last.rows} rows, ${last.cpu.toFixed(0)} ms of CPU by then); RSS ${mb(last.memory.rss)}, PSS ${mb(last.memory.pss)} (RSS/PSS: ${last.memory.each.join(', ')})`);
   }
   let memory = null;
-  if (TURNS > 0) {
+  {
     try {
       memory = await turns(wd);
     } finally {
