@@ -5,7 +5,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-discovery
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-discovery bench-ui
 
 run:
 	scripts/deps.sh run
@@ -87,3 +87,14 @@ bench-discovery:
 # Export and import of 1,000 conversations × 50 messages in every format (medians).
 bench-export:
 	cargo bench -p switchboard-engine --bench export
+
+# UI benchmarks (medians, nothing asserted): the chat pane in Chromium over the fake backend
+# (a 5,000-token answer streamed, a 2,000-message conversation opened), then the real app
+# (release build) under Xvfb with 10,000 conversations: cold start, memory, 1,000 turns.
+bench-ui:
+	scripts/deps.sh test
+	scripts/deps.sh bench
+	$(MAKE) ui
+	cd ui && npm run bench:chat
+	cargo build --release --bin switchboard
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node bench/ui/app-perf.mjs "$(CARGO_TARGET_DIR)/release/switchboard"

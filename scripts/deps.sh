@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Switchboard needs, skipping what is present.
 #   scripts/deps.sh run    system libraries + the UI's npm packages
-#   scripts/deps.sh test   the above + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus, Chromium,
+#   scripts/deps.sh bench  the above (run) + Debian's Chromium, for make bench-ui
+#   scripts/deps.sh test   the above (run) + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus, Chromium,
 #                          the npm (incl. MCP App) and PyPI MCP servers and the MCP conformance suite (Node 22)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's Chromium for the browser benchmarks (`make bench-ui`: scripts/deps.sh bench), never a
+# downloaded browser.
+if [ "$what" = bench ] && [ ! -x /usr/bin/chromium ]; then
+  echo "deps: installing chromium"
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 
 # The UI's packages, reinstalled only when the lockfile changed.

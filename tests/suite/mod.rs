@@ -11,6 +11,7 @@ mod ipc_chat;
 mod ipc_mcp;
 mod ipc_mcp_content;
 mod mcp_apps;
+mod ipc_paging;
 mod mcp_cli;
 mod mcp_eras;
 mod mcp_mrtr;

@@ -174,8 +174,13 @@ export function answerApproval(approvalId: string, answer: ApprovalAnswer): Prom
   return call<boolean>('answer_approval', { approvalId, answer });
 }
 
-export function conversationMessages(conversationId: string): Promise<Message[]> {
-  return call<Message[]>('conversation_messages', { conversationId });
+/** The shown branch of a conversation, oldest first: all of it, or with `page.limit` its last
+ * messages (with `page.before`, a message id, the ones just before that message). */
+export function conversationMessages(
+  conversationId: string,
+  page: { before?: string; limit?: number } = {},
+): Promise<Message[]> {
+  return call<Message[]>('conversation_messages', { conversationId, ...page });
 }
 
 export function messageSiblings(messageId: string): Promise<string[]> {

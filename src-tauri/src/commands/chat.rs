@@ -128,13 +128,22 @@ pub fn answer_approval(
     engine.answer_approval(&approval_id, answer)
 }
 
-/// The messages of the branch a conversation shows, oldest first.
+/// The messages of the branch a conversation shows, oldest first: all of them, or with
+/// `limit` a page of its last ones (with `before`, a message id, the ones just before it).
 #[tauri::command]
 pub async fn conversation_messages(
     engine: State<'_, Engine>,
     conversation_id: String,
+    before: Option<String>,
+    limit: Option<u32>,
 ) -> CmdResult<Vec<Message>> {
-    Ok(engine.conversation_branch(&conversation_id).await?)
+    if before.is_none() && limit.is_none() {
+        return Ok(engine.conversation_branch(&conversation_id).await?);
+    }
+    let limit = limit.unwrap_or(u32::MAX);
+    Ok(engine
+        .conversation_branch_page(&conversation_id, before.as_deref(), limit)
+        .await?)
 }
 
 /// The ids of a message and its alternatives (same parent), oldest first.

@@ -3,10 +3,13 @@
 // batches over a Tauri channel and are applied by `chatState`.
 import * as api from '../api';
 import type { ApprovalAnswer, Attachment, ChatEvent, ContentPart, Message } from '../bindings';
-import { applyEvent, emptyState, fromMessages, type ChatState } from './chatState';
+import { applyEvent, callsFromMessages, emptyState, fromMessages, type ChatState } from './chatState';
 import { conversations } from './conversations.svelte';
 import { teardownApps } from './mcpApp';
 import { reportError } from './errors.svelte';
+
+/** How many messages a conversation opens with, and how many more each scroll to the top reads. */
+export const PAGE_SIZE = 100;
 
 class ChatSession {
   conversationId = $state<string | null>(null);
@@ -17,20 +20,47 @@ class ChatSession {
     if (id !== this.conversationId) await teardownApps();
     this.conversationId = id;
     this.state = emptyState();
+    this.hasOlder = false;
     if (id !== null) await this.reload();
   }
 
-  /** Re-reads the shown branch (after a turn ends, or a branch switch). */
+  /** Whether messages older than the first one shown are left to read. */
+  hasOlder = $state(false);
+  #loadingOlder = false;
+
+  /** Re-reads the shown branch (after a turn ends, or a branch switch): its last page, or as
+   * many messages as were shown. */
   async reload(): Promise<void> {
     const id = this.conversationId;
     if (id === null) return;
+    const limit = Math.max(PAGE_SIZE, this.state.messages.length + 2);
     try {
-      const messages = await api.conversationMessages(id);
+      const messages = await api.conversationMessages(id, { limit });
       if (this.conversationId !== id) return;
       const { running, error, lastEnd } = this.state;
       this.state = { ...fromMessages(messages), running, error, lastEnd };
+      this.hasOlder = messages.length === limit;
     } catch (error) {
       reportError(error);
+    }
+  }
+
+  /** Reads the page of messages before the first one shown (scrolling up a long conversation). */
+  async loadOlder(): Promise<void> {
+    const id = this.conversationId;
+    const first = this.state.messages[0];
+    if (id === null || !first || !this.hasOlder || this.#loadingOlder) return;
+    this.#loadingOlder = true;
+    try {
+      const older = await api.conversationMessages(id, { before: first.id, limit: PAGE_SIZE });
+      if (this.conversationId !== id || this.state.messages[0]?.id !== first.id) return;
+      const calls = { ...callsFromMessages(older), ...this.state.calls };
+      this.state = { ...this.state, messages: [...older, ...this.state.messages], calls };
+      this.hasOlder = older.length === PAGE_SIZE;
+    } catch (error) {
+      reportError(error);
+    } finally {
+      this.#loadingOlder = false;
     }
   }
 

@@ -4,6 +4,7 @@ import * as api from '../api';
 import type { Conversation } from '../bindings';
 import { compareConversations } from './dates';
 import { reportError } from './errors.svelte';
+import { CONVERSATIONS_PAINTED, markNextPaint } from './perfMarks';
 
 export const PAGE_SIZE = 50;
 
@@ -38,6 +39,7 @@ class ConversationList {
       this.items = [...shown, ...local].sort(compareConversations);
       this.nextCursor = page.nextCursor;
       this.loaded = true;
+      markNextPaint(CONVERSATIONS_PAINTED);
     } catch (error) {
       reportError(error);
     } finally {

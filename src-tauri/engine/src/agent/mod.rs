@@ -34,7 +34,7 @@ pub use tool_costs::ToolCost;
 
 use crate::content::{Attachment, ContentPart};
 use crate::provider::prompt_tools::ToolMode;
-use crate::store::{Conversation, Message, MessageStatus, NewMessage, Role};
+use crate::store::{Conversation, Message, MessageStatus, NewMessage, Role, StoreError};
 use crate::{Engine, EngineError};
 
 /// Where a turn's events go (the receiver may be dropped: the turn goes on and is stored).
@@ -235,6 +235,34 @@ impl Engine {
         let conv = self.store().get_conversation(conversation).await?;
         match conv.head_id {
             Some(head) => Ok(self.store().branch(&head).await?),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// At most `limit` messages of the branch `conversation` shows, oldest first: its last
+    /// ones, or with `before` (a message of that branch) the ones just before it.
+    pub async fn conversation_branch_page(
+        &self,
+        conversation: &str,
+        before: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Message>, EngineError> {
+        let end = match before {
+            Some(id) => {
+                let m = self.store().get_message(id).await?;
+                if m.conversation_id != conversation {
+                    return Err(StoreError::NotFound {
+                        entity: "message",
+                        id: format!("{id} in conversation {conversation}"),
+                    }
+                    .into());
+                }
+                m.parent_id
+            }
+            None => self.store().get_conversation(conversation).await?.head_id,
+        };
+        match end {
+            Some(head) => Ok(self.store().branch_tail(&head, i64::from(limit)).await?),
             None => Ok(Vec::new()),
         }
     }

@@ -37,6 +37,29 @@ impl Store {
         rows.into_iter().map(Message::try_from).collect()
     }
 
+    /// The last `limit` messages of the branch ending at `head_id`, oldest first: a long
+    /// conversation opens with its end, and an older page is the tail ending at the parent of
+    /// the oldest message shown. The walk up the tree stops after `limit` steps.
+    pub async fn branch_tail(&self, head_id: &str, limit: i64) -> Result<Vec<Message>, StoreError> {
+        let cols: Vec<String> = COLUMNS.split(", ").map(|c| format!("m.{c}")).collect();
+        let sql = format!(
+            "WITH RECURSIVE path(id, depth) AS (SELECT ?, 0 UNION ALL \
+             SELECT m.parent_id, p.depth + 1 FROM messages m JOIN path p ON m.id = p.id \
+             WHERE m.parent_id IS NOT NULL AND p.depth + 1 < ?) \
+             SELECT {} FROM messages m JOIN path p ON m.id = p.id WHERE p.depth < ? \
+             ORDER BY p.depth DESC",
+            cols.join(", ")
+        );
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(head_id)
+            .bind(limit)
+            .bind(limit)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        rows.into_iter().map(Message::try_from).collect()
+    }
+
     /// The ids of the messages sharing `message_id`'s parent (itself included), oldest first.
     pub async fn siblings(&self, message_id: &str) -> Result<Vec<String>, StoreError> {
         sqlx::query_scalar(

@@ -5,6 +5,8 @@
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
 
+#[cfg(test)]
+mod branch_tail_tests;
 mod branches;
 mod conversations;
 mod dump;

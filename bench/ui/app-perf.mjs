@@ -1,0 +1,338 @@
+// Benchmark of the real app (the `switchboard` binary) under Xvfb, through tauri-driver +
+// WebKitWebDriver, with 10,000 conversations in its SQLite file (seeded by seed-db.py):
+//  1. cold start to the first painted conversation list, RUNS times: from the app process's
+//     start (/proc) to the `switchboard:conversations-painted` performance mark the UI sets at
+//     the end of the frame that first shows the list (lib/perfMarks.ts);
+//  2. memory of all the app's processes (the app, WebKit's web and network processes and their
+//     helpers; not the WebDriver ones) a few seconds after that: summed RSS and PSS;
+//  3. idle memory after 10 and after 1,000 streamed turns (10 per conversation, through the
+//     composer, answered by a fake OpenAI-compatible server on 127.0.0.1).
+// Prints medians; asserts nothing. Usage (DISPLAY set, e.g. by xvfb-run):
+//   node bench/ui/app-perf.mjs <switchboard binary>      (make bench-ui does all of it)
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startFakeOpenAi } from './fake-openai.mjs';
+
+const app = resolve(process.argv[2] ?? '');
+const here = import.meta.dirname;
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const TURNS = Number(process.env.BENCH_TURNS ?? 1000);
+const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 10000);
+const MARK = 'switchboard:conversations-painted';
+const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+const children = [];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+    s.on('error', fail);
+  });
+}
+
+async function until(what, fn, timeoutMs = 60000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(20);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+/** The few W3C WebDriver calls used here. */
+function driver(base) {
+  let session;
+  async function call(method, path, body) {
+    const res = await fetch(base + path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(600_000),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json)}`);
+    return json.value;
+  }
+  const s = (p) => `/session/${session}${p}`;
+  return {
+    async start() {
+      const v = await call('POST', '/session', {
+        capabilities: { alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } } },
+      });
+      session = v.sessionId;
+      await call('POST', s('/timeouts'), { script: 600_000 });
+    },
+    script: (script, args = []) => call('POST', s('/execute/sync'), { script, args }),
+    scriptAsync: (script, args = []) => call('POST', s('/execute/async'), { script, args }),
+    async end() {
+      if (session) await call('DELETE', s('')).catch(() => undefined);
+      session = undefined;
+    },
+  };
+}
+
+// ---- processes and memory (/proc) ----
+
+function stat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(fields[1]), start: Number(fields[19]), cpu: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return null;
+  }
+}
+
+const pids = () => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number);
+
+function appPid() {
+  return pids().find((pid) => {
+    try {
+      return readlinkSync(`/proc/${pid}/exe`) === app;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The app's process and all its descendants. */
+function tree(root) {
+  const parent = new Map(pids().map((pid) => [pid, stat(pid)?.ppid]));
+  const inTree = (pid) => {
+    for (let p = pid; p; p = parent.get(p)) if (p === root) return true;
+    return false;
+  };
+  return [...parent.keys()].filter(inTree);
+}
+
+function memoryOf(root) {
+  let rss = 0;
+  let pss = 0;
+  const names = [];
+  const each = [];
+  for (const pid of tree(root)) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      const one = { rss: Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0), pss: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) };
+      rss += one.rss;
+      pss += one.pss;
+      names.push(readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
+      each.push(`${names.at(-1)} ${mb(one.rss)}/${mb(one.pss)}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { rss, pss, names, each };
+}
+
+/** The CPU time (ms) the app's processes have used so far (user + system). */
+function cpuOf(root) {
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString());
+  return (tree(root).reduce((sum, pid) => sum + (stat(pid)?.cpu ?? 0), 0) * 1000) / ticks;
+}
+
+/** When the process started, in ms since the epoch (clock-tick resolution, 10 ms). */
+function startedAt(pid) {
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString());
+  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+  return Date.now() - (uptime - stat(pid).start / ticks) * 1000;
+}
+
+// ---- the scenario ----
+
+function prepare(modelUrl) {
+  const cli = (...args) => execFileSync(app, ['--data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cli('providers', 'add', 'bench', '--preset', 'openai-compatible', '--base-url', modelUrl);
+  const db = join(dataDir, 'switchboard.db');
+  execFileSync('python3', ['-c', `import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute("UPDATE providers SET settings=json_set(settings,'$.defaultModel','fake-model')")\nc.commit()`, db]);
+  const started = Date.now();
+  console.log(execFileSync('python3', [join(here, 'seed-db.py'), db, String(CONVERSATIONS)]).toString().trim(), `in ${Date.now() - started} ms`);
+}
+
+async function appGone() {
+  await until('the app to exit', () => appPid() === undefined, 30000);
+}
+
+async function coldStart(wd) {
+  await wd.start();
+  const pid = await until('the app process', () => appPid());
+  const begun = startedAt(pid);
+  const painted = await until('the conversation list', async () => {
+    const at = await wd.script(`const m = performance.getEntriesByName(arguments[0])[0]; return m ? performance.timeOrigin + m.startTime : null;`, [MARK]);
+    return at ?? undefined;
+  });
+  // Load-independent: the CPU the app's processes used up to now (a little after the paint).
+  const cpu = cpuOf(pid);
+  const rows = await wd.script(`return document.querySelectorAll('[data-testid="conversation-row"]').length`);
+  // Where the time went: process start → the page's navigation → its script running → the mark.
+  const page = await wd.script(`const n = performance.getEntriesByType('navigation')[0];
+    return { origin: performance.timeOrigin, dcl: n ? n.domContentLoadedEventEnd : null, mark: performance.getEntriesByName(arguments[0])[0].startTime };`, [MARK]);
+  console.log(`  process start → navigation ${(page.origin - begun).toFixed(0)} ms, → DOMContentLoaded +${page.dcl?.toFixed(0)} ms, → list painted +${page.mark.toFixed(0)} ms`);
+  await sleep(3000);
+  return { ms: painted - begun, cpu, rows, memory: memoryOf(pid), pid };
+}
+
+/** In the window: sends `count` messages through the composer, a new conversation every 10,
+ * each once the previous turn has finished. */
+const TURNS_SCRIPT = `
+const [count, done] = [arguments[0], arguments[arguments.length - 1]];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function waitFor(test, what) {
+  for (let i = 0; i < 3000; i++) { if (test()) return; await sleep(10); }
+  const statuses = [...document.querySelectorAll('[data-testid="message"]')].map((m) => m.dataset.role + ':' + m.dataset.status).join(' ');
+  const error = document.querySelector('[data-testid="turn-error"], [role="alert"]')?.textContent ?? '';
+  const box = document.querySelector('[data-testid="composer"]');
+  const send = document.querySelector('[data-testid="send-button"]');
+  throw new Error('timed out waiting for ' + what + ' at ' + location.hash + ' [' + statuses + '] ' + error
+    + ' composer=' + JSON.stringify(box?.value) + ' send disabled=' + send?.disabled + ' rows=' + document.querySelector('[data-testid="messages"]')?.dataset.total);
+}
+(async () => {
+  for (let i = 0; i < count; i++) {
+    if (window.__benchTurns % 10 === 0) {
+      location.hash = '#/';
+      await sleep(50);
+    }
+    const box = document.querySelector('[data-testid="composer"]');
+    await waitFor(() => document.querySelector('[data-testid="send-button"]') && !document.querySelector('[data-testid="stop-button"]'), 'the composer');
+    box.value = 'Tell me about turn ' + window.__benchTurns;
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    await sleep(0);
+    const total = () => Number(document.querySelector('[data-testid="messages"]')?.dataset.total ?? 0);
+    const before = total();
+    box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+    await waitFor(() => total() >= before + 2 && !document.querySelector('[data-testid="stop-button"]')
+      && [...document.querySelectorAll('[data-testid="message"]')].at(-1)?.dataset.status === 'complete', 'turn ' + window.__benchTurns);
+    window.__benchTurns += 1;
+  }
+})().then(() => done({ ok: true, turns: window.__benchTurns }), (e) => done({ ok: false, error: String(e) }));
+`;
+
+async function idleMemory(wd, pid) {
+  await wd.script(`location.hash = '#/'`);
+  await sleep(Number(process.env.BENCH_IDLE_MS ?? 15000));
+  return memoryOf(pid);
+}
+
+/** In the window: from a new chat, opens the 2,000-message conversation and times the first
+ * frame that shows its last answer. */
+const OPEN_SCRIPT = `
+const done = arguments[arguments.length - 1];
+location.hash = '#/';
+setTimeout(() => {
+  const started = performance.now();
+  location.hash = '#/c/bench-long';
+  const check = () => {
+    const texts = [...document.querySelectorAll('[data-testid="message-text"]')];
+    if (!texts.some((t) => t.textContent.includes('Answer 1999'))) return requestAnimationFrame(check);
+    requestAnimationFrame(() => setTimeout(() => done({ ms: performance.now() - started, rendered: texts.length })));
+  };
+  check();
+}, 1000);
+`;
+
+async function turns(wd) {
+  await wd.start();
+  const pid = await until('the app process', () => appPid());
+  await until('the conversation list', () => wd.script(`return performance.getEntriesByName(arguments[0]).length > 0`, [MARK]));
+  const opens = [];
+  for (let i = 0; i < RUNS; i++) opens.push(await wd.scriptAsync(OPEN_SCRIPT));
+  const ipc = [];
+  for (let i = 0; i < RUNS; i++) {
+    ipc.push(await wd.scriptAsync(`const done = arguments[arguments.length - 1]; const t = performance.now();
+      window.__TAURI_INTERNALS__.invoke('conversation_messages', { conversationId: 'bench-long' }).then((m) => done({ ms: performance.now() - t, n: m.length }), (e) => done({ ms: -1, n: String(e) }));`));
+  }
+  console.log(`  of which reading its messages over IPC (conversation_messages, ${ipc[0].n} messages): median ${median(ipc.map((r) => r.ms)).toFixed(0)} ms`);
+  console.log(`opening the 2,000-message conversation: median ${median(opens.map((o) => o.ms)).toFixed(0)} ms (runs: ${opens.map((o) => o.ms.toFixed(0)).join(', ')}; ${opens[0].rendered} messages rendered)`);
+  await wd.script(`window.__benchTurns = 0`);
+  const run = async (n) => {
+    const r = await wd.scriptAsync(TURNS_SCRIPT, [n]);
+    if (!r.ok) throw new Error(r.error);
+    return r.turns;
+  };
+  // Idle memory at checkpoints: a leak grows with the turns, a cache levels off.
+  const checkpoints = [10, 100, 250, 500, TURNS].filter((n, i, all) => n > 0 && n <= TURNS && all.indexOf(n) === i);
+  const idle = {};
+  let done = 0;
+  for (const target of checkpoints) {
+    const started = Date.now();
+    while (done < target) done = await run(Math.min(50, target - done));
+    idle[target] = await idleMemory(wd, pid);
+    console.log(`after ${target} turns (${Date.now() - started} ms for the last ${target - (checkpoints[checkpoints.indexOf(target) - 1] ?? 0)}): idle RSS ${mb(idle[target].rss)}, PSS ${mb(idle[target].pss)} (${idle[target].each.join(', ')})`);
+  }
+  return TURNS > 0 ? { after10: idle[checkpoints[0]], afterAll: idle[TURNS] } : null;
+}
+
+async function main() {
+  if (!existsSync(app)) throw new Error(`no app binary at ${app}`);
+  const model = await startFakeOpenAi();
+  children.push({ kill: () => void model.close() });
+  prepare(model.url);
+  const port = await freePort();
+  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(await freePort())], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
+  });
+  children.push(td);
+  const wd = driver(`http://127.0.0.1:${port}`);
+  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
+
+  const starts = [];
+  for (let i = 0; i < RUNS; i++) {
+    try {
+      starts.push(await coldStart(wd));
+    } finally {
+      await wd.end();
+      await appGone();
+    }
+    const last = starts.at(-1);
+    console.log(`run ${i + 1}: first painted list ${last.ms.toFixed(0)} ms (${last.rows} rows, ${last.cpu.toFixed(0)} ms of CPU by then); RSS ${mb(last.memory.rss)}, PSS ${mb(last.memory.pss)} (RSS/PSS: ${last.memory.each.join(', ')})`);
+  }
+  let memory = null;
+  {
+    try {
+      memory = await turns(wd);
+    } finally {
+      await wd.end();
+      await appGone();
+    }
+  }
+  console.log(`load: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1/5/15 min); ${CONVERSATIONS} conversations; ${app}`);
+  console.log(`cold start to the first painted conversation list: median ${median(starts.map((s) => s.ms)).toFixed(0)} ms over ${RUNS} runs; CPU time of the app's processes by then: median ${median(starts.map((s) => s.cpu)).toFixed(0)} ms`);
+  console.log(`memory of all the app's processes after start: RSS median ${mb(median(starts.map((s) => s.memory.rss)))}, PSS median ${mb(median(starts.map((s) => s.memory.pss)))}`);
+  if (memory) {
+    const growth = (memory.afterAll.pss / memory.after10.pss - 1) * 100;
+    const rssGrowth = (memory.afterAll.rss / memory.after10.rss - 1) * 100;
+    const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
+    console.log(`idle memory after 10 turns: RSS ${mb(memory.after10.rss)}, PSS ${mb(memory.after10.pss)}; after ${TURNS}: RSS ${mb(memory.afterAll.rss)} (${pct(rssGrowth)}), PSS ${mb(memory.afterAll.pss)} (${pct(growth)})`);
+  }
+}
+
+let failed = false;
+try {
+  await main();
+} catch (e) {
+  failed = true;
+  console.error(`bench: FAILED: ${e.message}`);
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  await sleep(300);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
