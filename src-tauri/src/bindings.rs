@@ -22,8 +22,9 @@ use switchboard_engine::mcp::types::{
 };
 use switchboard_engine::mcp::{
     AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
-    InteractionAnswer, InteractionEvent, PreviewEntry, RootInfo, SamplingModel, ServerConfig,
-    ServerLogs, ServerState, ServerStatus, SupervisorEvent, Transport,
+    InteractionAnswer, InteractionEvent, JwtAlgorithm, OAuthClient, OAuthGrant, PreviewEntry,
+    RootInfo, SamplingModel, ServerConfig, ServerLogs, ServerState, ServerStatus, SupervisorEvent,
+    Transport,
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
@@ -68,6 +69,9 @@ pub fn typescript() -> String {
         declaration::<ConnectionTest>(&cfg),
         declaration::<Transport>(&cfg),
         declaration::<Approval>(&cfg),
+        declaration::<OAuthGrant>(&cfg),
+        declaration::<JwtAlgorithm>(&cfg),
+        declaration::<OAuthClient>(&cfg),
         declaration::<ServerConfig>(&cfg),
         declaration::<ServerRecord>(&cfg),
         declaration::<ImportReport>(&cfg),

@@ -421,6 +421,8 @@ export function getPrompt(server: string, name: string, args: Record<string, str
 /** A local Ollama on 127.0.0.1:11434 and its models, or null when none answers at once. */
 export function detectOllama(): Promise<LocalOllama | null> {
   return call<LocalOllama | null>('detect_ollama');
+}
+
 // MCP Apps shown in tool cards (commands/apps.rs).
 
 /** Registers an App document for its frame; resolves to the token of `mcpapp://localhost/<token>`. */

@@ -379,6 +379,41 @@ folders: Array<string>, };
 export type Approval = "ask" | "allow" | "deny";
 
 /**
+ * How we obtain tokens.
+ */
+export type OAuthGrant = "authorization_code" | "client_credentials";
+
+/**
+ * The algorithms a `private_key_jwt` assertion may be signed with.
+ */
+export type JwtAlgorithm = "RS256" | "RS384" | "RS512" | "ES256" | "ES384";
+
+/**
+ * A remote server's OAuth client settings (all optional; the default registers dynamically).
+ */
+export type OAuthClient = { 
+/**
+ * A client id registered with the authorization server beforehand.
+ */
+clientId?: string, 
+/**
+ * The HTTPS URL of our Client ID Metadata Document.
+ */
+clientMetadataUrl?: string, 
+/**
+ * How tokens are obtained.
+ */
+grant?: OAuthGrant, 
+/**
+ * Scopes to request with the client-credentials grant.
+ */
+scopes?: Array<string>, 
+/**
+ * Sign a `private_key_jwt` assertion with this algorithm (client credentials only).
+ */
+signingAlgorithm?: JwtAlgorithm, };
+
+/**
  * One configured MCP server.
  */
 export type ServerConfig = { 
