@@ -75,6 +75,9 @@ bench-history:
 bench-mcp:
 	bench/mcp/run.sh
 
-# Export and import of 1,000 conversations × 50 messages in every format (medians).
+# Export and import of CONVERSATIONS × 50 messages in every format (medians; RUNS each).
+CONVERSATIONS ?= 1000
+RUNS ?= 5
 bench-export:
-	cargo bench -p switchboard-engine --bench export
+	SWITCHBOARD_BENCH_CONVERSATIONS=$(CONVERSATIONS) SWITCHBOARD_BENCH_RUNS=$(RUNS) \
+		cargo bench -p switchboard-engine --bench export
