@@ -8,7 +8,8 @@
 //!
 //! `make bench-export` (1,000 conversations) or `make bench-export CONVERSATIONS=10000`;
 //! underneath, `SWITCHBOARD_BENCH_CONVERSATIONS=N SWITCHBOARD_BENCH_RUNS=R cargo bench -p
-//! switchboard-engine --bench export`. The source database is built once per size with
+//! switchboard-engine --bench export`; `SWITCHBOARD_BENCH_ONLY=md,html` runs only those
+//! phases (`json`, `md`, `html`, `import`; the import needs the JSON export, which it makes). The source database is built once per size with
 //! batched inserts and kept in the target directory (`bench-export-N.db`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -326,11 +327,16 @@ fn main() {
         let store = Store::open(&source).await.unwrap();
         reset_peak();
         println!("export/import of {conversations} conversations × {MESSAGES} messages, median of {runs} runs");
+        let only = std::env::var("SWITCHBOARD_BENCH_ONLY").unwrap_or_default();
+        let wanted = |phase: &str| only.is_empty() || only.split(',').any(|p| p.trim() == phase);
         for (label, format, out) in [
             ("export json", ExportFormat::Json, dir.path().join("all.json")),
             ("export md", ExportFormat::Markdown, dir.path().join("md")),
             ("export html", ExportFormat::Html, dir.path().join("html")),
         ] {
+            if !wanted(label.trim_start_matches("export ")) && !(format == ExportFormat::Json && wanted("import")) {
+                continue;
+            }
             let times = export_runs(&store, format, &out, runs, total).await;
             let d = digest(&out);
             if format != ExportFormat::Json {
@@ -339,6 +345,10 @@ fn main() {
             report(label, total, &times, Some(d));
         }
         let json = dir.path().join("all.json");
+        if !wanted("import") {
+            store.close().await;
+            return;
+        }
         let mut times = Vec::new();
         for i in 0..runs {
             let path = dir.path().join(format!("import-{i}.db"));
