@@ -9,7 +9,8 @@
 //! `make bench-export` (1,000 conversations) or `make bench-export CONVERSATIONS=10000`;
 //! underneath, `SWITCHBOARD_BENCH_CONVERSATIONS=N SWITCHBOARD_BENCH_RUNS=R cargo bench -p
 //! switchboard-engine --bench export`; `SWITCHBOARD_BENCH_ONLY=md,html` runs only those
-//! phases (`json`, `md`, `html`, `import`; the import needs the JSON export, which it makes). The source database is built once per size with
+//! phases (`json`, `md`, `html`, `import`; the import needs the JSON export, which it makes)
+//! and `SWITCHBOARD_BENCH_OUT=/dev/shm` writes the exports there (memory, not disk). The source database is built once per size with
 //! batched inserts and kept in the target directory (`bench-export-N.db`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -256,7 +257,15 @@ fn digest(path: &Path) -> u64 {
                 .as_os_str()
                 .as_encoded_bytes(),
         );
-        h.write(&std::fs::read(&f).unwrap());
+        let mut file = std::fs::File::open(&f).unwrap();
+        let mut buf = vec![0; 1 << 16];
+        loop {
+            let n = std::io::Read::read(&mut file, &mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            h.write(&buf[..n]);
+        }
     }
     h.finish()
 }
@@ -288,6 +297,9 @@ fn request(format: ExportFormat, out: &Path) -> ExportRequest {
     }
 }
 
+/// Exports `runs` times, each into a new file or folder (`out` for the last run, so it can
+/// be checked; the others are removed after all runs, so no run writes over just-deleted
+/// files, which some file systems make slower).
 async fn export_runs(
     store: &Store,
     format: ExportFormat,
@@ -296,15 +308,27 @@ async fn export_runs(
     total: usize,
 ) -> Vec<Duration> {
     let mut times = Vec::new();
-    for _ in 0..runs {
-        let _ = std::fs::remove_dir_all(out);
-        let _ = std::fs::remove_file(out);
+    let mut used = Vec::new();
+    for i in 0..runs {
+        let path = if i + 1 == runs {
+            out.to_path_buf()
+        } else {
+            out.with_file_name(format!(
+                "run{i}-{}",
+                out.file_name().unwrap().to_string_lossy()
+            ))
+        };
         let t = Instant::now();
-        let summary = export(store, &request(format, out), |_, _| {})
+        let summary = export(store, &request(format, &path), |_, _| {})
             .await
             .unwrap();
         times.push(t.elapsed());
         assert_eq!(summary.messages as usize, total);
+        used.push(path);
+    }
+    for path in used.iter().take(runs - 1) {
+        let _ = std::fs::remove_dir_all(path);
+        let _ = std::fs::remove_file(path);
     }
     times
 }
@@ -323,7 +347,10 @@ fn main() {
         if !source.exists() {
             build(&source, conversations).await;
         }
-        let dir = tempfile::tempdir().unwrap();
+        let dir = match std::env::var_os("SWITCHBOARD_BENCH_OUT") {
+            Some(base) => tempfile::tempdir_in(base).unwrap(),
+            None => tempfile::tempdir().unwrap(),
+        };
         let store = Store::open(&source).await.unwrap();
         reset_peak();
         println!("export/import of {conversations} conversations × {MESSAGES} messages, median of {runs} runs");
@@ -334,7 +361,9 @@ fn main() {
             ("export md", ExportFormat::Markdown, dir.path().join("md")),
             ("export html", ExportFormat::Html, dir.path().join("html")),
         ] {
-            if !wanted(label.trim_start_matches("export ")) && !(format == ExportFormat::Json && wanted("import")) {
+            let needed = wanted(label.trim_start_matches("export "))
+                || (format == ExportFormat::Json && wanted("import"));
+            if !needed {
                 continue;
             }
             let times = export_runs(&store, format, &out, runs, total).await;
