@@ -2,16 +2,17 @@
 //! a tool call and its result every ten messages) in a real SQLite file. Reports the median
 //! of several runs for exporting every conversation as JSON, Markdown and HTML, and for
 //! importing the JSON back into an empty database, with messages per second, the process's
-//! peak memory in each phase (the writers stream a batch of conversations at a time; the
-//! importer reads a conversation at a time), and a digest of each format's output (to check
-//! that a change leaves the bytes as they were).
+//! peak memory in each phase (the writers hold two batches of 32 conversations at most; the
+//! importer holds the whole file and its conversations), and a digest of each format's
+//! output (to check that a change leaves the bytes as they were).
 //!
 //! `make bench-export` (1,000 conversations) or `make bench-export CONVERSATIONS=10000`;
 //! underneath, `SWITCHBOARD_BENCH_CONVERSATIONS=N SWITCHBOARD_BENCH_RUNS=R cargo bench -p
-//! switchboard-engine --bench export`; `SWITCHBOARD_BENCH_ONLY=md,html` runs only those
-//! phases (`json`, `md`, `html`, `import`; the import needs the JSON export, which it makes)
-//! and `SWITCHBOARD_BENCH_OUT=/dev/shm` writes the exports there (memory, not disk). The source database is built once per size with
-//! batched inserts and kept in the target directory (`bench-export-N.db`).
+//! switchboard-engine --bench export`. `SWITCHBOARD_BENCH_ONLY=md,html` runs only those
+//! phases (`json`, `md`, `html`, `import`; the import needs the JSON export, which it makes);
+//! `SWITCHBOARD_BENCH_OUT=/dev/shm` writes the exports and import databases there (memory,
+//! not disk). The source database is built once per size with multi-row inserts and kept in
+//! the target directory (`bench-export-N.db`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 

@@ -44,6 +44,7 @@ pub async fn import_file(
 ) -> Result<ImportResult, ExportError> {
     let text = std::fs::read_to_string(path).map_err(|e| ExportError::io(path, e))?;
     let (source, items) = parse_import(&text)?;
+    drop(text); // the conversations are read; the file's text is not needed while merging
     let report = store.import_conversations(&items, dry_run).await?;
     Ok(ImportResult { source, report })
 }
