@@ -84,9 +84,12 @@ bench-discovery:
 	scripts/deps.sh test
 	cargo bench --bench discovery
 
-# Export and import of 1,000 conversations × 50 messages in every format (medians).
+# Export and import of CONVERSATIONS × 50 messages in every format (medians; RUNS each).
+CONVERSATIONS ?= 1000
+RUNS ?= 5
 bench-export:
-	cargo bench -p switchboard-engine --bench export
+	SWITCHBOARD_BENCH_CONVERSATIONS=$(CONVERSATIONS) SWITCHBOARD_BENCH_RUNS=$(RUNS) \
+		cargo bench -p switchboard-engine --bench export
 
 # UI benchmarks (medians, nothing asserted): the chat pane in Chromium over the fake backend
 # (a 5,000-token answer streamed, a 2,000-message conversation opened), then the real app

@@ -1,26 +1,33 @@
-//! Export and import at scale: 1,000 conversations × 50 messages (English and Chinese text,
-//! code, a tool call and its result every ten messages) in a real SQLite file. Reports the
-//! median of several runs for exporting every conversation as JSON, Markdown and HTML, and
-//! for importing the JSON back into an empty database, with messages per second, and the
-//! process's peak memory in each phase (the writers stream one conversation at a time; the
-//! importer reads the whole file).
+//! Export and import at scale: N conversations × 50 messages (English and Chinese text, code,
+//! a tool call and its result every ten messages) in a real SQLite file. Reports the median
+//! of several runs for exporting every conversation as JSON, Markdown and HTML, and for
+//! importing the JSON back into an empty database, with messages per second, the process's
+//! peak memory in each phase (the writers hold two batches of 32 conversations at most; the
+//! importer holds the whole file and its conversations), and a digest of each format's
+//! output (to check that a change leaves the bytes as they were).
 //!
-//! `make bench-export` (or `cargo bench -p switchboard-engine --bench export`).
+//! `make bench-export` (1,000 conversations) or `make bench-export CONVERSATIONS=10000`;
+//! underneath, `SWITCHBOARD_BENCH_CONVERSATIONS=N SWITCHBOARD_BENCH_RUNS=R cargo bench -p
+//! switchboard-engine --bench export`. `SWITCHBOARD_BENCH_ONLY=md,html` runs only those
+//! phases (`json`, `md`, `html`, `import`; the import needs the JSON export, which it makes);
+//! `SWITCHBOARD_BENCH_OUT=/dev/shm` writes the exports and import databases there (memory,
+//! not disk). The source database is built once per size with multi-row inserts and kept in
+//! the target directory (`bench-export-N.db`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-use std::path::Path;
+use std::hash::Hasher;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use sqlx::{Connection, SqliteConnection};
 use switchboard_engine::Store;
 use switchboard_engine::content::ContentPart;
 use switchboard_engine::export::{ExportFormat, ExportRequest, ExportScope, export, import_file};
-use switchboard_engine::store::{Conversation, ImportItem, Message, MessageStatus, Role};
+use switchboard_engine::store::{Conversation, Message, MessageStatus, Role};
 
-const CONVERSATIONS: usize = 1_000;
 const MESSAGES: usize = 50;
-const RUNS: usize = 5;
 
 const TEXTS: &[&str] = &[
     "What is the weather in California this week? I am planning a trip.",
@@ -28,6 +35,14 @@ const TEXTS: &[&str] = &[
     "Here is a small script:\n\n```python\nimport requests\nprint(requests.get('https://example.com').status_code)\n```\n\nIt prints the **status code**.",
     "| day | forecast |\n|---|---|\n| Mon | rain |\n| Tue | sun |\n\nThat is the forecast for the next two days.",
 ];
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().replace(['_', ','], "").parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(default)
+}
 
 fn message(c: &str, i: usize, parent: Option<String>) -> Message {
     let id = format!("{c}-m{i:02}");
@@ -70,33 +85,132 @@ fn message(c: &str, i: usize, parent: Option<String>) -> Message {
     }
 }
 
-fn conversation(n: usize) -> ImportItem {
+fn conversation(n: usize) -> (Conversation, Vec<Message>) {
     let c = format!("conv-{n:04}");
     let mut messages: Vec<Message> = Vec::with_capacity(MESSAGES);
     for i in 0..MESSAGES {
         let parent = messages.last().map(|m| m.id.clone());
         messages.push(message(&c, i, parent));
     }
-    ImportItem {
-        conversation: Conversation {
-            id: c.clone(),
-            title: if n.is_multiple_of(2) {
-                format!("Weather trip {n}")
-            } else {
-                format!("加州天气 {n}")
-            },
-            created_at: 1_751_935_438_000 + n as i64,
-            updated_at: 1_751_935_438_000 + n as i64,
-            pinned: false,
-            archived: false,
-            provider_id: None,
-            model: Some("qwen2.5:3b".into()),
-            system_prompt: None,
-            settings: json!({}),
-            head_id: messages.last().map(|m| m.id.clone()),
+    let conversation = Conversation {
+        id: c.clone(),
+        title: if n.is_multiple_of(2) {
+            format!("Weather trip {n}")
+        } else {
+            format!("加州天气 {n}")
         },
-        messages,
+        created_at: 1_751_935_438_000 + n as i64,
+        updated_at: 1_751_935_438_000 + n as i64,
+        pinned: false,
+        archived: false,
+        provider_id: None,
+        model: Some("qwen2.5:3b".into()),
+        system_prompt: None,
+        settings: json!({}),
+        head_id: messages.last().map(|m| m.id.clone()),
+    };
+    (conversation, messages)
+}
+
+fn db_path(conversations: usize) -> PathBuf {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    target.join(format!("bench-export-{conversations}.db"))
+}
+
+/// Rows per multi-row INSERT (12 values each, well under SQLite's 32,766 variables).
+const ROWS_PER_INSERT: usize = 500;
+
+/// Builds the source database at `path` (through a temporary file, so an interrupted build
+/// is not mistaken for a finished one): the schema from `Store::open`, then every row with
+/// multi-row INSERTs in one transaction.
+async fn build(path: &Path, conversations: usize) {
+    let started = Instant::now();
+    let tmp = path.with_extension("db.partial");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", tmp.display()));
     }
+    Store::open(&tmp).await.unwrap().close().await;
+    let url = format!("sqlite://{}", tmp.display());
+    let mut db = SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("PRAGMA synchronous = OFF")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let mut tx = db.begin().await.unwrap();
+    let mut batch_c = Vec::new();
+    let mut batch_m = Vec::new();
+    for n in 0..conversations {
+        let (c, messages) = conversation(n);
+        batch_c.push(c);
+        batch_m.extend(messages);
+        if batch_m.len() >= ROWS_PER_INSERT || n + 1 == conversations {
+            insert_conversations(&mut tx, &batch_c).await;
+            for chunk in batch_m.chunks(ROWS_PER_INSERT) {
+                insert_messages(&mut tx, chunk).await;
+            }
+            batch_c.clear();
+            batch_m.clear();
+        }
+    }
+    tx.commit().await.unwrap();
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    db.close().await.unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+    println!(
+        "built {} ({conversations} conversations) in {:.1} s",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+fn values(rows: usize, columns: usize) -> String {
+    let row = format!("({})", vec!["?"; columns].join(", "));
+    vec![row; rows].join(", ")
+}
+
+async fn insert_conversations(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, cs: &[Conversation]) {
+    let sql = format!(
+        "INSERT INTO conversations (id, title, created_at, updated_at, model, settings, head_id) VALUES {}",
+        values(cs.len(), 7)
+    );
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for c in cs {
+        q = q
+            .bind(c.id.clone())
+            .bind(c.title.clone())
+            .bind(c.created_at)
+            .bind(c.updated_at)
+            .bind(c.model.clone())
+            .bind(c.settings.to_string())
+            .bind(c.head_id.clone());
+    }
+    q.execute(&mut **tx).await.unwrap();
+}
+
+async fn insert_messages(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, ms: &[Message]) {
+    let sql = format!(
+        "INSERT INTO messages (id, conversation_id, parent_id, role, content, status, model, \
+         created_at, updated_at) VALUES {}",
+        values(ms.len(), 9)
+    );
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for m in ms {
+        q = q
+            .bind(m.id.clone())
+            .bind(m.conversation_id.clone())
+            .bind(m.parent_id.clone())
+            .bind(m.role)
+            .bind(serde_json::to_string(&m.content).unwrap())
+            .bind(m.status)
+            .bind(m.model.clone())
+            .bind(m.created_at)
+            .bind(m.updated_at);
+    }
+    q.execute(&mut **tx).await.unwrap();
 }
 
 fn median(mut runs: Vec<Duration>) -> Duration {
@@ -121,69 +235,164 @@ fn reset_peak() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-fn report(label: &str, runs: Vec<Duration>) {
-    let total = (CONVERSATIONS * MESSAGES) as f64;
-    let m = median(runs);
+/// A digest of every file under `path` (names and bytes, in name order).
+fn digest(path: &Path) -> u64 {
+    fn walk(path: &Path, files: &mut Vec<PathBuf>) {
+        match std::fs::read_dir(path) {
+            Ok(entries) => {
+                for e in entries.flatten() {
+                    walk(&e.path(), files);
+                }
+            }
+            Err(_) => files.push(path.to_path_buf()),
+        }
+    }
+    let mut files = Vec::new();
+    walk(path, &mut files);
+    files.sort();
+    let mut h = std::hash::DefaultHasher::new();
+    for f in files {
+        h.write(
+            f.strip_prefix(path)
+                .unwrap_or(&f)
+                .as_os_str()
+                .as_encoded_bytes(),
+        );
+        let mut file = std::fs::File::open(&f).unwrap();
+        let mut buf = vec![0; 1 << 16];
+        loop {
+            let n = std::io::Read::read(&mut file, &mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            h.write(&buf[..n]);
+        }
+    }
+    h.finish()
+}
+
+fn report(label: &str, total: usize, runs: &[Duration], digest: Option<u64>) {
+    let m = median(runs.to_vec());
+    let all: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{:.0}", r.as_secs_f64() * 1000.0))
+        .collect();
     println!(
-        "{label:<14} median {:>8.1} ms  {:>10.0} messages/s  peak memory {}",
+        "{label:<12} median {:>8.1} ms  {:>9.0} messages/s  peak memory {:>8}  runs [{}] ms{}",
         m.as_secs_f64() * 1000.0,
-        total / m.as_secs_f64(),
-        peak_rss_mib()
+        total as f64 / m.as_secs_f64(),
+        peak_rss_mib(),
+        all.join(", "),
+        digest.map_or(String::new(), |d| format!("  output {d:016x}"))
     );
     reset_peak();
 }
 
-async fn export_runs(store: &Store, format: ExportFormat, out: &Path) -> Vec<Duration> {
-    let mut runs = Vec::new();
-    for _ in 0..RUNS {
-        let _ = std::fs::remove_dir_all(out);
-        let _ = std::fs::remove_file(out);
-        let req = ExportRequest {
-            format,
-            scope: ExportScope::All,
-            out: out.display().to_string(),
-            no_tool_results: false,
-            no_reasoning: false,
+fn request(format: ExportFormat, out: &Path) -> ExportRequest {
+    ExportRequest {
+        format,
+        scope: ExportScope::All,
+        out: out.display().to_string(),
+        no_tool_results: false,
+        no_reasoning: false,
+    }
+}
+
+/// Exports `runs` times, each into a new file or folder (`out` for the last run, so it can
+/// be checked; the others are removed after all runs, so no run writes over just-deleted
+/// files, which some file systems make slower).
+async fn export_runs(
+    store: &Store,
+    format: ExportFormat,
+    out: &Path,
+    runs: usize,
+    total: usize,
+) -> Vec<Duration> {
+    let mut times = Vec::new();
+    let mut used = Vec::new();
+    for i in 0..runs {
+        let path = if i + 1 == runs {
+            out.to_path_buf()
+        } else {
+            out.with_file_name(format!(
+                "run{i}-{}",
+                out.file_name().unwrap().to_string_lossy()
+            ))
         };
         let t = Instant::now();
-        let summary = export(store, &req, |_, _| {}).await.unwrap();
-        runs.push(t.elapsed());
-        assert_eq!(summary.messages as usize, CONVERSATIONS * MESSAGES);
+        let summary = export(store, &request(format, &path), |_, _| {})
+            .await
+            .unwrap();
+        times.push(t.elapsed());
+        assert_eq!(summary.messages as usize, total);
+        used.push(path);
     }
-    runs
+    for path in used.iter().take(runs - 1) {
+        let _ = std::fs::remove_dir_all(path);
+        let _ = std::fs::remove_file(path);
+    }
+    times
 }
 
 fn main() {
+    let conversations = env_number("SWITCHBOARD_BENCH_CONVERSATIONS", 1_000);
+    let runs = env_number("SWITCHBOARD_BENCH_RUNS", 5);
+    let total = conversations * MESSAGES;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
-        let items: Vec<ImportItem> = (0..CONVERSATIONS).map(conversation).collect();
-        let report_seed = store.import_conversations(&items, false).await.unwrap();
-        assert_eq!(report_seed.added as usize, CONVERSATIONS);
-        drop(items);
+        let source = db_path(conversations);
+        if !source.exists() {
+            build(&source, conversations).await;
+        }
+        let dir = match std::env::var_os("SWITCHBOARD_BENCH_OUT") {
+            Some(base) => tempfile::tempdir_in(base).unwrap(),
+            None => tempfile::tempdir().unwrap(),
+        };
+        let store = Store::open(&source).await.unwrap();
         reset_peak();
-        println!("export/import of {CONVERSATIONS} conversations × {MESSAGES} messages, median of {RUNS} runs");
+        println!("export/import of {conversations} conversations × {MESSAGES} messages, median of {runs} runs");
+        let only = std::env::var("SWITCHBOARD_BENCH_ONLY").unwrap_or_default();
+        let wanted = |phase: &str| only.is_empty() || only.split(',').any(|p| p.trim() == phase);
+        for (label, format, out) in [
+            ("export json", ExportFormat::Json, dir.path().join("all.json")),
+            ("export md", ExportFormat::Markdown, dir.path().join("md")),
+            ("export html", ExportFormat::Html, dir.path().join("html")),
+        ] {
+            let needed = wanted(label.trim_start_matches("export "))
+                || (format == ExportFormat::Json && wanted("import"));
+            if !needed {
+                continue;
+            }
+            let times = export_runs(&store, format, &out, runs, total).await;
+            let d = digest(&out);
+            if format != ExportFormat::Json {
+                let _ = std::fs::remove_dir_all(&out);
+            }
+            report(label, total, &times, Some(d));
+        }
         let json = dir.path().join("all.json");
-        report("export json", export_runs(&store, ExportFormat::Json, &json).await);
-        report("export md", export_runs(&store, ExportFormat::Markdown, &dir.path().join("md")).await);
-        report("export html", export_runs(&store, ExportFormat::Html, &dir.path().join("html")).await);
-        let req = ExportRequest { format: ExportFormat::Json, scope: ExportScope::All, out: json.display().to_string(), no_tool_results: false, no_reasoning: false };
-        export(&store, &req, |_, _| {}).await.unwrap();
-        let mut runs = Vec::new();
-        for i in 0..RUNS {
-            let target = Store::open(&dir.path().join(format!("import-{i}.db"))).await.unwrap();
+        if !wanted("import") {
+            store.close().await;
+            return;
+        }
+        let mut times = Vec::new();
+        for i in 0..runs {
+            let path = dir.path().join(format!("import-{i}.db"));
+            let target = Store::open(&path).await.unwrap();
             let t = Instant::now();
             let result = import_file(&target, &json, false).await.unwrap();
-            runs.push(t.elapsed());
-            assert_eq!(result.report.added as usize, CONVERSATIONS);
+            times.push(t.elapsed());
+            assert_eq!(result.report.added as usize, conversations);
             target.close().await;
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+            }
         }
-        report("import json", runs);
+        report("import json", total, &times, None);
         store.close().await;
     });
 }

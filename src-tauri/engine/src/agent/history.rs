@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::content::ContentPart;
@@ -36,7 +37,7 @@ pub fn safe_name(names: &ToolNames, server: &str, tool: &str) -> String {
 /// The text of a stored tool result, for the model: text parts as they are, other parts
 /// described in a line, structured content as JSON when there is no text.
 pub fn result_text(content: &Value) -> String {
-    let Ok(result) = serde_json::from_value::<ToolResult>(content.clone()) else {
+    let Ok(result) = ToolResult::deserialize(content) else {
         return content.to_string();
     };
     let mut lines: Vec<String> = result.content.iter().map(part_text).collect();

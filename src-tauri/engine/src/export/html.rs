@@ -9,12 +9,13 @@ use std::sync::LazyLock;
 
 use base64::Engine as _;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use serde::Deserialize as _;
 
 use super::assets::extension;
 use super::highlight::{escape, escape_into, highlight};
 use super::markdown::{role_label, status_label, title_line, tool_name};
 use super::tree::{View, view};
-use super::{RenderOptions, format_time};
+use super::{RenderOptions, Time, format_time};
 use crate::agent::history::result_text;
 use crate::content::{Attachment, ContentPart};
 use crate::mcp::types::{ResourceBody, ResultPart, ToolResult};
@@ -127,7 +128,7 @@ fn message(s: &mut String, m: &Message, v: &View<'_>, opts: RenderOptions) {
         s,
         "<article class=\"msg {}\">\n<div class=\"meta\"><span class=\"role\">{role}</span><time>{}</time>",
         role.to_lowercase(),
-        format_time(m.created_at)
+        Time(m.created_at)
     );
     if let Some(model) = m.model.as_deref().filter(|_| m.role == Role::Assistant) {
         let _ = write!(s, " · {}", escape(model));
@@ -244,7 +245,7 @@ fn image(s: &mut String, mime: &str, data: &str) {
 }
 
 fn result_images(s: &mut String, content: &serde_json::Value) {
-    let Ok(result) = serde_json::from_value::<ToolResult>(content.clone()) else {
+    let Ok(result) = ToolResult::deserialize(content) else {
         return;
     };
     for part in &result.content {

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::detect::detect;
 use super::{ExportError, chatgpt, claude, json};
 use crate::store::{ImportItem, MergeReport, Store};
 
@@ -43,15 +44,14 @@ pub async fn import_file(
 ) -> Result<ImportResult, ExportError> {
     let text = std::fs::read_to_string(path).map_err(|e| ExportError::io(path, e))?;
     let (source, items) = parse_import(&text)?;
+    drop(text); // the conversations are read; the file's text is not needed while merging
     let report = store.import_conversations(&items, dry_run).await?;
     Ok(ImportResult { source, report })
 }
 
 /// Recognizes and converts a file's text, checking every reference.
 pub fn parse_import(text: &str) -> Result<(ImportSource, Vec<ImportItem>), ExportError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(ExportError::from_json)?;
-    let source = detect(&value)?;
-    drop(value);
+    let source = detect(text)?;
     let items = match source {
         ImportSource::Switchboard => crate::mcp::apps::without_apps(json::read(text)?),
         ImportSource::Chatgpt => chatgpt::read(text)?,
@@ -59,37 +59,6 @@ pub fn parse_import(text: &str) -> Result<(ImportSource, Vec<ImportItem>), Expor
     };
     validate(&items)?;
     Ok((source, items))
-}
-
-fn detect(value: &serde_json::Value) -> Result<ImportSource, ExportError> {
-    match value {
-        serde_json::Value::Object(o) => match o.get("format").and_then(|f| f.as_str()) {
-            Some(json::FORMAT) => Ok(ImportSource::Switchboard),
-            Some(other) => Err(ExportError::Format(format!(
-                "the file's format is {other:?}, not a Switchboard conversation export"
-            ))),
-            None => Err(ExportError::Format(
-                "the file is a JSON object without a \"format\" field: not a Switchboard, ChatGPT or Claude export".into(),
-            )),
-        },
-        serde_json::Value::Array(items) => {
-            let first = items.first().ok_or_else(|| {
-                ExportError::Format("the file holds an empty list: no conversations".into())
-            })?;
-            if first.get("mapping").is_some() {
-                Ok(ImportSource::Chatgpt)
-            } else if first.get("chat_messages").is_some() {
-                Ok(ImportSource::Claude)
-            } else {
-                Err(ExportError::Format(
-                    "the first conversation has neither \"mapping\" (ChatGPT) nor \"chat_messages\" (Claude)".into(),
-                ))
-            }
-        }
-        _ => Err(ExportError::Format(
-            "the file is neither a Switchboard export nor a ChatGPT or Claude conversations.json".into(),
-        )),
-    }
 }
 
 /// Every id is unique, every parent and head is a message of the same conversation, and no

@@ -162,6 +162,86 @@ impl From<&Message> for ExportedMessage {
     }
 }
 
+/// [`ExportedConversation`] borrowing the stored conversation, written without copying it:
+/// the same fields in the same order, so the same bytes.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ConversationOut<'a> {
+    id: &'a str,
+    title: &'a str,
+    created_at: i64,
+    updated_at: i64,
+    pinned: bool,
+    archived: bool,
+    provider_id: &'a Option<String>,
+    model: &'a Option<String>,
+    system_prompt: &'a Option<String>,
+    settings: &'a serde_json::Value,
+    head_id: &'a Option<String>,
+    messages: MessagesOut<'a>,
+}
+
+impl<'a> ConversationOut<'a> {
+    fn new(c: &'a Conversation, messages: &'a [Message]) -> Self {
+        Self {
+            id: &c.id,
+            title: &c.title,
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            pinned: c.pinned,
+            archived: c.archived,
+            provider_id: &c.provider_id,
+            model: &c.model,
+            system_prompt: &c.system_prompt,
+            settings: &c.settings,
+            head_id: &c.head_id,
+            messages: MessagesOut(messages),
+        }
+    }
+}
+
+/// The messages of a [`ConversationOut`].
+struct MessagesOut<'a>(&'a [Message]);
+
+impl Serialize for MessagesOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(MessageOut::new))
+    }
+}
+
+/// [`ExportedMessage`] borrowing the stored message.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageOut<'a> {
+    id: &'a str,
+    parent_id: &'a Option<String>,
+    role: Role,
+    content: &'a [ContentPart],
+    status: MessageStatus,
+    model: &'a Option<String>,
+    usage: &'a Option<TokenUsage>,
+    error: &'a Option<String>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl<'a> MessageOut<'a> {
+    fn new(m: &'a Message) -> Self {
+        Self {
+            id: &m.id,
+            parent_id: &m.parent_id,
+            role: m.role,
+            content: &m.content,
+            status: m.status,
+            model: &m.model,
+            usage: &m.usage,
+            error: &m.error,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
 /// Writes a JSON export one conversation at a time.
 pub struct JsonWriter<W: Write> {
     out: W,
@@ -187,7 +267,7 @@ impl<W: Write> JsonWriter<W> {
         self.out
             .write_all(if self.first { b"\n" } else { b",\n" })?;
         self.first = false;
-        serde_json::to_writer(&mut self.out, &ExportedConversation::new(c, messages))
+        serde_json::to_writer(&mut self.out, &ConversationOut::new(c, messages))
             .map_err(std::io::Error::other)
     }
 
@@ -214,4 +294,21 @@ pub fn read(text: &str) -> Result<Vec<ImportItem>, ExportError> {
         .into_iter()
         .map(ExportedConversation::into_item)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ConversationOut, ExportedConversation};
+    use crate::export::tests::fixtures::{branchy, weather};
+
+    #[test]
+    fn the_borrowed_writer_form_serializes_exactly_like_the_documented_struct() {
+        for item in [weather(), branchy()] {
+            let (c, m) = (&item.conversation, &item.messages);
+            assert_eq!(
+                serde_json::to_string(&ConversationOut::new(c, m)).unwrap(),
+                serde_json::to_string(&ExportedConversation::new(c, m)).unwrap()
+            );
+        }
+    }
 }

@@ -6,11 +6,12 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
+use serde::Deserialize as _;
 
 use super::assets::{Assets, extension};
 use super::highlight::escape;
 use super::tree::{View, view};
-use super::{RenderOptions, format_time};
+use super::{RenderOptions, Time, format_time};
 use crate::agent::history::result_text;
 use crate::content::{Attachment, ContentPart};
 use crate::mcp::types::{ResourceBody, ResultPart, ToolResult};
@@ -90,14 +91,14 @@ fn message(
     if m.role == Role::Tool && !opts.tool_results {
         return Ok(());
     }
-    let mut line = format!("## {} · {}", role_label(m.role), format_time(m.created_at));
+    let _ = write!(s, "## {} · {}", role_label(m.role), Time(m.created_at));
     if let Some(model) = m.model.as_deref().filter(|_| m.role == Role::Assistant) {
-        let _ = write!(line, " · {}", one_line(model));
+        let _ = write!(s, " · {}", OneLine(model));
     }
     if let Some((i, n)) = v.versions.get(m.id.as_str()) {
-        let _ = write!(line, " · version {i} of {n}");
+        let _ = write!(s, " · version {i} of {n}");
     }
-    let _ = writeln!(s, "{line}\n");
+    s.push_str("\n\n");
     if let Some(st) = status_label(m.status) {
         let _ = writeln!(s, "*({st})*\n");
     }
@@ -202,7 +203,22 @@ fn fence(body: &str) -> String {
 }
 
 fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    OneLine(text).to_string()
+}
+
+/// Text on one line: its words joined by single spaces.
+struct OneLine<'a>(&'a str);
+
+impl std::fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, word) in self.0.split_whitespace().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            f.write_str(word)?;
+        }
+        Ok(())
+    }
 }
 
 fn image(s: &mut String, mime: &str, data: &str, assets: &mut dyn Assets) -> std::io::Result<()> {
@@ -228,7 +244,7 @@ fn result_images(
     content: &serde_json::Value,
     assets: &mut dyn Assets,
 ) -> std::io::Result<()> {
-    let Ok(result) = serde_json::from_value::<ToolResult>(content.clone()) else {
+    let Ok(result) = ToolResult::deserialize(content) else {
         return Ok(());
     };
     for part in &result.content {

@@ -8,6 +8,7 @@
 mod assets;
 pub mod chatgpt;
 pub mod claude;
+mod detect;
 mod error;
 mod highlight;
 pub mod html;
@@ -109,8 +110,67 @@ impl ExportRequest {
 
 /// A Unix-milliseconds time as `2025-07-08 00:43 UTC`.
 pub(crate) fn format_time(ms: i64) -> String {
-    match jiff::Timestamp::from_millisecond(ms) {
-        Ok(t) => t.strftime("%Y-%m-%d %H:%M UTC").to_string(),
-        Err(_) => format!("{ms} ms"),
+    Time(ms).to_string()
+}
+
+/// A Unix-milliseconds time that displays as `2025-07-08 00:43 UTC` (as [`format_time`],
+/// written in place: the exporters show one per message).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Time(pub i64);
+
+impl std::fmt::Display for Time {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Ok(t) = jiff::Timestamp::from_millisecond(self.0) else {
+            return write!(f, "{} ms", self.0);
+        };
+        let d = jiff::tz::Offset::UTC.to_datetime(t);
+        if (1000..=9999).contains(&d.year()) {
+            write!(
+                f,
+                "{}-{:02}-{:02} {:02}:{:02} UTC",
+                d.year(),
+                d.month(),
+                d.day(),
+                d.hour(),
+                d.minute()
+            )
+        } else {
+            write!(f, "{}", t.strftime("%Y-%m-%d %H:%M UTC"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::format_time;
+
+    #[test]
+    fn times_read_as_jiff_formats_them_across_the_whole_range() {
+        let strftime = |ms: i64| match jiff::Timestamp::from_millisecond(ms) {
+            Ok(t) => t.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+            Err(_) => format!("{ms} ms"),
+        };
+        let mut samples = vec![
+            0,
+            -1,
+            1_751_935_438_000,
+            -30_610_224_000_001,
+            -30_610_224_000_000,
+            253_402_300_799_999,
+            253_402_300_800_000,
+            i64::MIN,
+            i64::MAX,
+        ];
+        let mut x: i64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            samples.push(x % 400_000_000_000_000);
+        }
+        for ms in samples {
+            assert_eq!(format_time(ms), strftime(ms), "at {ms} ms");
+        }
+        assert_eq!(format_time(1_751_935_438_000), "2025-07-08 00:43 UTC");
     }
 }

@@ -17,7 +17,7 @@ use super::json::JsonWriter;
 use super::markdown::title_line;
 use super::names::{UniqueNames, encode_link};
 use super::{ExportError, ExportFormat, ExportRequest, ExportScope, RenderOptions, format_time};
-use crate::store::{Conversation, Message, PageRequest, Store};
+use crate::store::{Conversation, Message, PageRequest, Store, StoreError};
 
 /// What an export wrote.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -72,19 +72,35 @@ pub async fn export(
         path: out.display().to_string(),
     };
     let mut sink = Sink::open(req.format, &out, ids.len(), req.render_options())?;
-    for id in &ids {
-        let Some((c, messages)) = store.conversation_with_messages(id).await? else {
-            return Err(ExportError::Invalid(format!(
-                "conversation {id} does not exist"
-            )));
-        };
-        sink.write(&c, &messages)?;
-        summary.conversations += 1;
-        summary.messages += u32::try_from(messages.len()).unwrap_or(u32::MAX);
-        progress(summary.conversations, total);
+    let mut batches = ids.chunks(BATCH);
+    let mut next = batches.next().map(|b| read_ahead(store, b));
+    while let Some(pending) = next.take() {
+        let batch = pending.await.map_err(|e| {
+            ExportError::Invalid(format!("reading the conversations failed: {e}"))
+        })??;
+        next = batches.next().map(|b| read_ahead(store, b));
+        for (c, messages) in &batch {
+            sink.write(c, messages)?;
+            summary.conversations += 1;
+            summary.messages += u32::try_from(messages.len()).unwrap_or(u32::MAX);
+            progress(summary.conversations, total);
+        }
     }
     summary.files = sink.finish()?;
     Ok(summary)
+}
+
+/// Conversations read per query: a few thousand messages at most in memory at once (the
+/// batch being written and the next one, read meanwhile).
+const BATCH: usize = 32;
+
+type Batch = Vec<(Conversation, Vec<Message>)>;
+
+/// Starts reading the conversations `ids` while the previous batch is written.
+fn read_ahead(store: &Store, ids: &[String]) -> tokio::task::JoinHandle<Result<Batch, StoreError>> {
+    let store = store.clone();
+    let ids = ids.to_vec();
+    tokio::spawn(async move { store.conversations_with_messages(&ids).await })
 }
 
 /// The ids a scope names: all (oldest first), the given ones, or those with a search hit.

@@ -4,6 +4,8 @@
 //! left as it is (never overwritten). New messages of a known conversation (another branch)
 //! are added to it. A dry run does the same work and rolls it back.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 use sqlx::{Sqlite, Transaction};
 use ts_rs::TS;
@@ -140,13 +142,31 @@ impl Store {
             None => self.insert_conversation(tx, c).await?,
             Some(here) => entry.conflicts.extend(conversation_differences(&here, c)),
         }
-        for m in &item.messages {
-            match self.insert_message(tx, m).await? {
-                None => entry.messages_added += 1,
-                Some(here) if here == *m => entry.messages_skipped += 1,
-                Some(here) => {
-                    entry.messages_conflicted += 1;
-                    entry.conflicts.push(message_difference(&here, m));
+        for chunk in item.messages.chunks(ROWS_PER_INSERT) {
+            let added = self.insert_messages(tx, chunk).await?;
+            let taken: Vec<&str> = chunk
+                .iter()
+                .map(|m| m.id.as_str())
+                .filter(|id| !added.contains(*id))
+                .collect();
+            let mut here = self.messages_here(tx, &taken).await?;
+            for m in chunk {
+                if added.contains(m.id.as_str()) {
+                    entry.messages_added += 1;
+                    continue;
+                }
+                match here.remove(m.id.as_str()) {
+                    Some(h) if h == *m => entry.messages_skipped += 1,
+                    Some(h) => {
+                        entry.messages_conflicted += 1;
+                        entry.conflicts.push(message_difference(&h, m));
+                    }
+                    None => {
+                        return Err(StoreError::Invalid(format!(
+                            "message {} was neither added nor found",
+                            m.id
+                        )));
+                    }
                 }
             }
         }
@@ -205,45 +225,71 @@ impl Store {
         Ok(())
     }
 
-    /// Inserts a message unless its id is taken; returns the message already there, if any.
-    async fn insert_message(
+    /// Inserts the messages whose ids are free, with one statement; returns the ids added.
+    async fn insert_messages(
         &self,
         tx: &mut Transaction<'static, Sqlite>,
-        m: &Message,
-    ) -> Result<Option<Message>, StoreError> {
-        let content = content_json(&m.content)?;
-        let done = sqlx::query(
+        ms: &[Message],
+    ) -> Result<HashSet<String>, StoreError> {
+        let row = format!("({})", ["?"; 12].join(", "));
+        let sql = format!(
             "INSERT INTO messages (id, conversation_id, parent_id, role, content, status, model, \
-             input_tokens, output_tokens, error, created_at, updated_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(&m.id)
-        .bind(&m.conversation_id)
-        .bind(&m.parent_id)
-        .bind(m.role)
-        .bind(content)
-        .bind(m.status)
-        .bind(&m.model)
-        .bind(m.usage.map(|u| u.input_tokens))
-        .bind(m.usage.map(|u| u.output_tokens))
-        .bind(&m.error)
-        .bind(m.created_at)
-        .bind(m.updated_at)
-        .execute(&mut **tx)
-        .await
-        .map_err(|e| self.classify(e))?;
-        if done.rows_affected() == 1 {
-            return Ok(None);
+             input_tokens, output_tokens, error, created_at, updated_at) VALUES {} \
+             ON CONFLICT (id) DO NOTHING RETURNING id",
+            vec![row; ms.len()].join(", ")
+        );
+        let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
+        for m in ms {
+            query = query
+                .bind(&m.id)
+                .bind(&m.conversation_id)
+                .bind(&m.parent_id)
+                .bind(m.role)
+                .bind(content_json(&m.content)?)
+                .bind(m.status)
+                .bind(&m.model)
+                .bind(m.usage.map(|u| u.input_tokens))
+                .bind(m.usage.map(|u| u.output_tokens))
+                .bind(&m.error)
+                .bind(m.created_at)
+                .bind(m.updated_at);
         }
-        let sql = format!("SELECT {COLUMNS} FROM messages WHERE id = ?");
-        let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(&m.id)
-            .fetch_one(&mut **tx)
+        let added: Vec<String> = query
+            .fetch_all(&mut **tx)
             .await
             .map_err(|e| self.classify(e))?;
-        Ok(Some(Message::try_from(row)?))
+        Ok(added.into_iter().collect())
+    }
+
+    /// The messages already stored under `ids`, by id.
+    async fn messages_here(
+        &self,
+        tx: &mut Transaction<'static, Sqlite>,
+        ids: &[&str],
+    ) -> Result<HashMap<String, Message>, StoreError> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let sql = format!(
+            "SELECT {COLUMNS} FROM messages WHERE id IN ({})",
+            vec!["?"; ids.len()].join(", ")
+        );
+        let mut query = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for id in ids {
+            query = query.bind(*id);
+        }
+        let rows: Vec<Row> = query
+            .fetch_all(&mut **tx)
+            .await
+            .map_err(|e| self.classify(e))?;
+        rows.into_iter()
+            .map(|r| Message::try_from(r).map(|m| (m.id.clone(), m)))
+            .collect()
     }
 }
+
+/// Messages per multi-row INSERT: 12 values each, far below SQLite's limit of 32,766.
+const ROWS_PER_INSERT: usize = 200;
 
 fn content_json(content: &[ContentPart]) -> Result<String, StoreError> {
     serde_json::to_string(content)

@@ -108,7 +108,9 @@ pub struct MessageUpdate {
     pub error: Option<String>,
 }
 
-#[derive(sqlx::FromRow)]
+/// A stored message as read: a database row, or (for bulk reads) a JSON array of the same
+/// columns in the same order.
+#[derive(sqlx::FromRow, Deserialize)]
 pub(super) struct Row {
     id: String,
     conversation_id: String,

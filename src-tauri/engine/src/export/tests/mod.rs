@@ -2,7 +2,7 @@
 //! property test), golden Markdown and HTML, HTML safety against the XSS corpus, ChatGPT and
 //! Claude fixtures, and corrupt files.
 
-mod fixtures;
+pub(super) mod fixtures;
 mod golden;
 mod imports;
 mod round_trip;
