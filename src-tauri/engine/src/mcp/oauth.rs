@@ -232,7 +232,10 @@ impl OAuth {
             None => None,
         };
         let listener = Loopback::bind().await?;
-        let request = request(listener.redirect_uri(), challenge, client, secret);
+        let mut request = request(listener.redirect_uri(), challenge, client, secret);
+        if let Some(scopes) = self.step_up_scopes(server, challenge).await {
+            request = request.with_scopes(scopes);
+        }
         let session = AuthorizationSession::new(manager, request)
             .await
             .map_err(|(_, e)| OAuthError::from(e))?;
@@ -240,6 +243,24 @@ impl OAuth {
         let callback = self.approve(server, &url, listener).await?;
         session.handle_callback_url(&callback).await?;
         Ok(session.auth_manager)
+    }
+
+    /// For a step-up (a challenge naming scopes while we already hold a grant): the union of
+    /// the scopes granted so far and the challenged ones, so the new token keeps what the old
+    /// one allowed (SEP-2350). `None` for a first authorization.
+    async fn step_up_scopes(&self, server: &str, challenge: &str) -> Option<Vec<String>> {
+        let challenged = challenge_scopes(challenge)?;
+        let stored = self.store(server).load().await.ok().flatten()?;
+        if stored.token_response.is_none() || stored.granted_scopes.is_empty() {
+            return None;
+        }
+        let mut union = stored.granted_scopes;
+        for scope in challenged {
+            if !union.contains(&scope) {
+                union.push(scope);
+            }
+        }
+        Some(union)
     }
 
     /// The client secret (or private key) of `server` from the keychain.
@@ -312,6 +333,23 @@ fn request(
         }
     }
     request
+}
+
+/// The scopes a `WWW-Authenticate` challenge names (`scope="a b"`), if any.
+fn challenge_scopes(challenge: &str) -> Option<Vec<String>> {
+    let at = challenge
+        .match_indices("scope=")
+        .map(|(i, _)| i)
+        .find(|&i| {
+            i == 0 || matches!(challenge.as_bytes().get(i - 1), Some(b' ' | b',' | b'\t'))
+        })?;
+    let rest = &challenge[at + "scope=".len()..];
+    let value = match rest.strip_prefix('"') {
+        Some(quoted) => &quoted[..quoted.find('"')?],
+        None => rest.split([',', ' ']).next()?,
+    };
+    let scopes: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+    (!scopes.is_empty()).then_some(scopes)
 }
 
 /// rmcp's credential store on our [`SecretStore`]: one JSON entry per server. The keychain

@@ -155,3 +155,42 @@ async fn an_unreadable_keychain_means_no_tokens_and_saving_reports_the_store() {
         "{error}"
     );
 }
+
+#[test]
+fn the_scopes_of_a_challenge_are_read_quoted_or_bare_and_never_from_the_error_name() {
+    let step_up = r#"Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://x/.well-known/oauth-protected-resource""#;
+    assert_eq!(
+        challenge_scopes(step_up).unwrap(),
+        ["files:read", "files:write"]
+    );
+    assert_eq!(
+        challenge_scopes("Bearer scope=mcp, realm=\"x\"").unwrap(),
+        ["mcp"]
+    );
+    assert_eq!(
+        challenge_scopes(r#"Bearer error="insufficient_scope""#),
+        None
+    );
+    assert_eq!(challenge_scopes(r#"Bearer scope="""#), None);
+}
+
+#[tokio::test]
+async fn a_step_up_asks_for_the_granted_scopes_and_the_challenged_ones() {
+    let secrets: Arc<dyn SecretStore> = Arc::new(KeyringSecrets::mock().unwrap());
+    let oauth = OAuth::new(secrets, Arc::new(Headless::new(|_| {})));
+    let challenge = r#"Bearer error="insufficient_scope", scope="write read""#;
+    assert_eq!(
+        oauth.step_up_scopes("s", challenge).await,
+        None,
+        "no grant yet"
+    );
+    let token: rmcp::transport::auth::OAuthTokenResponse =
+        serde_json::from_value(serde_json::json!({"access_token": "t", "token_type": "Bearer"}))
+            .unwrap();
+    let granted = StoredCredentials::new("c".into(), Some(token), vec!["read".into()], None);
+    oauth.store("s").save(granted).await.unwrap();
+    assert_eq!(
+        oauth.step_up_scopes("s", challenge).await.unwrap(),
+        ["read", "write"]
+    );
+}
