@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::{InteractionAnswer, RootInfo, SamplingModel};
-use tauri::{AppHandle, Manager, Runtime, State};
-use tauri_plugin_opener::Opener;
+use tauri::{AppHandle, Runtime, State};
 
 use super::CmdResult;
 
@@ -22,13 +21,8 @@ pub fn answer_interaction<R: Runtime>(
     let Some(url) = engine.answer_interaction(&id, answer)? else {
         return Ok(());
     };
-    match app.try_state::<Opener<R>>() {
-        Some(opener) => {
-            if let Err(error) = opener.open_url(&url, None::<&str>) {
-                tracing::warn!(%error, "cannot open the browser for a URL request");
-            }
-        }
-        None => tracing::warn!("no opener: the URL request's page was not opened"),
+    if let Err(error) = super::app::open_external(app, url) {
+        tracing::warn!(error = %error.message, "cannot open the browser for a URL request");
     }
     Ok(())
 }

@@ -14,7 +14,6 @@ use super::approval::ApprovalAnswer;
 use super::events::{CallView, ChatEvent};
 use super::setup::Setup;
 use crate::content::ContentPart;
-use crate::mcp::config::Approval;
 use crate::mcp::policy::Decision;
 use crate::mcp::tasks::CallOutcome;
 use crate::mcp::types::{ResultPart, ToolResult};
@@ -271,27 +270,11 @@ async fn ask(ctx: &Ctx<'_>, call: &CallView) -> Option<ApprovalAnswer> {
     };
     approvals.forget(&approval_id);
     let answer = answer?;
-    remember(ctx, call, answer).await;
+    let (server, tool) = (&call.server, &call.tool);
+    (ctx.engine)
+        .remember_approval(ctx.conversation, server, tool, answer)
+        .await;
     Some(answer)
-}
-
-/// Stores "always" and "for this chat" answers.
-async fn remember(ctx: &Ctx<'_>, call: &CallView, answer: ApprovalAnswer) {
-    let engine = ctx.engine;
-    match answer {
-        ApprovalAnswer::AllowAlways => {
-            let set = engine.set_tool_policy(&call.server, &call.tool, Some(Approval::Allow));
-            if let Err(e) = set.await {
-                tracing::warn!(error = %e, "could not store the tool policy");
-            }
-        }
-        ApprovalAnswer::AllowForChat => {
-            engine
-                .policies()
-                .allow_for_chat(ctx.conversation, &call.server, &call.tool);
-        }
-        ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny => {}
-    }
 }
 
 /// Counts failing calls by tool and arguments; trips when one repeats too often.

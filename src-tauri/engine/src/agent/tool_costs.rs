@@ -31,7 +31,9 @@ impl Engine {
             .states()
             .into_iter()
             .map(|(server, state)| {
-                let tools = self.supervisor().tools_for(std::slice::from_ref(&server));
+                let mut tools = self.supervisor().tools_for(std::slice::from_ref(&server));
+                // As the model is offered them: App-only tools are never sent.
+                tools.retain(|(_, t)| crate::mcp::apps::visible_to_model(t.ui.as_ref()));
                 let tokens = tools
                     .iter()
                     .map(|(_, t)| {

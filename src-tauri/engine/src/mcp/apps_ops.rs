@@ -96,7 +96,8 @@ impl Engine {
             (Decision::Allow, _) => true,
             (Decision::Ask, None) => return Ok(AppCallOutcome::NeedsApproval),
             (Decision::Ask, Some(answer)) => {
-                self.remember_app_answer(&call, answer).await;
+                self.remember_approval(&call.conversation_id, &call.server, &call.tool, answer)
+                    .await;
                 true
             }
         };
@@ -135,25 +136,36 @@ impl Engine {
     }
 
     fn tool_info(&self, server: &str, tool: &str) -> Result<super::types::ToolInfo, EngineError> {
-        let tools = self.supervisor().tools_for(&[server.to_owned()]);
-        let found = tools.into_iter().find(|(_, t)| t.name == tool);
+        let found = (self.supervisor())
+            .with_slot(server, |slot| {
+                slot.tools.iter().find(|t| t.name == tool).cloned()
+            })
+            .flatten();
         let unknown = || ToolError::UnknownTool {
             server: server.to_owned(),
             tool: tool.to_owned(),
         };
-        found.map(|(_, t)| t).ok_or_else(|| unknown().into())
+        found.ok_or_else(|| unknown().into())
     }
 
-    async fn remember_app_answer(&self, call: &AppCall, answer: ApprovalAnswer) {
+    /// Stores an "always" answer as the tool's policy and a "for this chat" one for
+    /// `conversation` (the agent loop's and the Apps' approvals alike).
+    pub(crate) async fn remember_approval(
+        &self,
+        conversation: &str,
+        server: &str,
+        tool: &str,
+        answer: ApprovalAnswer,
+    ) {
         match answer {
             ApprovalAnswer::AllowAlways => {
-                let set = self.set_tool_policy(&call.server, &call.tool, Some(Approval::Allow));
+                let set = self.set_tool_policy(server, tool, Some(Approval::Allow));
                 if let Err(e) = set.await {
                     tracing::warn!(error = %e, "could not store the tool policy");
                 }
             }
             ApprovalAnswer::AllowForChat => {
-                (self.policies()).allow_for_chat(&call.conversation_id, &call.server, &call.tool);
+                self.policies().allow_for_chat(conversation, server, tool);
             }
             ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny => {}
         }

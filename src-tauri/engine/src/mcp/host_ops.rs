@@ -208,13 +208,12 @@ impl Engine {
     }
 }
 
-/// JSON-RPC "method not found": the server does not offer this kind of thing.
-const METHOD_NOT_FOUND: i32 = -32601;
-
 /// An empty list when the server does not implement the listing.
 fn none_if_unsupported<T>(listed: Result<Vec<T>, McpError>) -> Result<Vec<T>, ToolError> {
     match listed {
-        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => Ok(Vec::new()),
+        Err(McpError::ServerError { code, .. }) if code == super::supervisor::METHOD_NOT_FOUND => {
+            Ok(Vec::new())
+        }
         other => Ok(other?),
     }
 }

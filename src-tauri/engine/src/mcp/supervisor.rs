@@ -38,7 +38,7 @@ const STABLE_AFTER: Duration = Duration::from_secs(30);
 /// How long a stop waits for in-flight calls to let go of the client before killing it.
 const RELEASE_WAIT: Duration = Duration::from_secs(2);
 /// JSON-RPC "method not found": a server without tools may answer `tools/list` so.
-const METHOD_NOT_FOUND: i32 = -32601;
+pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
 
 /// The state of one supervised server.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
@@ -265,13 +265,7 @@ impl Supervisor {
         let Ok((tools, until)) = listed else {
             return false;
         };
-        if let Some(slot) = self.inner.lock().get_mut(name) {
-            if let ServerState::Ready { tools: count, .. } = &mut slot.state {
-                *count = tools.len();
-            }
-            slot.tools = Arc::new(tools);
-            slot.tools_until = until;
-        }
+        self.inner.store_tools(name, tools, until);
         true
     }
 
@@ -383,6 +377,18 @@ impl Supervisor {
 }
 
 impl Inner {
+    /// Caches `name`'s freshly listed tools (and the tool count of its Ready state) until
+    /// `until`.
+    fn store_tools(&self, name: &str, tools: Vec<ToolInfo>, until: Option<Instant>) {
+        if let Some(slot) = self.lock().get_mut(name) {
+            if let ServerState::Ready { tools: count, .. } = &mut slot.state {
+                *count = tools.len();
+            }
+            slot.tools = Arc::new(tools);
+            slot.tools_until = until;
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
         match self.slots.lock() {
             Ok(guard) => guard,
@@ -631,13 +637,7 @@ async fn relist(inner: &Inner, name: &str, client: &McpClient) {
             return;
         }
     };
-    if let Some(slot) = inner.lock().get_mut(name) {
-        if let ServerState::Ready { tools: count, .. } = &mut slot.state {
-            *count = tools.len();
-        }
-        slot.tools = Arc::new(tools);
-        slot.tools_until = until;
-    }
+    inner.store_tools(name, tools, until);
     let server = name.to_owned();
     let _ = inner.events.send(SupervisorEvent::ToolsChanged { server });
 }

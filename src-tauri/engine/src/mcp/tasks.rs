@@ -183,7 +183,9 @@ fn short(value: &Value) -> String {
 pub fn needs_task(answer: &Result<ToolResult, McpError>) -> bool {
     const SIGN: &str = "requires task augmentation";
     match answer {
-        Err(McpError::ServerError { code, message }) => *code == -32601 && message.contains("task"),
+        Err(McpError::ServerError { code, message }) => {
+            *code == super::supervisor::METHOD_NOT_FOUND && message.contains("task")
+        }
         Ok(r) if r.is_error => r.content.iter().any(|p| match p {
             ResultPart::Text { text } => text.contains(SIGN),
             _ => false,

@@ -13,7 +13,6 @@ use ts_rs::TS;
 use super::conversations::{COLUMNS as CONVERSATION_COLUMNS, Row as ConversationRow};
 use super::messages::{COLUMNS, Row};
 use super::{Conversation, Message, Store, StoreError};
-use crate::content::ContentPart;
 
 /// A conversation to import with all its messages (each one's `conversation_id` is the
 /// conversation's id; parents come from the same conversation).
@@ -245,7 +244,7 @@ impl Store {
                 .bind(&m.conversation_id)
                 .bind(&m.parent_id)
                 .bind(m.role)
-                .bind(content_json(&m.content)?)
+                .bind(super::messages::to_json(&m.content)?)
                 .bind(m.status)
                 .bind(&m.model)
                 .bind(m.usage.map(|u| u.input_tokens))
@@ -290,11 +289,6 @@ impl Store {
 
 /// Messages per multi-row INSERT: 12 values each, far below SQLite's limit of 32,766.
 const ROWS_PER_INSERT: usize = 200;
-
-fn content_json(content: &[ContentPart]) -> Result<String, StoreError> {
-    serde_json::to_string(content)
-        .map_err(|e| StoreError::Invalid(format!("cannot encode message content: {e}")))
-}
 
 /// The fields of a conversation already here that differ from the imported one.
 fn conversation_differences(here: &Conversation, new: &Conversation) -> Vec<String> {

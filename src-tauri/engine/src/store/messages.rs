@@ -158,7 +158,8 @@ impl TryFrom<Row> for Message {
 pub(super) const COLUMNS: &str = "id, conversation_id, parent_id, role, content, status, model, \
                        input_tokens, output_tokens, error, created_at, updated_at";
 
-fn to_json(content: &[ContentPart]) -> Result<String, StoreError> {
+/// A message's content parts as the stored JSON.
+pub(super) fn to_json(content: &[ContentPart]) -> Result<String, StoreError> {
     serde_json::to_string(content)
         .map_err(|e| StoreError::Invalid(format!("cannot encode message content: {e}")))
 }
