@@ -11,10 +11,10 @@
 //   node bench/ui/app-perf.mjs <switchboard binary>      (make bench-ui does all of it)
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeOpenAi } from './fake-openai.mjs';
+import { driver as webdriver, freePort, sleep, until as pollUntil } from '../../tests/e2e/webdriver.mjs';
 
 const app = resolve(process.argv[2] ?? '');
 const here = import.meta.dirname;
@@ -24,66 +24,23 @@ const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 10000);
 const MARK = 'switchboard:conversations-painted';
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
 const children = [];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Polls every 20 ms for at most a minute. */
+const until = (what, fn) => pollUntil(what, fn, 60_000, 20);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
 
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-    s.on('error', fail);
-  });
-}
-
-async function until(what, fn, timeoutMs = 60000) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(20);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-}
-
 /** The few W3C WebDriver calls used here. */
+/** The shared WebDriver client (requests may take 10 minutes), starting the app on our data dir. */
 function driver(base) {
-  let session;
-  async function call(method, path, body) {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(600_000),
-    });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json)}`);
-    return json.value;
-  }
-  const s = (p) => `/session/${session}${p}`;
+  const wd = webdriver(base, 600_000);
   return {
+    ...wd,
     async start() {
-      const v = await call('POST', '/session', {
-        capabilities: { alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } } },
-      });
-      session = v.sessionId;
-      await call('POST', s('/timeouts'), { script: 600_000 });
-    },
-    script: (script, args = []) => call('POST', s('/execute/sync'), { script, args }),
-    scriptAsync: (script, args = []) => call('POST', s('/execute/async'), { script, args }),
-    async end() {
-      if (session) await call('DELETE', s('')).catch(() => undefined);
-      session = undefined;
+      await wd.start({ alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } } });
+      await wd.timeouts({ script: 600_000 });
     },
   };
 }

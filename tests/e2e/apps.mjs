@@ -17,40 +17,13 @@ import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import http from 'node:http';
-import net from 'node:net';
+import { driver, freePort, sleep, until } from './webdriver.mjs';
 
 const app = resolve(process.argv[2] ?? '');
 const root = resolve(import.meta.dirname, '../..');
 const fixtures = join(root, 'tests/fixtures/mcp-apps');
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-apps-'));
 const children = [];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-    s.on('error', fail);
-  });
-}
-
-async function until(what, fn, timeoutMs = 30000) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(250);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-}
-
 // The scripted model: a user message naming an App asks for that App's tool; after a tool
 // result it answers in text. Tool names are taken from the request (provider-safe names).
 let modelUrl = '';
@@ -137,37 +110,6 @@ function configure(modelUrl) {
   cli('servers', 'import', file);
 }
 
-function driver(base) {
-  const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
-  let session;
-  async function call(method, path, body) {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30000),
-    });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json)}`);
-    return json.value;
-  }
-  const s = (p) => `/session/${session}${p}`;
-  return {
-    ELEMENT,
-    async start(capabilities) {
-      session = (await call('POST', '/session', { capabilities })).sessionId;
-    },
-    find: async (css) => (await call('POST', s('/element'), { using: 'css selector', value: css }))[ELEMENT],
-    findAll: async (css) => (await call('POST', s('/elements'), { using: 'css selector', value: css })).map((e) => e[ELEMENT]),
-    click: (id) => call('POST', s(`/element/${id}/click`), {}),
-    type: (id, text) => call('POST', s(`/element/${id}/value`), { text }),
-    script: (script, args = []) => call('POST', s('/execute/sync'), { script, args }),
-    frame: (id) => call('POST', s('/frame'), { id: { [ELEMENT]: id } }),
-    top: () => call('POST', s('/frame'), { id: null }),
-    end: () => (session ? call('DELETE', s('')) : undefined),
-  };
-}
-
 function screenshot(name) {
   mkdirSync(join(root, 'docs/screenshots'), { recursive: true });
   const shot = join(root, `docs/screenshots/${name}.png`);
@@ -208,10 +150,15 @@ async function inFrame(wd, frame, fn) {
 
 /** Allows the App's pending tool call for this chat, if the card asks. */
 async function allowInCard(wd, server) {
-  const button = await until(`the approval asked by the ${server} App`, () =>
-    wd.find(`[data-testid="mcp-app"][data-server="${server}"] [data-decision="allow_chat"]`),
-  );
-  await wd.click(button);
+  const selector = `[data-testid="mcp-app"][data-server="${server}"] [data-decision="allow_chat"]`;
+  await until(`the approval asked by the ${server} App`, () => wd.find(selector));
+  // Clicked until the question is gone: a click that lands while the card re-renders is lost.
+  await until(`the ${server} App's approval to be answered`, async () => {
+    const button = await wd.find(selector).catch(() => null);
+    if (!button) return true;
+    await wd.click(button).catch(() => undefined);
+    return false;
+  });
 }
 
 const frameText = (wd, css) => wd.script(`const e = document.querySelector(${JSON.stringify(css)}); return e ? e.textContent : null`);

@@ -7,7 +7,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import net from 'node:net';
+import { driver, freePort, sleep, until } from './webdriver.mjs';
 
 const app = resolve(process.argv[2] ?? '');
 const root = resolve(import.meta.dirname, '../..');
@@ -15,76 +15,6 @@ const shot = join(root, 'docs/screenshots/main.png');
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
 const TITLE = 'E2E 测试 conversation';
 const children = [];
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-    s.on('error', fail);
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what, fn, timeoutMs = 30000) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(200);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-}
-
-function driver(base) {
-  async function call(method, path, body) {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30000),
-    });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json)}`);
-    return json.value;
-  }
-  let session;
-  const s = (p) => `/session/${session}${p}`;
-  const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
-  return {
-    async start(capabilities) {
-      const v = await call('POST', '/session', { capabilities });
-      session = v.sessionId;
-    },
-    async find(css) {
-      const v = await call('POST', s('/element'), { using: 'css selector', value: css });
-      return v[ELEMENT];
-    },
-    async findAll(css) {
-      const v = await call('POST', s('/elements'), { using: 'css selector', value: css });
-      return v.map((e) => e[ELEMENT]);
-    },
-    click: (id) => call('POST', s(`/element/${id}/click`), {}),
-    clear: (id) => call('POST', s(`/element/${id}/clear`), {}),
-    type: (id, text) => call('POST', s(`/element/${id}/value`), { text }),
-    // textContent through a script: WebKitWebDriver's element text is empty for some rows.
-    text: (id) =>
-      call('POST', s('/execute/sync'), {
-        script: 'return arguments[0].textContent',
-        args: [{ [ELEMENT]: id }],
-      }),
-    attr: (id, name) => call('GET', s(`/element/${id}/attribute/${name}`)),
-    script: (script, args = []) => call('POST', s('/execute/sync'), { script, args }),
-    end: () => (session ? call('DELETE', s('')) : undefined),
-  };
-}
 
 function sqlite(query) {
   const py = `import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps(c.execute(sys.argv[2]).fetchall()))`;
