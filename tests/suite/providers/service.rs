@@ -43,7 +43,8 @@ fn everything_under(dir: &Path) -> String {
         let path = entry.unwrap().path();
         if path.is_dir() {
             all += &everything_under(&path);
-        } else if path.file_name().is_some_and(|n| n != "secrets.json") {
+        } else if path.is_file() && path.file_name().is_some_and(|n| n != "secrets.json") {
+            // Regular files only: the keyring daemon leaves its sockets in this directory.
             all += &String::from_utf8_lossy(&std::fs::read(&path).unwrap());
         }
     }
