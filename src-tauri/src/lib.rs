@@ -7,6 +7,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod events;
+pub mod startup;
 
 use std::sync::Mutex;
 
@@ -99,6 +100,9 @@ pub enum GuiError {
     /// Tauri or the webview failed to start.
     #[error("the window could not start: {0}")]
     Tauri(#[from] tauri::Error),
+    /// The task opening the engine ended without an answer (it panicked or was cancelled).
+    #[error("the engine could not open: {0}")]
+    Opening(String),
 }
 
 /// Opens the engine of the profile at `paths`: its secret store (the keychain, or with
@@ -122,17 +126,24 @@ pub async fn open_engine(
     Engine::open(paths, redactor, secrets).await
 }
 
-/// Opens the desktop window on the profile at `paths` and runs until it closes.
+/// Opens the desktop window on the profile at `paths` and runs until it closes. The engine
+/// (keychain probe, database) opens on the async runtime while GTK starts and the window and
+/// its web processes are created; the setup hook waits for it before any command can run.
 pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
+    startup::begin();
     ensure_display()?;
+    let cpu_rendering = startup::prefer_cpu_rendering();
     paths.ensure().map_err(EngineError::from)?;
     let redactor = Redactor::default();
     let guard =
         logging::init(&paths.log_dir, "info", redactor.clone()).map_err(EngineError::from)?;
-    let engine =
-        tauri::async_runtime::block_on(open_engine(paths.clone(), redactor, secrets_file))?;
+    if cpu_rendering {
+        tracing::info!("no GPU render node: WebKit paints on the CPU (no software OpenGL)");
+    }
+    let opening = tauri::async_runtime::spawn(open_engine(paths.clone(), redactor, secrets_file));
+    let failed = std::sync::Arc::new(Mutex::new(None));
     let window_state = paths.config_dir.join("window-state.json");
-    let app = with_commands(tauri::Builder::default())
+    let built = with_commands(tauri::Builder::default())
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
             focus_main(app)
         }))
@@ -144,24 +155,56 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .register_asynchronous_uri_scheme_protocol(app_frames::SCHEME, app_frames::handle)
-        .manage(engine.clone())
         .setup({
-            let engine = engine.clone();
+            let failed = failed.clone();
             move |app| {
+                startup::mark("window created");
+                startup::tune_webview(app);
+                let engine = match engine_opened(opening) {
+                    Ok(engine) => engine,
+                    Err(error) => {
+                        let message = error.to_string();
+                        if let Ok(mut slot) = failed.lock() {
+                            *slot = Some(error);
+                        }
+                        return Err(message.into());
+                    }
+                };
+                startup::mark("engine ready");
                 events::forward(app.handle(), &engine);
                 tauri::async_runtime::spawn(start_servers(engine.clone()));
+                app.manage(engine);
                 Ok(())
             }
         })
-        .build(tauri::generate_context!())?;
+        .build(tauri::generate_context!());
+    let app = match built {
+        Ok(app) => app,
+        Err(error) => {
+            let engine_error = failed.lock().ok().and_then(|mut slot| slot.take());
+            return Err(engine_error.unwrap_or(GuiError::Tauri(error)));
+        }
+    };
     let guard = Mutex::new(Some(guard));
-    app.run(move |_app, event| {
+    app.run(move |app, event| {
         if let RunEvent::Exit = event {
-            tauri::async_runtime::block_on(engine.shutdown());
+            if let Some(engine) = app.try_state::<Engine>() {
+                tauri::async_runtime::block_on(engine.shutdown());
+            }
             flush_logs(&guard);
         }
     });
     Ok(())
+}
+
+/// Waits for the engine that [`run_gui`] began opening.
+fn engine_opened(
+    opening: tauri::async_runtime::JoinHandle<Result<Engine, EngineError>>,
+) -> Result<Engine, GuiError> {
+    match tauri::async_runtime::block_on(opening) {
+        Ok(opened) => Ok(opened?),
+        Err(e) => Err(GuiError::Opening(e.to_string())),
+    }
 }
 
 /// Starts the enabled auto-start MCP servers in the background (the window does not wait);

@@ -1,0 +1,141 @@
+//! The desktop app's start-up: how long each phase took since the process began (logged, so a
+//! slow start can be diagnosed from the log), and the rendering choices made before the first
+//! window (see [`prefer_cpu_rendering`]).
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// When `main` began (set by [`begin`]).
+static BEGUN: OnceLock<Instant> = OnceLock::new();
+
+/// Notes the moment `main` began; later [`mark`]s are measured from it.
+pub fn begin() {
+    BEGUN.get_or_init(Instant::now);
+}
+
+/// Logs that start-up reached `phase`, with the milliseconds since `main` began (and, on
+/// Linux, since the process was created: the difference is the dynamic linker's work).
+pub fn mark(phase: &str) {
+    let since_main = BEGUN.get().map(Instant::elapsed).unwrap_or_default();
+    match since_exec() {
+        Some(exec) => tracing::info!(
+            phase,
+            since_main_ms = millis(since_main),
+            since_exec_ms = millis(exec),
+            "start-up"
+        ),
+        None => tracing::info!(phase, since_main_ms = millis(since_main), "start-up"),
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The time since the kernel created this process (`/proc/self/stat` field 22 against
+/// `/proc/uptime`; clock-tick resolution, 10 ms).
+#[cfg(target_os = "linux")]
+fn since_exec() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split(' ').collect();
+    let start_ticks: f64 = fields.get(19)?.parse().ok()?;
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()?;
+    // Linux reports start times in USER_HZ, which is 100 on every supported architecture.
+    let seconds = uptime - start_ticks / 100.0;
+    (seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn since_exec() -> Option<Duration> {
+    None
+}
+
+/// On Linux without a GPU (no DRM render node), WebKitGTK's accelerated compositing runs on
+/// Mesa's software OpenGL (llvmpipe): slower than WebKit's own CPU painting and ~65 MB more
+/// memory in the web process. There, and only when the user has not chosen otherwise, turn it
+/// off before GTK starts. Returns whether it did.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+pub fn prefer_cpu_rendering() -> bool {
+    const VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+    if std::env::var_os(VAR).is_some() || has_render_node(std::path::Path::new("/dev/dri")) {
+        return false;
+    }
+    // SAFETY: called from `main`'s thread before any other thread exists (the async runtime
+    // and GTK start later), so nothing reads the environment concurrently.
+    unsafe { std::env::set_var(VAR, "1") };
+    true
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn prefer_cpu_rendering() -> bool {
+    false
+}
+
+/// Sets the main window's web context to WebKit's document-viewer cache model: the page is one
+/// app served from our own scheme, so the browser model's page cache and large memory caches
+/// only cost memory.
+pub fn tune_webview<R: tauri::Runtime>(app: &tauri::App<R>) {
+    use tauri::Manager;
+    let Some(window) = app.get_webview_window("main") else {
+        return;
+    };
+    let tuned = window.with_webview(|webview| {
+        #[cfg(target_os = "linux")]
+        {
+            use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
+            if let Some(context) = webview.inner().context() {
+                context.set_cache_model(CacheModel::DocumentViewer);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = webview;
+    });
+    if let Err(error) = tuned {
+        tracing::warn!(%error, "cannot tune the webview");
+    }
+}
+
+/// Whether `dir` holds a DRM render node (`renderD128`, …): a GPU the compositor can use.
+pub fn has_render_node(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_with_a_render_node_has_a_gpu() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!has_render_node(dir.path()));
+        std::fs::write(dir.path().join("card0"), "").unwrap();
+        assert!(
+            !has_render_node(dir.path()),
+            "a card alone is not a render node"
+        );
+        std::fs::write(dir.path().join("renderD128"), "").unwrap();
+        assert!(has_render_node(dir.path()));
+    }
+
+    #[test]
+    fn a_missing_directory_has_no_gpu() {
+        assert!(!has_render_node(std::path::Path::new("/nonexistent/dri")));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_time_since_exec_is_known_and_small_in_a_test() {
+        let since = since_exec().expect("/proc is readable");
+        assert!(since < Duration::from_secs(24 * 3600));
+    }
+}
