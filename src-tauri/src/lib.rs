@@ -127,8 +127,9 @@ pub async fn open_engine(
 }
 
 /// Opens the desktop window on the profile at `paths` and runs until it closes. The engine
-/// (keychain probe, database) opens on the async runtime while GTK starts and the window and
-/// its web processes are created; the setup hook waits for it before any command can run.
+/// (keychain probe, database) opens on the async runtime while GTK starts; the window is
+/// created only once it is open, so a profile that cannot open ends with its error and no
+/// window.
 pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
     startup::begin();
     ensure_display()?;
@@ -141,9 +142,8 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
         tracing::info!("no GPU render node: WebKit paints on the CPU (no software OpenGL)");
     }
     let opening = tauri::async_runtime::spawn(open_engine(paths.clone(), redactor, secrets_file));
-    let failed = std::sync::Arc::new(Mutex::new(None));
     let window_state = paths.config_dir.join("window-state.json");
-    let built = with_commands(tauri::Builder::default())
+    let app = with_commands(tauri::Builder::default())
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
             focus_main(app)
         }))
@@ -155,42 +155,22 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .register_asynchronous_uri_scheme_protocol(app_frames::SCHEME, app_frames::handle)
-        .setup({
-            let failed = failed.clone();
-            move |app| {
-                startup::mark("window created");
-                startup::tune_webview(app);
-                let engine = match engine_opened(opening) {
-                    Ok(engine) => engine,
-                    Err(error) => {
-                        let message = error.to_string();
-                        if let Ok(mut slot) = failed.lock() {
-                            *slot = Some(error);
-                        }
-                        return Err(message.into());
-                    }
-                };
-                startup::mark("engine ready");
-                events::forward(app.handle(), &engine);
-                tauri::async_runtime::spawn(start_servers(engine.clone()));
-                app.manage(engine);
-                Ok(())
-            }
+        .setup(|app| {
+            startup::mark("window created");
+            startup::tune_webview(app);
+            Ok(())
         })
-        .build(tauri::generate_context!());
-    let app = match built {
-        Ok(app) => app,
-        Err(error) => {
-            let engine_error = failed.lock().ok().and_then(|mut slot| slot.take());
-            return Err(engine_error.unwrap_or(GuiError::Tauri(error)));
-        }
-    };
+        .build(tauri::generate_context!())?;
+    startup::mark("GTK ready");
+    let engine = engine_opened(opening)?;
+    startup::mark("engine ready");
+    events::forward(app.handle(), &engine);
+    tauri::async_runtime::spawn(start_servers(engine.clone()));
+    app.manage(engine.clone());
     let guard = Mutex::new(Some(guard));
-    app.run(move |app, event| {
+    app.run(move |_app, event| {
         if let RunEvent::Exit = event {
-            if let Some(engine) = app.try_state::<Engine>() {
-                tauri::async_runtime::block_on(engine.shutdown());
-            }
+            tauri::async_runtime::block_on(engine.shutdown());
             flush_logs(&guard);
         }
     });
