@@ -4,7 +4,7 @@
 //
 // Usage: node tests/e2e/window.mjs <path to the debug binary>   (DISPLAY must be set)
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { driver, freePort, sleep, until } from './webdriver.mjs';
@@ -42,7 +42,34 @@ async function secondLaunchExits() {
   console.log('e2e: a second launch focused the first window and exited');
 }
 
+// A profile whose database is not one ends with one clear line and exit code 1: no panic, no
+// window left open, the file untouched (the engine opens while GTK starts, before any window).
+async function corruptProfileFailsCleanly() {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-corrupt-'));
+  const junk = 'not a database '.repeat(64);
+  writeFileSync(join(dir, 'switchboard.db'), junk);
+  const child = spawn(app, ['--data-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const code = await Promise.race([
+    new Promise((ok) => child.on('exit', (c) => ok(c))),
+    sleep(30000).then(() => 'still running'),
+  ]);
+  const lines = stderr.split('\n').filter((l) => l.startsWith('switchboard: '));
+  try {
+    if (code !== 1) throw new Error(`a corrupt profile exited with ${code}: ${stderr.slice(-500)}`);
+    if (/panicked/.test(stderr)) throw new Error(`a corrupt profile panicked: ${stderr.slice(-500)}`);
+    if (!lines.some((l) => l.includes('corrupt'))) throw new Error(`no clear error line: ${stderr.slice(-500)}`);
+    if (readFileSync(join(dir, 'switchboard.db'), 'utf8') !== junk) throw new Error('the corrupt file was changed');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`e2e: a corrupt profile ends with "${lines[0]}"`);
+}
+
 async function main() {
+  await corruptProfileFailsCleanly();
   const port = await freePort();
   const nativePort = await freePort();
   const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
