@@ -13,6 +13,7 @@ mod auth;
 mod capped;
 mod connect;
 mod convert;
+mod listen;
 mod listing;
 mod mrtr;
 mod requests;
@@ -38,6 +39,7 @@ use super::interact::{
 use super::process::{EXIT_GRACE, ServerProcess, StderrLog};
 use super::progress::{Progress, ProgressRoutes, ProgressSink};
 use super::roots::RootInfo;
+use super::tasks::CallOutcome;
 use super::types::{McpError, ResourceTemplateInfo, ServerInfo, ServerNotification, ToolResult};
 
 /// The protocol revision we offer in `initialize`.
@@ -70,6 +72,9 @@ pub struct HostCapabilities {
     pub elicitation_url: bool,
     /// The `io.modelcontextprotocol/ui` extension: it renders MCP Apps.
     pub apps: bool,
+    /// The `io.modelcontextprotocol/tasks` extension (2026-07-28, SEP-2663): a server may
+    /// answer `tools/call` with a task, which we poll, answer and cancel.
+    pub tasks: bool,
 }
 
 impl HostCapabilities {
@@ -80,6 +85,7 @@ impl HostCapabilities {
         elicitation_form: true,
         elicitation_url: true,
         apps: true,
+        tasks: true,
     };
 }
 
@@ -235,6 +241,8 @@ pub struct McpClient {
     info: ServerInfo,
     request_timeout: Duration,
     roots_advertised: bool,
+    /// The `subscriptions/listen` stream of a stateless server whose lists may change.
+    _listener: Option<listen::Listener>,
 }
 
 impl std::fmt::Debug for McpClient {
@@ -306,6 +314,9 @@ impl McpClient {
     /// [`McpClient::call_tool`], sending the call's progress notifications to `progress`.
     /// A stateless-era server's `input_required` answers are fulfilled and the call retried
     /// ([`mrtr`]); `timeout` applies to each round trip, not to the user's answering time.
+    /// A call the server turns into a task (the 2026-07-28 Tasks extension) is followed here
+    /// until it ends ([`McpClient::await_task`]); the agent loop, which follows tasks itself,
+    /// uses [`McpClient::call_tool_outcome`].
     pub async fn call_tool_with_progress(
         &self,
         name: &str,
@@ -314,6 +325,23 @@ impl McpClient {
         cancel: CancellationToken,
         progress: Option<ProgressSink>,
     ) -> Result<ToolResult, McpError> {
+        let outcome = self.call_tool_outcome(name, args, timeout, cancel.clone(), progress);
+        match outcome.await? {
+            CallOutcome::Done(result) => Ok(result),
+            CallOutcome::Task(state) => self.await_task(state, &cancel).await,
+        }
+    }
+
+    /// [`McpClient::call_tool_with_progress`], but a call the server turns into a task
+    /// (`resultType: "task"`) answers at once with the task's first state.
+    pub async fn call_tool_outcome(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        timeout: Duration,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<CallOutcome, McpError> {
         if cancel.is_cancelled() {
             return Err(McpError::Cancelled);
         }
@@ -336,7 +364,7 @@ impl McpClient {
         timeout: Duration,
         cancel: &CancellationToken,
         progress: Option<ProgressSink>,
-    ) -> Result<mrtr::Round<ToolResult>, McpError> {
+    ) -> Result<mrtr::Round<CallOutcome>, McpError> {
         let request = rm::ClientRequest::CallToolRequest(rm::CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
         let handle = self
@@ -350,9 +378,12 @@ impl McpClient {
         tokio::select! {
             answer = handle.await_response() => match answer.map_err(convert::service_error)? {
                 rm::ServerResult::CallToolResult(result) => {
-                    Ok(mrtr::Round::Done(convert::tool_result(result)))
+                    Ok(mrtr::Round::Done(CallOutcome::Done(convert::tool_result(result))))
                 }
                 rm::ServerResult::InputRequiredResult(asked) => Ok(mrtr::Round::Input(asked)),
+                rm::ServerResult::CreateTaskResult(created) => {
+                    Ok(mrtr::Round::Done(CallOutcome::Task(tasks::created(&created)?)))
+                }
                 other => Err(unexpected("tools/call", &other)),
             },
             () = cancel.cancelled() => {

@@ -257,7 +257,8 @@ impl Supervisor {
     }
 
     /// Lists the tools of running server `name` again and caches them; `false` if it is not
-    /// running or the listing failed.
+    /// running or the listing failed. A list whose contents changed is published as
+    /// [`SupervisorEvent::ToolsChanged`], as a `list_changed` notification would be.
     pub(super) async fn refresh_tools(&self, name: &str) -> bool {
         let Some(client) = self.client(name) else {
             return false;
@@ -267,7 +268,16 @@ impl Supervisor {
         let Ok((tools, until)) = listed else {
             return false;
         };
+        let before = self.with_slot(name, |slot| Arc::clone(&slot.tools));
+        let changed = before.is_some_and(|before| *before != tools);
         self.inner.store_tools(name, tools, until);
+        if changed {
+            let server = name.to_owned();
+            let _ = self
+                .inner
+                .events
+                .send(SupervisorEvent::ToolsChanged { server });
+        }
         true
     }
 

@@ -16,14 +16,14 @@ use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 
 use super::{
     Bridge, HANDSHAKE_VERSION, HostHandler, MAX_STDIO_MESSAGE_BYTES, McpClient, STATELESS_VERSION,
-    STDERR_TAIL_LINES, auth, capped, convert,
+    STDERR_TAIL_LINES, auth, capped, convert, listen,
 };
 use crate::mcp::oauth::OAuth;
 use crate::mcp::process::{Launch, ServerProcess, StderrLog};
 use crate::mcp::progress::ProgressRoutes;
 use crate::mcp::spec::{ServerSpec, Transport};
 use crate::mcp::sse::SseTransport;
-use crate::mcp::types::McpError;
+use crate::mcp::types::{McpError, ProtocolEra};
 
 /// rmcp's start-up mode: the stateless era first (`server/discover` with 2026-07-28), and the
 /// `initialize` handshake (offering [`HANDSHAKE_VERSION`]; the server may answer with an older
@@ -245,12 +245,19 @@ impl McpClient {
             ));
         };
         let roots_advertised = service.service().host.capabilities().roots;
+        let info = convert::server_info(&peer_info);
+        let changes = (info.era == ProtocolEra::Stateless)
+            .then(|| listen::filter(&peer_info.capabilities))
+            .flatten();
+        let host = Arc::clone(&service.service().host);
+        let listener = changes.map(|filter| listen::start(service.peer().clone(), filter, host));
         Ok(Self {
-            info: convert::server_info(&peer_info),
+            info,
             service,
             process,
             request_timeout: spec.call_timeout,
             roots_advertised,
+            _listener: listener,
         })
     }
 }
