@@ -193,6 +193,34 @@ mod tests {
     }
 
     #[test]
+    fn a_2026_created_task_is_read_with_the_servers_poll_interval() {
+        let wire = json!({"resultType": "task", "taskId": "t7", "status": "working",
+            "createdAt": "2026-07-28T00:00:00Z", "lastUpdatedAt": "2026-07-28T00:00:00Z",
+            "ttlMs": 60000, "pollIntervalMs": 250, "statusMessage": "queued"});
+        let created: rmcp::model::CreateTaskResult = serde_json::from_value(wire).unwrap();
+        let state = super::created(&created).unwrap();
+        assert_eq!(state.task_id, "t7");
+        assert_eq!(state.status, TaskStatus::Working);
+        assert_eq!(state.message.as_deref(), Some("queued"));
+        assert_eq!(state.next_poll(), std::time::Duration::from_millis(250));
+        assert_eq!((state.outcome, state.input_requests), (None, None));
+    }
+
+    #[test]
+    fn a_2026_input_required_task_carries_its_input_requests_for_tasks_update() {
+        let asked = json!({"name": {"method": "elicitation/create", "params": {"mode": "form",
+            "message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}}});
+        let wire = json!({"resultType": "complete", "taskId": "t8", "status": "input_required",
+            "createdAt": "2026-07-28T00:00:00Z", "lastUpdatedAt": "2026-07-28T00:00:00Z",
+            "ttlMs": null, "inputRequests": asked});
+        let state = parse_task(&wire, tool_result).unwrap();
+        assert_eq!(state.status, TaskStatus::InputRequired);
+        assert_eq!(state.input_requests, Some(asked.clone()));
+        let typed: rmcp::model::InputRequests = serde_json::from_value(asked).unwrap();
+        assert_eq!(typed.keys().collect::<Vec<_>>(), vec!["name"]);
+    }
+
+    #[test]
     fn a_handshake_era_result_without_a_task_is_a_plain_result() {
         let wire = json!({"content": [{"type": "text", "text": "at once"}]});
         assert_eq!(tool_result(&wire).map(|r| r.content.len()), Some(1));
