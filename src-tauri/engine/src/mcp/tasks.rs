@@ -7,8 +7,10 @@
 //!   fetches the result with `tasks/result` (which also carries the server's in-task requests,
 //!   e.g. elicitation while `input_required`), and cancels with `tasks/cancel`;
 //! - the Tasks extension of 2026-07-28 (SEP-2663, `io.modelcontextprotocol/tasks`): the server
-//!   answers `tools/call` with `resultType: "task"`, and `tasks/get` carries the final result
-//!   (or error) inline once the task is terminal.
+//!   answers `tools/call` with `resultType: "task"` (only to a client that declares the
+//!   extension, which we do), `tasks/get` carries the final result (or error) inline once the
+//!   task is terminal, an `input_required` task lists its `inputRequests`, answered with
+//!   `tasks/update`, and `tasks/cancel` is cooperative.
 //!
 //! rmcp 3.11 models only the second; the client (`client/tasks.rs`) reads both from JSON.
 //! The supervisor's part (which client, which tool) is [`Supervisor::call_outcome`] and the
