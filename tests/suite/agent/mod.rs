@@ -9,6 +9,7 @@ mod crash;
 mod model;
 mod seed003;
 mod tasks;
+mod tasks_stateless;
 mod turns;
 
 use std::path::Path;

@@ -17,12 +17,12 @@ use switchboard_engine::store::{MessageStatus, Role};
 use super::model::{Model, Say};
 use super::*;
 
-fn call(name: &str, args: Value) -> Say {
+pub(super) fn call(name: &str, args: Value) -> Say {
     Say::Calls(vec![(name.to_owned(), args)])
 }
 
 /// The statuses a turn reported for its tasks, in order.
-fn statuses(events: &[ChatEvent]) -> Vec<TaskStatus> {
+pub(super) fn statuses(events: &[ChatEvent]) -> Vec<TaskStatus> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -84,7 +84,7 @@ async fn with_task_server(engine: &Engine, server: &TaskServer) {
 }
 
 /// The result parts stored in the conversation's tool messages: (text, is_error).
-async fn stored_results(engine: &Engine, conv: &str) -> Vec<(String, bool)> {
+pub(super) async fn stored_results(engine: &Engine, conv: &str) -> Vec<(String, bool)> {
     let branch = engine.conversation_branch(conv).await.unwrap();
     branch
         .iter()
@@ -300,7 +300,7 @@ async fn a_task_that_fails_ends_the_call_with_the_servers_error() {
 
 /// Runs a turn calling `report` in an engine on its own runtime, and drops that runtime —
 /// engine, turn and all — once the task has been created.
-fn start_task_then_drop_the_engine(dir: &Path, server_url: &str) -> String {
+pub(super) fn start_task_then_drop_the_engine(dir: &Path, server_url: &str) -> String {
     let url = server_url.to_owned();
     let dir = dir.to_owned();
     std::thread::spawn(move || {

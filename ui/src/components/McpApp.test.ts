@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, test, vi } from 'vitest';
 import type { AppView } from '../bindings';
 import { installFakeBackend } from '../test/fakeBackend';
 import { resetAppState } from '../test/reset';
+import { setTheme } from '../lib/theme.svelte';
 import McpApp from './McpApp.svelte';
 
 beforeEach(() => resetAppState());
@@ -70,6 +71,19 @@ describe('McpApp', () => {
     fromFrame({ jsonrpc: '2.0', method: 'ui/notifications/initialized' });
     expect(sent().map((m) => m.method)).toEqual([undefined, 'ui/notifications/tool-input', 'ui/notifications/tool-result']);
     expect(sent()[2]).toEqual({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: { content: [{ type: 'text', text: 'now' }], isError: false, structuredContent: { time: 'now' } } });
+  });
+
+  test('switching the theme tells the running App with host-context-changed', async () => {
+    setTheme('light');
+    setup();
+    const { fromFrame, sent } = await frameWindow();
+    fromFrame({ jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {} });
+    await waitFor(() => expect(sent().length).toBe(1));
+    expect((sent()[0].result as { hostContext: { theme: string } }).hostContext.theme).toBe('light');
+    fromFrame({ jsonrpc: '2.0', method: 'ui/notifications/initialized' });
+    setTheme('dark');
+    await waitFor(() => expect(sent().at(-1)).toEqual({ jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: { theme: 'dark' } }));
+    setTheme('system');
   });
 
   test('an App tool call the policy asks about waits for the user in the card', async () => {

@@ -42,6 +42,46 @@ function setup(over: Partial<BridgeHost> = {}, limits: Partial<BridgeLimits> = {
 }
 
 describe('AppBridge', () => {
+  test('tells an initialized App of a theme change with host-context-changed, once per change', async () => {
+    const { bridge, sent, connect } = setup();
+    await connect();
+    sent.length = 0;
+    expect(bridge.updateHostContext({ theme: 'dark' })).toBe(true);
+    expect(bridge.updateHostContext({ theme: 'dark' })).toBe(false);
+    expect(sent).toEqual([{ jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: { theme: 'dark' } }]);
+  });
+
+  test('an App not initialized yet gets the new theme in its ui/initialize answer, and no notification', async () => {
+    const { bridge, sent, settle } = setup();
+    expect(bridge.updateHostContext({ theme: 'dark' })).toBe(false);
+    bridge.receive({ jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {} });
+    await settle();
+    bridge.receive({ jsonrpc: '2.0', method: 'ui/notifications/initialized' });
+    expect((sent[0].result as { hostContext: unknown }).hostContext).toEqual({ theme: 'dark' });
+    expect(sent.some((m) => m.method === 'ui/notifications/host-context-changed')).toBe(false);
+  });
+
+  test('a change between ui/initialize and initialized is held until the App is initialized', async () => {
+    const { bridge, sent, settle } = setup();
+    bridge.receive({ jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {} });
+    await settle();
+    expect(bridge.updateHostContext({ theme: 'dark' })).toBe(true);
+    expect(sent.some((m) => m.method === 'ui/notifications/host-context-changed')).toBe(false);
+    bridge.receive({ jsonrpc: '2.0', method: 'ui/notifications/initialized' });
+    expect(sent.at(-1)).toEqual({ jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: { theme: 'dark' } });
+  });
+
+  test('a key the App was not given, and a closed App, are not told', async () => {
+    const { bridge, sent, connect } = setup();
+    await connect();
+    sent.length = 0;
+    expect(bridge.updateHostContext({ locale: 'fr-FR' })).toBe(false);
+    await bridge.teardown();
+    sent.length = 0;
+    expect(bridge.updateHostContext({ theme: 'dark' })).toBe(false);
+    expect(sent).toEqual([]);
+  });
+
   test('answers ui/initialize, and holds tool input and result until the App is initialized', async () => {
     const { bridge, sent, settle } = setup();
     expect(sent).toEqual([]);

@@ -3,7 +3,9 @@
 // and notifications out. Every message from the frame is untrusted: shapes are checked, a
 // flood is cut by a per-second budget, only a few requests run at once, and anything the host
 // does not offer is refused with a JSON-RPC error. Notifications to the App (tool input,
-// tool result) are held until the App says `ui/notifications/initialized`.
+// tool result) are held until the App says `ui/notifications/initialized`. When the host
+// context changes (the theme), an App that was given that part of the context at
+// `ui/initialize` is told with `ui/notifications/host-context-changed`.
 
 /** The protocol revision this host speaks. */
 export const APP_PROTOCOL_VERSION = '2026-01-26';
@@ -72,6 +74,8 @@ export class AppBridge {
   private windowDropped = 0;
   private nextId = 1;
   private waiting = new Map<Id, (answer: Incoming) => void>();
+  /** The host context the App was given at `ui/initialize` (kept up to date). */
+  private given: Record<string, unknown> | null = null;
 
   constructor(
     private host: BridgeHost,
@@ -87,6 +91,25 @@ export class AppBridge {
     const message = { jsonrpc: '2.0', method, params };
     if (this.state === 'ready') this.host.post(message);
     else if (this.state === 'connecting') this.held.push(message);
+  }
+
+  /** Updates the host context (the theme, say). An App that was given these keys at
+   * `ui/initialize` is told of the changed ones with `ui/notifications/host-context-changed`
+   * (held until it is initialized); an App not initialized yet gets the new context in its
+   * `ui/initialize` answer. Returns whether the App is told. */
+  updateHostContext(changes: Record<string, unknown>): boolean {
+    if (this.state === 'closed') return false;
+    const context = this.init.hostContext;
+    const changed = Object.entries(changes).filter(([key, value]) => JSON.stringify(context[key]) !== JSON.stringify(value));
+    if (changed.length === 0) return false;
+    this.init = { ...this.init, hostContext: { ...context, ...Object.fromEntries(changed) } };
+    const given = this.given;
+    if (!given) return false;
+    const told = Object.fromEntries(changed.filter(([key]) => key in given));
+    if (Object.keys(told).length === 0) return false;
+    this.given = { ...given, ...told };
+    this.notify('ui/notifications/host-context-changed', told);
+    return true;
   }
 
   /** Handles one message from the frame (already checked to come from it). */
@@ -197,6 +220,7 @@ export class AppBridge {
   private initialize(): object {
     this.initializeSeen = true;
     const init = this.init;
+    this.given = { ...init.hostContext };
     return {
       protocolVersion: APP_PROTOCOL_VERSION,
       hostInfo: init.hostInfo,

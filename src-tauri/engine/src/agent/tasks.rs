@@ -135,7 +135,9 @@ pub(super) async fn follow(
 }
 
 /// Polls until the task ends; its result (`Err` holds the result of a task that did not
-/// end normally: cancelled, or the server could not be asked).
+/// end normally: cancelled, or the server could not be asked). A 2026-07-28 task waiting for
+/// input has its `inputRequests` answered (the user's form, the approved model, the roots)
+/// with `tasks/update`, then is polled again at once.
 async fn wait(
     follow: &mut Follow<'_>,
     mut state: TaskState,
@@ -146,15 +148,19 @@ async fn wait(
     loop {
         follow.report(&state).await;
         match state.status {
+            TaskStatus::InputRequired if state.input_requests.is_some() => {
+                answer(follow, &state, cancel).await?;
+            }
             TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired => {
                 return fetch(follow, &state, cancel).await;
             }
             TaskStatus::Cancelled => return Err(text_result("The task was cancelled.")),
-            TaskStatus::Working => {}
-        }
-        tokio::select! {
-            () = tokio::time::sleep(state.next_poll()) => {}
-            () = cancel.cancelled() => return Err(cancel_on_server(follow, &state).await),
+            TaskStatus::Working => {
+                tokio::select! {
+                    () = tokio::time::sleep(state.next_poll()) => {}
+                    () = cancel.cancelled() => return Err(cancel_on_server(follow, &state).await),
+                }
+            }
         }
         match engine
             .supervisor()
@@ -166,6 +172,28 @@ async fn wait(
                 return Err(text_result(format!("The task could not be followed: {e}")));
             }
             Err(_) => failures += 1,
+        }
+    }
+}
+
+/// Answers the input requests of a 2026-07-28 task; a task whose questions could not be
+/// answered (a refused sampling request, say) is cancelled on its server, since it would
+/// otherwise wait for an answer that never comes.
+async fn answer(
+    follow: &mut Follow<'_>,
+    state: &TaskState,
+    cancel: &CancellationToken,
+) -> Result<(), ToolResult> {
+    let supervisor = follow.engine.supervisor();
+    let server = follow.record.server.clone();
+    match supervisor.task_input(&server, state, cancel).await {
+        Ok(()) => Ok(()),
+        Err(_) if cancel.is_cancelled() => Err(cancel_on_server(follow, state).await),
+        Err(e) => {
+            let _ = cancel_on_server(follow, state).await;
+            Err(text_result(format!(
+                "The task's questions could not be answered: {e}"
+            )))
         }
     }
 }
@@ -269,6 +297,7 @@ async fn resume(engine: Engine, record: TaskRecord) {
         message: record.status_message.clone(),
         poll_interval: None,
         outcome: None,
+        input_requests: None,
     };
     let (message_id, call_id) = (record.message_id.clone(), record.call_id.clone());
     let mut follow = Follow {

@@ -3,7 +3,7 @@
 //! protocol era the server speaks, and exposes tools, resources, prompts and notifications in
 //! our own types ([`super::types`]); no rmcp type leaves this module.
 //!
-//! Protocol eras, per server ([`lifecycle`]): the stateless 2026-07-28 revision first
+//! Protocol eras, per server ([`connect`]): the stateless 2026-07-28 revision first
 //! (`server/discover`, per-request `_meta`, no session), the `initialize` handshake (2025-11-25,
 //! negotiated down by the server for older ones) when the server does not speak it. Multi
 //! round-trip requests are driven in [`mrtr`], list cache hints read in [`listing`].
@@ -11,7 +11,9 @@
 mod apps;
 mod auth;
 mod capped;
+mod connect;
 mod convert;
+mod listen;
 mod listing;
 mod mrtr;
 mod requests;
@@ -19,21 +21,14 @@ mod tasks;
 
 pub use mrtr::MAX_ROUNDS as MRTR_MAX_ROUNDS;
 
-use std::collections::BTreeMap;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model as rm;
 use rmcp::service::{
-    ClientLifecycleMode, NotificationContext, PeerRequestOptions, RequestContext, RoleClient,
-    RunningService, serve_client_with_lifecycle,
+    NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RunningService,
 };
-use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -41,12 +36,10 @@ use tokio_util::sync::CancellationToken;
 use super::interact::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
-use super::oauth::OAuth;
-use super::process::{EXIT_GRACE, Launch, ServerProcess, StderrLog};
+use super::process::{EXIT_GRACE, ServerProcess, StderrLog};
 use super::progress::{Progress, ProgressRoutes, ProgressSink};
 use super::roots::RootInfo;
-use super::spec::{ServerSpec, Transport};
-use super::sse::SseTransport;
+use super::tasks::CallOutcome;
 use super::types::{McpError, ResourceTemplateInfo, ServerInfo, ServerNotification, ToolResult};
 
 /// The protocol revision we offer in `initialize`.
@@ -79,6 +72,9 @@ pub struct HostCapabilities {
     pub elicitation_url: bool,
     /// The `io.modelcontextprotocol/ui` extension: it renders MCP Apps.
     pub apps: bool,
+    /// The `io.modelcontextprotocol/tasks` extension (2026-07-28, SEP-2663): a server may
+    /// answer `tools/call` with a task, which we poll, answer and cancel.
+    pub tasks: bool,
 }
 
 impl HostCapabilities {
@@ -89,6 +85,7 @@ impl HostCapabilities {
         elicitation_form: true,
         elicitation_url: true,
         apps: true,
+        tasks: true,
     };
 }
 
@@ -237,24 +234,6 @@ impl rmcp::ClientHandler for Bridge {
     }
 }
 
-/// rmcp's start-up mode: the stateless era first (`server/discover` with 2026-07-28), and the
-/// `initialize` handshake (offering [`HANDSHAKE_VERSION`]; the server may answer with an older
-/// revision, down to 2024-11-05) when the server answers the probe with a JSON-RPC error, as
-/// handshake-era servers do (`-32601`, method not found, from server-everything and FastMCP).
-/// A server that ignores the probe altogether costs rmcp's fallback wait (10 s) once per
-/// start, within the start-up timeout; see `docs/mcp-eras.md`.
-/// With `handshake_only`, straight to `initialize`: the second attempt after a server answered
-/// the probe with a result of another kind (`{}` from servers that answer every method).
-fn lifecycle(handshake_only: bool) -> ClientLifecycleMode {
-    if handshake_only {
-        return ClientLifecycleMode::Initialize;
-    }
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![STATELESS_VERSION],
-        legacy_version: Some(HANDSHAKE_VERSION),
-    }
-}
-
 /// A live connection to one MCP server.
 pub struct McpClient {
     service: RunningService<RoleClient, Bridge>,
@@ -262,6 +241,8 @@ pub struct McpClient {
     info: ServerInfo,
     request_timeout: Duration,
     roots_advertised: bool,
+    /// The `subscriptions/listen` stream of a stateless server whose lists may change.
+    _listener: Option<listen::Listener>,
 }
 
 impl std::fmt::Debug for McpClient {
@@ -274,108 +255,6 @@ impl std::fmt::Debug for McpClient {
 }
 
 impl McpClient {
-    /// Connects to `spec`'s server and completes the handshake within its start-up timeout.
-    /// Notifications go to `host` from then on.
-    pub async fn connect(spec: &ServerSpec, host: impl HostHandler) -> Result<Self, McpError> {
-        Self::connect_with_oauth(spec, host, None).await
-    }
-
-    /// Like [`Self::connect`]; a streamable HTTP server that answers 401 is authorized
-    /// through `oauth` (tokens from and to the keychain), when given.
-    pub async fn connect_with_oauth(
-        spec: &ServerSpec,
-        host: impl HostHandler,
-        oauth: Option<&OAuth>,
-    ) -> Result<Self, McpError> {
-        let bridge = Bridge {
-            host: Arc::new(host),
-            progress: ProgressRoutes::default(),
-            handshake_only: false,
-        };
-        match Self::connect_bridge(spec, bridge.clone(), oauth).await {
-            Err(McpError::NotDiscover(answer)) => {
-                tracing::info!(
-                    server = spec.name,
-                    answer,
-                    "not a discover answer: handshake era"
-                );
-                let bridge = Bridge {
-                    handshake_only: true,
-                    ..bridge
-                };
-                Self::connect_bridge(spec, bridge, oauth).await
-            }
-            other => other,
-        }
-    }
-
-    /// Connects with `bridge`'s start-up mode.
-    async fn connect_bridge(
-        spec: &ServerSpec,
-        bridge: Bridge,
-        oauth: Option<&OAuth>,
-    ) -> Result<Self, McpError> {
-        match &spec.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let launch = Launch {
-                    command,
-                    args,
-                    env,
-                    cwd: cwd.as_deref(),
-                };
-                connect_stdio(spec, launch, bridge).await
-            }
-            Transport::Http { url, headers } => match oauth {
-                Some(oauth) => auth::connect(spec, url, headers, bridge, oauth).await,
-                None => connect_http(spec, url, headers, bridge).await,
-            },
-            Transport::Sse { url, headers } => {
-                let headers = header_map(headers)?.into_iter().collect();
-                let transport = SseTransport::open(url, headers, spec.startup_timeout).await?;
-                connect_transport(spec, transport, bridge).await
-            }
-            Transport::Builtin {
-                server,
-                allow_private,
-                folders,
-            } => {
-                let roots = || bridge.host.roots().into_iter().map(|r| r.path).collect();
-                let server = super::builtin::BuiltinServer::from_transport(
-                    server,
-                    *allow_private,
-                    folders,
-                    roots,
-                )?;
-                let (client_end, server_end) = tokio::io::duplex(super::builtin::PIPE_BYTES);
-                super::builtin::serve(&server, server_end)?;
-                connect_transport(spec, client_end, bridge).await
-            }
-        }
-    }
-
-    /// Connects over an in-process transport (a built-in server's end of a duplex pipe).
-    pub(crate) async fn connect_in_process<T, E, A>(
-        spec: &ServerSpec,
-        transport: T,
-        host: impl HostHandler,
-    ) -> Result<Self, McpError>
-    where
-        T: IntoTransport<RoleClient, E, A>,
-        E: std::error::Error + Send + Sync + 'static,
-    {
-        let bridge = Bridge {
-            host: Arc::new(host),
-            progress: ProgressRoutes::default(),
-            handshake_only: false,
-        };
-        connect_transport(spec, transport, bridge).await
-    }
-
     /// Who the server is and the negotiated protocol revision.
     pub fn server_info(&self) -> &ServerInfo {
         &self.info
@@ -435,6 +314,9 @@ impl McpClient {
     /// [`McpClient::call_tool`], sending the call's progress notifications to `progress`.
     /// A stateless-era server's `input_required` answers are fulfilled and the call retried
     /// ([`mrtr`]); `timeout` applies to each round trip, not to the user's answering time.
+    /// A call the server turns into a task (the 2026-07-28 Tasks extension) is followed here
+    /// until it ends ([`McpClient::await_task`]); the agent loop, which follows tasks itself,
+    /// uses [`McpClient::call_tool_outcome`].
     pub async fn call_tool_with_progress(
         &self,
         name: &str,
@@ -443,6 +325,23 @@ impl McpClient {
         cancel: CancellationToken,
         progress: Option<ProgressSink>,
     ) -> Result<ToolResult, McpError> {
+        let outcome = self.call_tool_outcome(name, args, timeout, cancel.clone(), progress);
+        match outcome.await? {
+            CallOutcome::Done(result) => Ok(result),
+            CallOutcome::Task(state) => self.await_task(state, &cancel).await,
+        }
+    }
+
+    /// [`McpClient::call_tool_with_progress`], but a call the server turns into a task
+    /// (`resultType: "task"`) answers at once with the task's first state.
+    pub async fn call_tool_outcome(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        timeout: Duration,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<CallOutcome, McpError> {
         if cancel.is_cancelled() {
             return Err(McpError::Cancelled);
         }
@@ -465,7 +364,7 @@ impl McpClient {
         timeout: Duration,
         cancel: &CancellationToken,
         progress: Option<ProgressSink>,
-    ) -> Result<mrtr::Round<ToolResult>, McpError> {
+    ) -> Result<mrtr::Round<CallOutcome>, McpError> {
         let request = rm::ClientRequest::CallToolRequest(rm::CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
         let handle = self
@@ -479,9 +378,12 @@ impl McpClient {
         tokio::select! {
             answer = handle.await_response() => match answer.map_err(convert::service_error)? {
                 rm::ServerResult::CallToolResult(result) => {
-                    Ok(mrtr::Round::Done(convert::tool_result(result)))
+                    Ok(mrtr::Round::Done(CallOutcome::Done(convert::tool_result(result))))
                 }
                 rm::ServerResult::InputRequiredResult(asked) => Ok(mrtr::Round::Input(asked)),
+                rm::ServerResult::CreateTaskResult(created) => {
+                    Ok(mrtr::Round::Done(CallOutcome::Task(tasks::created(&created)?)))
+                }
                 other => Err(unexpected("tools/call", &other)),
             },
             () = cancel.cancelled() => {
@@ -536,119 +438,4 @@ fn unexpected(method: &str, answer: &rm::ServerResult) -> McpError {
     let json = serde_json::to_string(answer).unwrap_or_default();
     let shown: String = json.chars().take(200).collect();
     McpError::Protocol(format!("unexpected answer to {method}: {shown}"))
-}
-
-/// Spawns the server and runs the handshake over its stdio.
-async fn connect_stdio(
-    spec: &ServerSpec,
-    launch: Launch<'_>,
-    bridge: Bridge,
-) -> Result<McpClient, McpError> {
-    let (process, stdout, stdin) =
-        ServerProcess::spawn(launch)
-            .await
-            .map_err(|e| McpError::Spawn {
-                command: launch.command.to_owned(),
-                reason: e.reason,
-            })?;
-    let stdout = capped::CappedLines::new(stdout, MAX_STDIO_MESSAGE_BYTES);
-    // rmcp's own cap stays above ours (a newline more), so it never drops a line silently.
-    let transport = AsyncRwTransport::new_client(stdout, stdin)
-        .with_max_line_length(MAX_STDIO_MESSAGE_BYTES + 1);
-    let mode = lifecycle(bridge.handshake_only);
-    let startup = serve_client_with_lifecycle(bridge, transport, mode);
-    match tokio::time::timeout(spec.startup_timeout, startup).await {
-        Ok(Ok(service)) => McpClient::ready(spec, service, Some(process)),
-        Ok(Err(error)) => {
-            let log = process.stderr();
-            process.shutdown(Duration::from_millis(200)).await;
-            Err(convert::init_error(error, &stderr_tail(&log)))
-        }
-        Err(_) => {
-            process.shutdown(Duration::ZERO).await;
-            Err(McpError::Timeout {
-                after: spec.startup_timeout,
-            })
-        }
-    }
-}
-
-/// Opens a streamable HTTP session and runs the handshake.
-async fn connect_http(
-    spec: &ServerSpec,
-    url: &str,
-    headers: &BTreeMap<String, String>,
-    bridge: Bridge,
-) -> Result<McpClient, McpError> {
-    let config =
-        StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
-    let transport = StreamableHttpClientTransport::from_config(config);
-    connect_transport(spec, transport, bridge).await
-}
-
-/// Runs the handshake over a transport that needs no process (HTTP, SSE, in-process).
-async fn connect_transport<T, E, A>(
-    spec: &ServerSpec,
-    transport: T,
-    bridge: Bridge,
-) -> Result<McpClient, McpError>
-where
-    T: IntoTransport<RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let mode = lifecycle(bridge.handshake_only);
-    let startup = serve_client_with_lifecycle(bridge, transport, mode);
-    match tokio::time::timeout(spec.startup_timeout, startup).await {
-        Ok(Ok(service)) => McpClient::ready(spec, service, None),
-        Ok(Err(error)) => Err(convert::init_error(error, "")),
-        Err(_) => Err(McpError::Timeout {
-            after: spec.startup_timeout,
-        }),
-    }
-}
-
-/// The spec's headers as HTTP headers. Errors name the header, never its (secret) value.
-fn header_map(
-    headers: &BTreeMap<String, String>,
-) -> Result<HashMap<HeaderName, HeaderValue>, McpError> {
-    headers
-        .iter()
-        .map(|(name, value)| {
-            let invalid = || McpError::Connect(format!("invalid HTTP header `{name}`"));
-            let name = HeaderName::try_from(name.as_str()).map_err(|_| invalid())?;
-            let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| invalid())?;
-            value.set_sensitive(true);
-            Ok((name, value))
-        })
-        .collect()
-}
-
-impl McpClient {
-    /// Wraps a service whose handshake completed.
-    fn ready(
-        spec: &ServerSpec,
-        service: RunningService<RoleClient, Bridge>,
-        process: Option<ServerProcess>,
-    ) -> Result<Self, McpError> {
-        let Some(peer_info) = service.peer_info() else {
-            return Err(McpError::Handshake(
-                "the server sent no initialize result".to_owned(),
-            ));
-        };
-        let roots_advertised = service.service().host.capabilities().roots;
-        Ok(Self {
-            info: convert::server_info(&peer_info),
-            service,
-            process,
-            request_timeout: spec.call_timeout,
-            roots_advertised,
-        })
-    }
-}
-
-/// The last few stderr lines, one per line.
-fn stderr_tail(log: &StderrLog) -> String {
-    let lines = log.lines();
-    let start = lines.len().saturating_sub(STDERR_TAIL_LINES);
-    lines[start..].join("\n")
 }

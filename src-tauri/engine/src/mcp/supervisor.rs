@@ -3,7 +3,7 @@
 //! messages, re-lists tools on `tools/list_changed`, restarts a server that dies with bounded
 //! exponential backoff, and stops them (one, or all at once in parallel at exit).
 //!
-//! Each started server is one task ([`supervise`]) that owns its connection; the shared map
+//! Each started server is one task ([`supervise`], its connection in [`connection`]) that owns its connection; the shared map
 //! only holds what readers need (state, a handle to the client, caches), behind a std mutex
 //! never held across an `.await`. State changes are published in order per server on a
 //! broadcast channel.
@@ -13,10 +13,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde::{Serialize, Serializer};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
+
+mod connection;
 
 pub use super::backoff::Backoff;
 use super::client::McpClient;
@@ -25,11 +27,11 @@ use super::interact::Interactions;
 use super::oauth::{Notify, OAuth};
 use super::process::StderrLog;
 use super::roots::Roots;
-use super::server_host::ServerHost;
 use super::tools::Limits;
-use super::types::{McpError, ServerInfo, ServerNotification, ToolInfo};
+use super::types::{ServerInfo, ToolInfo};
 use crate::logging::Redactor;
 use crate::secrets::SecretStore;
+use connection::{End, connect, list_tools, serve};
 
 /// How many events the broadcast channel buffers for a slow subscriber.
 const EVENT_CAPACITY: usize = 256;
@@ -255,7 +257,8 @@ impl Supervisor {
     }
 
     /// Lists the tools of running server `name` again and caches them; `false` if it is not
-    /// running or the listing failed.
+    /// running or the listing failed. A list whose contents changed is published as
+    /// [`SupervisorEvent::ToolsChanged`], as a `list_changed` notification would be.
     pub(super) async fn refresh_tools(&self, name: &str) -> bool {
         let Some(client) = self.client(name) else {
             return false;
@@ -265,7 +268,16 @@ impl Supervisor {
         let Ok((tools, until)) = listed else {
             return false;
         };
+        let before = self.with_slot(name, |slot| Arc::clone(&slot.tools));
+        let changed = before.is_some_and(|before| *before != tools);
         self.inner.store_tools(name, tools, until);
+        if changed {
+            let server = name.to_owned();
+            let _ = self
+                .inner
+                .events
+                .send(SupervisorEvent::ToolsChanged { server });
+        }
         true
     }
 
@@ -409,19 +421,6 @@ impl Inner {
     }
 }
 
-/// A connection that completed start-up.
-struct Connection {
-    client: Arc<McpClient>,
-    notifications: mpsc::UnboundedReceiver<ServerNotification>,
-    tools: Vec<ToolInfo>,
-}
-
-/// How a ready connection ended.
-enum End {
-    Stopped,
-    Died,
-}
-
 /// The life of one server: start; on an unexpected death, restart with backoff until stopped
 /// or given up on. `first` receives the outcome of the first start.
 async fn supervise(
@@ -519,141 +518,5 @@ async fn wait_to_restart(
     tokio::select! {
         () = stop.cancelled() => false,
         () = tokio::time::sleep(delay) => true,
-    }
-}
-
-/// Connects and lists the tools, all within the start-up timeout; stores the client, its
-/// tools and its stderr buffer in the slot.
-async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Connection, String> {
-    let spec = config.spec();
-    let attempt = async {
-        let (tx, notifications) = mpsc::unbounded_channel();
-        let host = ServerHost {
-            server: config.name.clone(),
-            notifications: tx,
-            interactions: inner.interactions.clone(),
-            roots: inner.roots.clone(),
-        };
-        let client = McpClient::connect_with_oauth(&spec, host, inner.oauth.as_ref()).await?;
-        match list_tools(&client).await {
-            Ok(tools) => Ok((client, notifications, tools)),
-            Err(e) => {
-                client.shutdown().await;
-                Err(e)
-            }
-        }
-    };
-    let (client, notifications, (tools, until)) =
-        tokio::time::timeout(spec.startup_timeout, attempt)
-            .await
-            .map_err(|_| McpError::Timeout {
-                after: spec.startup_timeout,
-            })
-            .and_then(|r| r)
-            .map_err(|e| e.to_string())?;
-    let client = Arc::new(client);
-    let mut slots = inner.lock();
-    let slot = slots.entry(config.name.clone()).or_default();
-    slot.client = Some(Arc::clone(&client));
-    slot.tools = Arc::new(tools.clone());
-    slot.tools_until = until;
-    if let Some(stderr) = client.stderr() {
-        slot.stderr = stderr;
-    }
-    Ok(Connection {
-        client,
-        notifications,
-        tools,
-    })
-}
-
-/// The server's tools (none when it does not implement `tools/list`), and until when they may
-/// be reused (from the list's cache hint and the server's era).
-async fn list_tools(client: &McpClient) -> Result<(Vec<ToolInfo>, Option<Instant>), McpError> {
-    let era = client.server_info().era;
-    match client.list_tools_hinted().await {
-        Err(McpError::ServerError { code, .. }) if code == METHOD_NOT_FOUND => {
-            Ok((Vec::new(), None))
-        }
-        Err(e) => Err(e),
-        Ok(listed) => Ok((listed.items, listed.hint.expiry(era, Instant::now()))),
-    }
-}
-
-/// Runs a ready connection until it is stopped or dies: logs its messages, re-lists its tools
-/// when they change. Closes the client either way.
-async fn serve(inner: &Inner, name: &str, conn: Connection, stop: &CancellationToken) -> End {
-    let Connection {
-        client,
-        mut notifications,
-        ..
-    } = conn;
-    let closed = client.closed();
-    tokio::pin!(closed);
-    let end = loop {
-        tokio::select! {
-            biased;
-            () = stop.cancelled() => break End::Stopped,
-            () = &mut closed => break End::Died,
-            Some(n) = notifications.recv() => on_notification(inner, name, &client, n).await,
-        }
-    };
-    drop(client);
-    inner.interactions.cancel_server(name);
-    if let Some(client) = inner.take_client(name) {
-        release(client).await;
-    }
-    end
-}
-
-/// Handles one notification of a ready server.
-async fn on_notification(inner: &Inner, name: &str, client: &McpClient, n: ServerNotification) {
-    match n {
-        ServerNotification::Log {
-            level,
-            logger,
-            data,
-        } => {
-            let data = data
-                .as_str()
-                .map_or_else(|| data.to_string(), str::to_owned);
-            let logger = logger.map(|l| format!(" {l}:")).unwrap_or_default();
-            let line = format!("[{level:?}]{logger} {data}");
-            if let Some(slot) = inner.lock().get(name) {
-                slot.messages.push(line);
-            }
-        }
-        ServerNotification::ToolsChanged => relist(inner, name, client).await,
-        _ => {}
-    }
-}
-
-/// Lists the tools again after `tools/list_changed` and publishes [`SupervisorEvent::ToolsChanged`].
-async fn relist(inner: &Inner, name: &str, client: &McpClient) {
-    let (tools, until) = match list_tools(client).await {
-        Ok(listed) => listed,
-        Err(error) => {
-            tracing::warn!(server = name, %error, "cannot list tools again");
-            return;
-        }
-    };
-    inner.store_tools(name, tools, until);
-    let server = name.to_owned();
-    let _ = inner.events.send(SupervisorEvent::ToolsChanged { server });
-}
-
-/// Shuts the client down once in-flight calls let go of it; after [`RELEASE_WAIT`] the last
-/// holder's drop kills the process group instead.
-async fn release(mut client: Arc<McpClient>) {
-    let deadline = Instant::now() + RELEASE_WAIT;
-    loop {
-        match Arc::try_unwrap(client) {
-            Ok(client) => return client.shutdown().await,
-            Err(shared) if Instant::now() < deadline => {
-                client = shared;
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            Err(_) => return,
-        }
     }
 }

@@ -7,8 +7,10 @@
 //!   fetches the result with `tasks/result` (which also carries the server's in-task requests,
 //!   e.g. elicitation while `input_required`), and cancels with `tasks/cancel`;
 //! - the Tasks extension of 2026-07-28 (SEP-2663, `io.modelcontextprotocol/tasks`): the server
-//!   answers `tools/call` with `resultType: "task"`, and `tasks/get` carries the final result
-//!   (or error) inline once the task is terminal.
+//!   answers `tools/call` with `resultType: "task"` (only to a client that declares the
+//!   extension, which we do), `tasks/get` carries the final result (or error) inline once the
+//!   task is terminal, an `input_required` task lists its `inputRequests`, answered with
+//!   `tasks/update`, and `tasks/cancel` is cooperative.
 //!
 //! rmcp 3.11 models only the second; the client (`client/tasks.rs`) reads both from JSON.
 //! The supervisor's part (which client, which tool) is [`Supervisor::call_outcome`] and the
@@ -22,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
 use super::progress::ProgressSink;
-use super::tools::{ToolError, truncate, validate};
+use super::tools::{ToolError, truncate};
 use super::types::{McpError, ResultPart, ToolResult};
 use super::{McpClient, Supervisor};
 
@@ -32,6 +34,8 @@ pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
 pub const MIN_POLL: Duration = Duration::from_millis(100);
 /// The slowest we poll, whatever the server suggests.
 pub const MAX_POLL: Duration = Duration::from_secs(30);
+/// How long a cancel waits for the task to settle (cancellation is cooperative).
+pub const CANCEL_SETTLE: Duration = Duration::from_secs(2);
 /// How long we ask a server to keep a task's result (handshake era `ttl`).
 pub const TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -94,6 +98,10 @@ pub struct TaskState {
     pub poll_interval: Option<Duration>,
     /// The final outcome, when the server sent it inline (the 2026-07-28 extension).
     pub outcome: Option<TaskOutcome>,
+    /// What an `input_required` task of the 2026-07-28 extension asks for (its
+    /// `inputRequests` object, answered with `tasks/update`); `None` in the handshake era,
+    /// whose tasks ask through `tasks/result`.
+    pub input_requests: Option<Value>,
 }
 
 impl TaskState {
@@ -155,6 +163,7 @@ pub(crate) fn parse_task(
             .map(str::to_owned),
         poll_interval: poll,
         outcome: outcome(task, result),
+        input_requests: task.get("inputRequests").filter(|r| r.is_object()).cloned(),
     })
 }
 
@@ -196,8 +205,10 @@ pub fn needs_task(answer: &Result<ToolResult, McpError>) -> bool {
 
 impl Supervisor {
     /// Calls `tool` of `server` like [`Supervisor::call_with_progress`], but a tool the
-    /// server runs as a task answers with its [`TaskState`] instead of waiting: a plain call
-    /// first, and — when the server says the tool must run as a task — a task-augmented one.
+    /// server runs as a task answers with its [`TaskState`] instead of waiting: a 2026-07-28
+    /// server answers the call with a task itself (the Tasks extension, which we advertise);
+    /// in the handshake era, a plain call first and — when the server says the tool must run
+    /// as a task — a task-augmented one.
     pub async fn call_outcome(
         &self,
         server: &str,
@@ -206,23 +217,37 @@ impl Supervisor {
         cancel: CancellationToken,
         progress: Option<ProgressSink>,
     ) -> Result<CallOutcome, ToolError> {
-        let plain = self
-            .call_with_progress(server, tool, args.clone(), cancel.clone(), progress)
-            .await;
-        let answer = match plain {
-            Ok(r) => Ok(r),
-            Err(ToolError::Mcp(e)) => Err(e),
-            Err(other) => return Err(other),
+        let (client, args, timeout) = self.prepare(server, tool, args).await?;
+        let call = client.call_tool_outcome(tool, args.clone(), timeout, cancel.clone(), progress);
+        let answer = match call.await {
+            Ok(CallOutcome::Task(state)) => return Ok(CallOutcome::Task(state)),
+            Ok(CallOutcome::Done(result)) => Ok(result),
+            Err(e) => Err(e),
         };
         if !needs_task(&answer) {
-            return Ok(CallOutcome::Done(answer?));
+            return Ok(CallOutcome::Done(truncate(answer?, &self.limits())));
         }
-        let client = self.task_client(server)?;
-        let args = validate(&self.tool_info(server, tool)?, args)?;
         if cancel.is_cancelled() {
             return Err(ToolError::Mcp(McpError::Cancelled));
         }
         Ok(client.call_tool_as_task(tool, args, TASK_TTL).await?)
+    }
+
+    /// Answers the `inputRequests` of `state`, an `input_required` task of the 2026-07-28
+    /// extension on `server`, through the interaction broker, with `tasks/update`.
+    pub async fn task_input(
+        &self,
+        server: &str,
+        state: &TaskState,
+        cancel: &CancellationToken,
+    ) -> Result<(), ToolError> {
+        let Some(requests) = &state.input_requests else {
+            return Ok(());
+        };
+        let client = self.task_client(server)?;
+        Ok(client
+            .answer_task_input(&state.task_id, requests, cancel)
+            .await?)
     }
 
     /// The current state of task `task_id` on `server` (`tasks/get`).
@@ -251,10 +276,20 @@ impl Supervisor {
     }
 
     /// Asks `server` to cancel task `task_id` (`tasks/cancel`); the task's state after it.
+    /// Cancellation is cooperative in the 2026-07-28 extension (the server acknowledges, the
+    /// task settles a moment later), so the state is polled for up to [`CANCEL_SETTLE`] until
+    /// it is terminal.
     pub async fn task_cancel(&self, server: &str, task_id: &str) -> Result<TaskState, ToolError> {
         let client = self.task_client(server)?;
         client.cancel_task(task_id).await?;
-        Ok(client.get_task(task_id).await?)
+        let deadline = tokio::time::Instant::now() + CANCEL_SETTLE;
+        loop {
+            let state = client.get_task(task_id).await?;
+            if state.status.is_terminal() || tokio::time::Instant::now() >= deadline {
+                return Ok(state);
+            }
+            tokio::time::sleep(MIN_POLL).await;
+        }
     }
 
     /// The client of a ready `server`.
@@ -270,17 +305,6 @@ impl Supervisor {
                 server: server.to_owned(),
             }),
         }
-    }
-
-    /// The listed description of `server`'s `tool`.
-    fn tool_info(&self, server: &str, tool: &str) -> Result<super::types::ToolInfo, ToolError> {
-        let info = self.with_slot(server, |slot| {
-            slot.tools.iter().find(|t| t.name == tool).cloned()
-        });
-        info.flatten().ok_or_else(|| ToolError::UnknownTool {
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-        })
     }
 }
 
@@ -318,6 +342,7 @@ mod tests {
                 message: Some("Gathering".into()),
                 poll_interval: Some(Duration::from_millis(1000)),
                 outcome: None,
+                input_requests: None,
             }
         );
     }

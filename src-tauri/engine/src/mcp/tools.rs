@@ -167,16 +167,35 @@ impl Supervisor {
         cancel: CancellationToken,
         progress: Option<super::progress::ProgressSink>,
     ) -> Result<ToolResult, ToolError> {
+        let (client, args, timeout) = self.prepare(server, tool, args).await?;
+        let call = client.call_tool_with_progress(tool, args, timeout, cancel, progress);
+        let result = call.await?;
+        Ok(truncate(result, &self.limits()))
+    }
+
+    /// The client to call `tool` of `server` with, the arguments checked against the tool's
+    /// schema, and the call timeout. A tool not in the cached list is looked for once more in
+    /// a fresh `tools/list`.
+    pub(super) async fn prepare(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Value,
+    ) -> Result<
+        (
+            std::sync::Arc<super::McpClient>,
+            Map<String, Value>,
+            std::time::Duration,
+        ),
+        ToolError,
+    > {
         let (client, info, timeout) = match self.callable(server, tool) {
             Err(ToolError::UnknownTool { .. }) if self.refresh_tools(server).await => {
                 self.callable(server, tool)?
             }
             other => other?,
         };
-        let args = validate(&info, args)?;
-        let call = client.call_tool_with_progress(tool, args, timeout, cancel, progress);
-        let result = call.await?;
-        Ok(truncate(result, &self.limits()))
+        Ok((client, validate(&info, args)?, timeout))
     }
 
     /// The client, the tool's description and the call timeout, or why there are none.

@@ -21,7 +21,8 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::Sse;
 use tokio::sync::Mutex;
 
-use super::{Bridge, McpClient, convert, header_map, lifecycle};
+use super::connect::{header_map, lifecycle};
+use super::{Bridge, McpClient, convert};
 use crate::mcp::oauth::OAuth;
 use crate::mcp::oauth_client::OAuthClient;
 use crate::mcp::spec::ServerSpec;

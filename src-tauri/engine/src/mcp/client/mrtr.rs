@@ -112,7 +112,7 @@ where
 
 impl Rounds<'_> {
     /// Writes one line to the server's log.
-    fn log(&self, line: String) {
+    pub(super) fn log(&self, line: String) {
         let text = format!("{} {}: {line}", self.method, self.target);
         tracing::info!(target: "switchboard::mcp::mrtr", "{text}");
         self.host.notify(ServerNotification::Log {
@@ -155,7 +155,7 @@ fn kind(request: &rm::InputRequest) -> &'static str {
 
 /// Answers every input request of one round, concurrently (a form and a sampling approval can
 /// be on screen together). The first failure fails the round.
-async fn fulfil(
+pub(super) async fn fulfil(
     host: &dyn HostHandler,
     requests: rm::InputRequests,
 ) -> Result<rm::InputResponses, McpError> {

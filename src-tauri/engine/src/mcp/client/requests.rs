@@ -39,6 +39,10 @@ pub(super) fn capabilities(host: HostCapabilities) -> rm::ClientCapabilities {
     if host.apps {
         caps.extensions = Some(crate::mcp::apps::extension_capabilities());
     }
+    if host.tasks {
+        let extensions = caps.extensions.get_or_insert_with(Default::default);
+        extensions.insert(rm::TASKS_EXTENSION_ID.to_owned(), Default::default());
+    }
     caps
 }
 
