@@ -253,11 +253,11 @@ fn main() {
             .head_id
             .expect("head");
         measure(
-            "open the 5,000-message conversation: first 100",
+            "open the 5,000-message conversation: last 100",
             100,
             |_| {
                 let (s, h) = (store.clone(), head.clone());
-                async move { s.branch_page(&h, 0, 100).await.expect("branch").len() }
+                async move { s.branch_tail(&h, 100).await.expect("branch").len() }
             },
         )
         .await;

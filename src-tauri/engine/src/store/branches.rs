@@ -7,34 +7,7 @@ use super::{Message, Store, StoreError};
 impl Store {
     /// The messages from the root to `head_id`, oldest first.
     pub async fn branch(&self, head_id: &str) -> Result<Vec<Message>, StoreError> {
-        self.branch_page(head_id, 0, i64::MAX).await
-    }
-
-    /// `limit` messages of the branch ending at `head_id`, from the `offset`-th (oldest
-    /// first): a long conversation opens with its first page.
-    pub async fn branch_page(
-        &self,
-        head_id: &str,
-        offset: i64,
-        limit: i64,
-    ) -> Result<Vec<Message>, StoreError> {
-        let cols: Vec<String> = COLUMNS.split(", ").map(|c| format!("m.{c}")).collect();
-        let sql = format!(
-            "WITH RECURSIVE path(id, depth) AS (SELECT ?, 0 UNION ALL \
-             SELECT m.parent_id, p.depth + 1 FROM messages m JOIN path p ON m.id = p.id \
-             WHERE m.parent_id IS NOT NULL) \
-             SELECT {} FROM messages m JOIN path p ON m.id = p.id ORDER BY p.depth DESC \
-             LIMIT ? OFFSET ?",
-            cols.join(", ")
-        );
-        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(head_id)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.reader)
-            .await
-            .map_err(|e| self.classify(e))?;
-        rows.into_iter().map(Message::try_from).collect()
+        self.branch_tail(head_id, i64::MAX).await
     }
 
     /// The last `limit` messages of the branch ending at `head_id`, oldest first: a long

@@ -30,7 +30,10 @@ impl Store {
         rows.into_iter().map(Message::try_from).collect()
     }
 
-    /// A conversation with every one of its messages, or `None` when it does not exist.
+    /// A conversation with every one of its messages, or `None` when it does not exist: the
+    /// one-at-a-time reading the batched [`Store::conversations_with_messages`] is checked
+    /// against.
+    #[cfg(test)]
     pub async fn conversation_with_messages(
         &self,
         id: &str,

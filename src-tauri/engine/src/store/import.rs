@@ -230,11 +230,11 @@ impl Store {
         tx: &mut Transaction<'static, Sqlite>,
         ms: &[Message],
     ) -> Result<HashSet<String>, StoreError> {
-        let row = format!("({})", ["?"; 12].join(", "));
+        use super::messages::COLUMNS;
+        // One placeholder per column, in COLUMNS' order (the binds below follow it).
+        let row = format!("({})", vec!["?"; COLUMNS.split(", ").count()].join(", "));
         let sql = format!(
-            "INSERT INTO messages (id, conversation_id, parent_id, role, content, status, model, \
-             input_tokens, output_tokens, error, created_at, updated_at) VALUES {} \
-             ON CONFLICT (id) DO NOTHING RETURNING id",
+            "INSERT INTO messages ({COLUMNS}) VALUES {} ON CONFLICT (id) DO NOTHING RETURNING id",
             vec![row; ms.len()].join(", ")
         );
         let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
