@@ -139,3 +139,23 @@ test('Escape stops the running turn and an error event is shown translated by ki
   );
   expect(await screen.findByTestId('turn-error')).toHaveTextContent('The provider could not be reached');
 });
+
+test('a title the engine gives the conversation during a turn shows in the header and the sidebar', async () => {
+  const { conv, backend, channel } = setup();
+  const user = userEvent.setup();
+  render(App);
+  await user.type(await screen.findByTestId('composer'), 'Weather in California?');
+  await waitFor(() => expect(screen.getByTestId('send-button')).toBeEnabled());
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(backend.callsTo('send_message')).toHaveLength(1));
+
+  deliver(channel(), [
+    [
+      { type: 'started', conversation_id: conv.id, user_message_id: 'u1' },
+      { type: 'titled', title: 'California rain' },
+    ],
+  ]);
+
+  await waitFor(() => expect(screen.getByTestId('chat-title')).toHaveTextContent('California rain'));
+  expect(within(screen.getByRole('complementary')).getByText('California rain')).toBeInTheDocument();
+});
