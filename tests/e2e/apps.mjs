@@ -129,7 +129,8 @@ async function chatFor(wd, server) {
   const composer = await until('the composer', () => wd.find('[data-testid="composer"]'));
   await wd.type(composer, `show ${server}\uE007`);
   // The model's call of an unannotated tool asks first: allow it once.
-  await wd.click(await until(`the approval of the ${server} tool`, () => wd.find('[data-testid="approve-once"]')));
+  const allowOnce = '[data-testid="tool-call-card"] > [data-testid="approval-buttons"] [data-decision="allow_once"]';
+  await wd.click(await until(`the approval of the ${server} tool`, () => wd.find(allowOnce)));
   const frame = await until(`the ${server} App frame`, async () => {
     const frames = await wd.findAll(`[data-testid="mcp-app"][data-server="${server}"] [data-testid="mcp-app-frame"]`);
     return frames[0];

@@ -74,14 +74,16 @@ test('a turn streams text, asks approval inline, shows the tool result and then 
       { type: 'approval_needed', approval_id: 'ap1', call },
     ],
   ]);
-  const card = await screen.findByTestId('tool-call');
-  expect(card).toHaveAttribute('data-status', 'waiting');
+  const card = await screen.findByTestId('tool-call-card');
+  expect(card).toHaveAttribute('data-state', 'pending-approval');
+  expect(within(card).getByTestId('tool-call-arguments')).toBeVisible();
+  expect(within(card).getByTestId('tool-call-arguments').textContent).toBe('{\n  "location": "California"\n}');
   await waitFor(() => expect(screen.getAllByTestId('message-text')[1]).toHaveTextContent('Checking'));
   expect(document.querySelector('[onerror]')).toBeNull();
   expect(document.querySelector('img[src]')).toBeNull();
   expect(screen.getByTestId('stop-button')).toBeInTheDocument();
 
-  await user.click(within(card).getByTestId('approve-once'));
+  await user.click(within(card).getByRole('button', { name: 'Allow once' }));
   await waitFor(() => expect(backend.callsTo('answer_approval')).toEqual([{ approvalId: 'ap1', answer: 'allow_once' }]));
 
   deliver(
@@ -102,8 +104,8 @@ test('a turn streams text, asks approval inline, shows the tool result and then 
     ],
     1,
   );
-  expect(await screen.findByTestId('tool-result')).toHaveTextContent("It's always raining in California");
-  expect(screen.getByTestId('tool-call')).toHaveAttribute('data-status', 'done');
+  expect(await screen.findByTestId('tool-call-result')).toHaveTextContent("It's always raining in California");
+  expect(screen.getByTestId('tool-call-card')).toHaveAttribute('data-state', 'done');
 
   messages.set(conv.id, [
     { ...base, id: 'u1', conversationId: conv.id, role: 'user', status: 'complete', content: [{ type: 'text', text: 'Weather in California?' }] },
