@@ -41,7 +41,13 @@ describe('Markdown before its parts have loaded', () => {
   test('a language outside the first set is highlighted once the rest of the languages arrive', async () => {
     const hljs = await markdownAssets.highlighter.load();
     expect(hljs.getLanguage('go')).toBeUndefined();
-    render(Markdown, { source: '```go\nfunc main() {}\n```\n\n```nosuchlang\nx\n```' });
+    // A fence whose name is still streaming in ("```ru" of "```rust") fetches nothing more.
+    const { rerender } = render(Markdown, { source: 'Code:\n\n```ru', streaming: true });
+    await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+    expect(markdownAssets.moreLanguages.loading || markdownAssets.moreLanguages.current !== null).toBe(false);
+
+    await rerender({ source: '```go\nfunc main() {}\n```\n\n```nosuchlang\nx\n```', streaming: false });
+    expect(markdownAssets.moreLanguages.loading).toBe(true);
     const root = screen.getByTestId('markdown');
 
     await waitFor(() => expect(root.querySelector('code.language-go .hljs-keyword')?.textContent).toBe('func'));

@@ -2,8 +2,9 @@
 // empty chat) does not wait for them: the pipeline itself (marked, DOMPurify, the block renderer),
 // highlight.js (when a fenced block names a language; a small language set first, the rest of
 // highlight.js's common set when a block names a language outside it) and KaTeX with its styles
-// (when a block holds math). Whatever renders without a part asks for it and draws a plainer
-// version meanwhile; `version` changes when a part arrives, so views rebuild with it.
+// (when a block holds math), or as soon as a message is sent (`warm`). Whatever renders without a
+// part asks for it and draws a plainer version meanwhile; `version` changes when a part arrives,
+// so views rebuild with it.
 import type { HLJSApi } from 'highlight.js';
 import type { default as Katex } from 'katex';
 
@@ -25,6 +26,11 @@ export class Part<T> {
   /** The part if it has arrived. */
   get current(): T | null {
     return this.#value;
+  }
+
+  /** Whether the part was asked for and has not arrived yet. */
+  get loading(): boolean {
+    return this.#loading !== null && this.#value === null;
   }
 
   /** Starts loading the part (once) and resolves with it. A failed load may be tried again. */
@@ -64,6 +70,14 @@ export class MarkdownAssets {
     return true;
   }, this.#bump);
   readonly katex = new Part<typeof Katex>(async () => (await import('./katex')).katex, this.#bump);
+
+  /** Starts loading highlight.js and KaTeX without waiting: called when an answer is about to
+   * stream, so they arrive before its first tokens rather than in the middle of them. */
+  warm(): void {
+    this.pipeline.request();
+    this.highlighter.request();
+    this.katex.request();
+  }
 
   /** Loads every part (benchmarks, tests and anything that must render fully at once). */
   async loadAll(): Promise<void> {

@@ -62,8 +62,9 @@ function codeLanguage(info: string | undefined): string {
 }
 
 /** highlight.js's HTML for `text`, or null while highlight.js or the language is not loaded
- * (asking for them) or when the language is unknown. */
-function highlighted(text: string, language: string): string | null {
+ * (asking for them) or when the language is unknown. `named` says the fence's info line is
+ * complete: while it streams in ("```ru"), a partial name must not fetch the other languages. */
+function highlighted(text: string, language: string, named: boolean): string | null {
   if (language === '') return null;
   const hljs = markdownAssets.highlighter.current;
   if (!hljs) {
@@ -71,13 +72,13 @@ function highlighted(text: string, language: string): string | null {
     return null;
   }
   if (hljs.getLanguage(language)) return hljs.highlight(text, { language, ignoreIllegals: true }).value;
-  if (!markdownAssets.moreLanguages.current) markdownAssets.moreLanguages.request();
+  if (named && !markdownAssets.moreLanguages.current) markdownAssets.moreLanguages.request();
   return null;
 }
 
-function renderCode({ text, lang }: Tokens.Code): string {
+function renderCode({ text, lang, raw }: Tokens.Code): string {
   const language = codeLanguage(lang);
-  const html = highlighted(text, language);
+  const html = highlighted(text, language, raw.includes('\n'));
   const langClass = html !== null ? ` language-${language}` : '';
   return `<pre class="md-code" data-lang="${escapeHtml(language)}"><code class="hljs${langClass}">${html ?? escapeHtml(text)}</code></pre>\n`;
 }
