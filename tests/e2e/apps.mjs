@@ -264,6 +264,18 @@ async function reopen(wd) {
   console.log(`e2e-apps: reopening the conversation rendered its App again (${time})`);
 }
 
+/** Waits in the server manager panel until every App server is ready (the window can be up
+ * before they are; a message sent earlier would be answered without their tools). */
+async function serversReady(wd) {
+  await wd.script('location.hash = "#/settings/servers"');
+  const count = Object.keys(SCRIPT).length;
+  await until(`${count} ready servers`, async () => {
+    const ready = await wd.script('return document.querySelectorAll(\'[data-testid="server-row"] [data-light="ready"]\').length');
+    return ready === count;
+  }, 60000);
+  await wd.script('location.hash = "#/"');
+}
+
 async function main() {
   const model = await fakeModel();
   children.push({ kill: () => model.close() });
@@ -281,6 +293,7 @@ async function main() {
   await wd.start({ alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } } });
   try {
     await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
+    await serversReady(wd);
     const only = process.env.E2E_APPS_ONLY;
     for (const [name, run] of Object.entries({ basic, monitor, budget, hostile })) {
       if (!only || only.split(',').includes(name)) await run(wd);
