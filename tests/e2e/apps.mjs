@@ -129,7 +129,8 @@ async function chatFor(wd, server) {
   const composer = await until('the composer', () => wd.find('[data-testid="composer"]'));
   await wd.type(composer, `show ${server}\uE007`);
   // The model's call of an unannotated tool asks first: allow it once.
-  await wd.click(await until(`the approval of the ${server} tool`, () => wd.find('[data-testid="approve-once"]')));
+  const allowOnce = '[data-testid="tool-call-card"] > [data-testid="approval-buttons"] [data-decision="allow_once"]';
+  await wd.click(await until(`the approval of the ${server} tool`, () => wd.find(allowOnce)));
   const frame = await until(`the ${server} App frame`, async () => {
     const frames = await wd.findAll(`[data-testid="mcp-app"][data-server="${server}"] [data-testid="mcp-app-frame"]`);
     return frames[0];
@@ -263,6 +264,18 @@ async function reopen(wd) {
   console.log(`e2e-apps: reopening the conversation rendered its App again (${time})`);
 }
 
+/** Waits in the server manager panel until every App server is ready (the window can be up
+ * before they are; a message sent earlier would be answered without their tools). */
+async function serversReady(wd) {
+  await wd.script('location.hash = "#/settings/servers"');
+  const count = Object.keys(SCRIPT).length;
+  await until(`${count} ready servers`, async () => {
+    const ready = await wd.script('return document.querySelectorAll(\'[data-testid="server-row"] [data-light="ready"]\').length');
+    return ready === count;
+  }, 60000);
+  await wd.script('location.hash = "#/"');
+}
+
 async function main() {
   const model = await fakeModel();
   children.push({ kill: () => model.close() });
@@ -280,6 +293,7 @@ async function main() {
   await wd.start({ alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } } });
   try {
     await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
+    await serversReady(wd);
     const only = process.env.E2E_APPS_ONLY;
     for (const [name, run] of Object.entries({ basic, monitor, budget, hostile })) {
       if (!only || only.split(',').includes(name)) await run(wd);

@@ -4,7 +4,9 @@
 //    the longest main-thread task (trace `RunTask` events) and the lag from each batch's
 //    arrival to the frame that painted it (the last token's lag is reported on its own);
 //  - opening a 2,000-message conversation: from the route change to the first frame that shows
-//    its last messages.
+//    its last messages;
+//  - loading the app page to its first painted conversation list, reloaded in one page and in a
+//    fresh browser context each time (no caches).
 // Medians over several runs; prints figures, asserts nothing. Run: npm run bench:chat
 import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -201,6 +203,17 @@ try {
     loads.push(at);
   }
 
+  // The same in a fresh browser context each time (no memory or code caches, like a cold start).
+  const colds = [];
+  for (let i = 0; i < OPENS; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const fresh = await context.newPage();
+    await fresh.goto(`${base}?cold=${i}#/`);
+    const mark = await fresh.waitForFunction(() => performance.getEntriesByName('switchboard:conversations-painted')[0]?.startTime);
+    colds.push(await mark.jsonValue());
+    await context.close();
+  }
+
   // Opening the long conversation, alternating with an empty one.
   await page.goto(`${base}#/c/fresh-6`);
   await page.getByTestId('composer').waitFor();
@@ -252,6 +265,7 @@ try {
     console.log(`  last token's lag: median ${ms(median(runs.map((r) => r.lags.at(-1))))}`);
   }
   console.log(`loading the app page to its first painted conversation list: median ${ms(median(loads))} (runs: ${loads.map(ms).join(', ')})`);
+  console.log(`  the same in a fresh browser context each time: median ${ms(median(colds))} (runs: ${colds.map(ms).join(', ')})`);
   console.log(`opening a 2,000-message conversation, ${OPENS} runs:`);
   console.log(`  first screen: median ${ms(median(opens.map((o) => o.ms)))} (runs: ${opens.map((o) => ms(o.ms)).join(', ')})`);
   console.log(`  longest task while opening: median ${ms(median(opens.map((o) => o.wall)))} wall-clock, ${ms(median(opens.map((o) => o.cpu)))} of CPU time; messages in the DOM: ${opens[0].rendered}`);

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { build } from 'vite';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -14,6 +15,8 @@ const out = mkdtempSync(join(tmpdir(), 'md-bench-'));
 await build({
   configFile: false,
   logLevel: 'warn',
+  // The Markdown loader (lib/markdown/assets.svelte.ts) uses Svelte's runes.
+  plugins: [svelte()],
   build: {
     outDir: out,
     emptyOutDir: true,
@@ -42,6 +45,7 @@ try {
   const page = await browser.newPage();
   await page.setContent('<!doctype html><html><body></body></html>');
   await page.addScriptTag({ content: readFileSync(join(out, 'bench.js'), 'utf8') });
+  await page.evaluate(() => window.benchReady);
   const doc = answer();
   const runs = [];
   for (let run = 0; run < 3; run++) runs.push(await page.evaluate((d) => window.benchStream(d, 4), doc));

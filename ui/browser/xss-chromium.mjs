@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { build } from 'vite';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -13,6 +14,8 @@ const out = mkdtempSync(join(tmpdir(), 'xss-'));
 await build({
   configFile: false,
   logLevel: 'warn',
+  // The Markdown loader (lib/markdown/assets.svelte.ts) uses Svelte's runes.
+  plugins: [svelte()],
   build: {
     outDir: out,
     emptyOutDir: true,

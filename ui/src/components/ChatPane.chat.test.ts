@@ -74,14 +74,16 @@ test('a turn streams text, asks approval inline, shows the tool result and then 
       { type: 'approval_needed', approval_id: 'ap1', call },
     ],
   ]);
-  const card = await screen.findByTestId('tool-call');
-  expect(card).toHaveAttribute('data-status', 'waiting');
+  const card = await screen.findByTestId('tool-call-card');
+  expect(card).toHaveAttribute('data-state', 'pending-approval');
+  expect(within(card).getByTestId('tool-call-arguments')).toBeVisible();
+  expect(within(card).getByTestId('tool-call-arguments').textContent).toBe('{\n  "location": "California"\n}');
   await waitFor(() => expect(screen.getAllByTestId('message-text')[1]).toHaveTextContent('Checking'));
   expect(document.querySelector('[onerror]')).toBeNull();
   expect(document.querySelector('img[src]')).toBeNull();
   expect(screen.getByTestId('stop-button')).toBeInTheDocument();
 
-  await user.click(within(card).getByTestId('approve-once'));
+  await user.click(within(card).getByRole('button', { name: 'Allow once' }));
   await waitFor(() => expect(backend.callsTo('answer_approval')).toEqual([{ approvalId: 'ap1', answer: 'allow_once' }]));
 
   deliver(
@@ -102,8 +104,8 @@ test('a turn streams text, asks approval inline, shows the tool result and then 
     ],
     1,
   );
-  expect(await screen.findByTestId('tool-result')).toHaveTextContent("It's always raining in California");
-  expect(screen.getByTestId('tool-call')).toHaveAttribute('data-status', 'done');
+  expect(await screen.findByTestId('tool-call-result')).toHaveTextContent("It's always raining in California");
+  expect(screen.getByTestId('tool-call-card')).toHaveAttribute('data-state', 'done');
 
   messages.set(conv.id, [
     { ...base, id: 'u1', conversationId: conv.id, role: 'user', status: 'complete', content: [{ type: 'text', text: 'Weather in California?' }] },
@@ -138,4 +140,24 @@ test('Escape stops the running turn and an error event is shown translated by ki
     1,
   );
   expect(await screen.findByTestId('turn-error')).toHaveTextContent('The provider could not be reached');
+});
+
+test('a title the engine gives the conversation during a turn shows in the header and the sidebar', async () => {
+  const { conv, backend, channel } = setup();
+  const user = userEvent.setup();
+  render(App);
+  await user.type(await screen.findByTestId('composer'), 'Weather in California?');
+  await waitFor(() => expect(screen.getByTestId('send-button')).toBeEnabled());
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(backend.callsTo('send_message')).toHaveLength(1));
+
+  deliver(channel(), [
+    [
+      { type: 'started', conversation_id: conv.id, user_message_id: 'u1' },
+      { type: 'titled', title: 'California rain' },
+    ],
+  ]);
+
+  await waitFor(() => expect(screen.getByTestId('chat-title')).toHaveTextContent('California rain'));
+  expect(within(screen.getByRole('complementary')).getByText('California rain')).toBeInTheDocument();
 });

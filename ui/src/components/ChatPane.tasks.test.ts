@@ -69,7 +69,7 @@ test('a tool call that runs as a task shows its status in the chat and its cance
       { type: 'tool_task', call_id: 'call_7', task_id: 't1', status: 'working', message: 'Analyzing content...' },
     ],
   ]);
-  const card = await screen.findByTestId('tool-call');
+  const card = await screen.findByTestId('tool-call-card');
   expect(await within(card).findByTestId('tool-task-status')).toHaveTextContent('Working');
   expect(within(card).getByTestId('tool-task-message')).toHaveTextContent('Analyzing content...');
 
@@ -94,5 +94,6 @@ test('a tool call that runs as a task shows its status in the chat and its cance
   );
   await waitFor(() => expect(within(card).getByTestId('tool-task-status')).toHaveTextContent('Cancelled'));
   expect(within(card).queryByRole('button', { name: 'Cancel task' })).toBeNull();
-  expect(within(card).getByTestId('tool-result')).toHaveTextContent('The user cancelled this task.');
+  expect(within(card).getByTestId('tool-call-result')).toHaveTextContent('The user cancelled this task.');
+  expect(within(card).getByTestId('tool-call-state')).toHaveTextContent('Failed');
 });

@@ -1,9 +1,10 @@
-import { render, screen } from '@testing-library/svelte';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, expect, test } from 'vitest';
 import App from '../App.svelte';
-import { currentRoute } from '../lib/router.svelte';
-import { installFakeBackend } from '../test/fakeBackend';
+import { providers } from '../lib/providers.svelte';
+import { conversationHref, currentRoute, navigate } from '../lib/router.svelte';
+import { conversation, installFakeBackend } from '../test/fakeBackend';
 import { resetAppState } from '../test/reset';
 
 beforeEach(() => resetAppState());
@@ -23,4 +24,20 @@ test('without a provider the chat pane shows onboarding that leads to the provid
 
   expect(currentRoute()).toEqual({ name: 'settings', tab: 'providers' });
   expect(await screen.findByRole('tab', { name: 'Providers' })).toHaveAttribute('aria-selected', 'true');
+});
+
+test('an open chat asks for the providers once, and a provider added meanwhile ends onboarding and shows in the chat bar', async () => {
+  const weather = conversation({ title: 'Weather' });
+  const backend = installFakeBackend([weather], { extra: (cmd) => (cmd === 'tool_costs' ? [] : undefined) });
+  navigate(conversationHref(weather.id));
+  render(App);
+  expect(await screen.findByTestId('onboarding')).toBeInTheDocument();
+
+  await providers.add({ name: 'Local', preset: 'ollama', baseUrl: 'http://127.0.0.1:11434', headers: {} });
+
+  await waitFor(() => expect(screen.queryByTestId('onboarding')).toBeNull());
+  const select = await screen.findByTestId('provider-select');
+  expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['Local']);
+  expect(screen.getByTestId('send-button')).toBeInTheDocument();
+  expect(backend.callsTo('list_providers')).toHaveLength(1);
 });

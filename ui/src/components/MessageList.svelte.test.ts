@@ -1,6 +1,6 @@
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import { createRawSnippet, flushSync } from 'svelte';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import MessageList from './MessageList.svelte';
 
 type Item = { id: string; label: string };
@@ -125,4 +125,36 @@ test('scrolling near the top asks for older rows, and rows added above keep the 
   expect(top).toBe(500 + 40 * 50);
   expect(atTop(props.items)).toBe('message 10');
   expect(labels()).toEqual(expect.arrayContaining(['old 39', 'message 10', 'message 20']));
+});
+
+test('heights measured in a branch that is no longer shown are forgotten when the list changes', () => {
+  const observers: ((entries: ResizeObserverEntry[]) => void)[] = [];
+  vi.stubGlobal('ResizeObserver', class {
+    constructor(callback: (entries: ResizeObserverEntry[]) => void) {
+      observers.push(callback);
+    }
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  });
+  try {
+    const { props, list } = setup(100);
+    const spaceAbove = () => list.querySelector<HTMLElement>('.spacer')!.style.height;
+    const estimated = spaceAbove();
+    const first = document.createElement('div');
+    first.dataset.key = 'm0';
+    observers[0]!([{ target: first, borderBoxSize: [{ blockSize: 500 }] } as unknown as ResizeObserverEntry]);
+    flushSync();
+    expect(parseFloat(spaceAbove())).toBe(parseFloat(estimated) + 450);
+
+    const original = props.items;
+    props.items = [{ id: 'x0', label: 'another branch' }, ...original.slice(1)];
+    flushSync();
+    props.items = original;
+    flushSync();
+
+    expect(spaceAbove()).toBe(estimated);
+  } finally {
+    vi.unstubAllGlobals();
+  }
 });

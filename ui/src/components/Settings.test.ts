@@ -35,7 +35,8 @@ describe('settings', () => {
     navigate('#/settings/providers');
     render(App);
 
-    screen.getByRole('tab', { name: 'Providers' }).focus();
+    // Settings load on demand.
+    (await screen.findByRole('tab', { name: 'Providers' })).focus();
     await user.keyboard('{ArrowRight}');
     expect(screen.getByRole('tab', { name: 'MCP Servers' })).toHaveFocus();
     await user.keyboard('{ArrowLeft}{ArrowLeft}');
@@ -61,7 +62,7 @@ describe('settings', () => {
     render(App);
     expect(screen.getByTestId('new-conversation')).toHaveTextContent('New chat');
 
-    await user.selectOptions(screen.getByTestId('language-select'), 'zh-CN');
+    await user.selectOptions(await screen.findByTestId('language-select'), 'zh-CN');
 
     expect(getLang()).toBe('zh-CN');
     expect(screen.getByTestId('new-conversation')).toHaveTextContent('新对话');
@@ -79,7 +80,7 @@ describe('settings', () => {
     const user = userEvent.setup();
     navigate('#/settings/general');
     render(App);
-    const select = screen.getByTestId('theme-select');
+    const select = await screen.findByTestId('theme-select');
     expect(select).toHaveValue('system');
     expect(document.documentElement).not.toHaveAttribute('data-theme');
 

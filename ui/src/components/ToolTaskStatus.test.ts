@@ -45,7 +45,7 @@ describe('a tool call running as a task', () => {
     expect(screen.getByTestId('tool-task-status')).toHaveTextContent(text);
     expect(screen.queryByTestId('tool-task-message')).toBeNull();
     expect(screen.queryByRole('button', { name: 'Cancel task' })).toBeNull();
-    expect(screen.getByTestId('tool-result')).toHaveTextContent(isError ? 'the disk is full' : 'report');
+    expect(screen.getByTestId('tool-call-result')).toHaveTextContent(isError ? 'the disk is full' : 'report');
   });
 
   test('the cancel button cancels the task on the server once', async () => {

@@ -52,7 +52,6 @@ test('an error and the end of the turn are kept for the pane to show', () => {
   expect(s.running).toBe(false);
   expect(s.error).toEqual({ kind: 'provider_unavailable', message: 'connection refused' });
   expect(s.lastEnd).toBe('error');
-  expect(s.title).toBe('Weather');
 });
 
 test('stored messages give each call the result found in the tool message', () => {

@@ -29,11 +29,10 @@ export type ChatState = {
   running: boolean;
   error: { kind: ErrorKind; message: string } | null;
   lastEnd: TurnEnd | null;
-  title: string | null;
 };
 
 export function emptyState(): ChatState {
-  return { messages: [], calls: {}, running: false, error: null, lastEnd: null, title: null };
+  return { messages: [], calls: {}, running: false, error: null, lastEnd: null };
 }
 
 /** The calls' statuses as stored messages describe them (results from tool messages). */
@@ -140,7 +139,8 @@ export function applyEvent(s: ChatState, e: ChatEvent, conversationId: string): 
     case 'error':
       return { ...s, error: { kind: e.kind, message: e.message } };
     case 'titled':
-      return { ...s, title: e.title };
+      // The title belongs to the conversation list (chat.svelte.ts hands it over), not the pane.
+      return s;
     case 'finished':
       return { ...s, running: false, lastEnd: e.reason };
   }

@@ -1,7 +1,7 @@
-// The native file pickers (tauri-plugin-dialog) for export and import. Each resolves to the
-// chosen path, or null when the user closes the picker; a failure rejects with an `IpcError`.
+// The native file pickers (tauri-plugin-dialog) for export, import and roots. Each resolves to
+// the chosen path, or null when the user closes the picker; a failure rejects with the plugin's
+// error as is (the caller shows it through `toIpcError`, once).
 import { open, save } from '@tauri-apps/plugin-dialog';
-import { toIpcError } from '../api';
 import type { ExportFormat } from '../bindings';
 
 const EXTENSIONS: Record<ExportFormat, string> = { md: 'md', json: 'json', html: 'html' };
@@ -14,32 +14,20 @@ export function fileStem(title: string): string {
 }
 
 /** Asks where to write an export: a file, or a folder when `folder` is set. */
-export async function chooseExportDestination(format: ExportFormat, folder: boolean, stem: string): Promise<string | null> {
-  try {
-    if (folder) return await open({ directory: true, multiple: false });
-    const extension = EXTENSIONS[format];
-    return await save({ defaultPath: `${stem}.${extension}`, filters: [{ name: extension.toUpperCase(), extensions: [extension] }] });
-  } catch (error) {
-    throw toIpcError(error);
-  }
+export function chooseExportDestination(format: ExportFormat, folder: boolean, stem: string): Promise<string | null> {
+  if (folder) return open({ directory: true, multiple: false });
+  const extension = EXTENSIONS[format];
+  return save({ defaultPath: `${stem}.${extension}`, filters: [{ name: extension.toUpperCase(), extensions: [extension] }] });
 }
 
 /** Asks for a file to import (Switchboard JSON, or a ChatGPT or Claude export). */
-export async function chooseImportFile(): Promise<string | null> {
-  try {
-    return await open({ multiple: false, directory: false, filters: [{ name: 'JSON', extensions: ['json'] }] });
-  } catch (error) {
-    throw toIpcError(error);
-  }
+export function chooseImportFile(): Promise<string | null> {
+  return open({ multiple: false, directory: false, filters: [{ name: 'JSON', extensions: ['json'] }] });
 }
 
 /** Asks for folders to add as roots (several may be chosen); empty when the picker is closed. */
 export async function chooseFolders(): Promise<string[]> {
-  try {
-    const chosen = await open({ directory: true, multiple: true });
-    if (chosen === null) return [];
-    return Array.isArray(chosen) ? chosen : [chosen];
-  } catch (error) {
-    throw toIpcError(error);
-  }
+  const chosen = await open({ directory: true, multiple: true });
+  if (chosen === null) return [];
+  return Array.isArray(chosen) ? chosen : [chosen];
 }

@@ -13,6 +13,15 @@ class ProviderStore {
   models = $state<Record<string, Check<ModelInfo[]>>>({});
   loading = $state(false);
   loaded = $state(false);
+  #pending: Promise<void> | null = null;
+
+  /** Loads the providers unless they are: callers at the same time share one load, and after
+   * a failure the next call tries again. */
+  ensureLoaded(): Promise<void> {
+    if (this.loaded) return Promise.resolve();
+    this.#pending ??= this.load().finally(() => (this.#pending = null));
+    return this.#pending;
+  }
 
   async load(): Promise<void> {
     this.loading = true;
@@ -70,6 +79,7 @@ class ProviderStore {
     this.models = {};
     this.loading = false;
     this.loaded = false;
+    this.#pending = null;
   }
 }
 

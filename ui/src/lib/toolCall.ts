@@ -1,5 +1,7 @@
-// What a tool-call card shows: the engine's `ToolResult` (bindings.ts) and where a call stands.
-import type { ResultPart, ToolResult } from '../bindings';
+// What a tool-call card shows: the engine's `ToolResult` (bindings.ts) and where a call stands,
+// also for a call in the chat (its `CallStatus` from chatState.ts, turned into the card's terms).
+import type { ApprovalAnswer, JsonValue, ResultPart, ToolResult } from '../bindings';
+import type { CallStatus } from './chatState';
 
 export type { ResultPart } from '../bindings';
 
@@ -8,6 +10,7 @@ export type ToolResultView = ToolResult;
 
 /** Where a call stands. */
 export type ToolCallStatus =
+  | { state: 'proposed' }
   | { state: 'pending-approval' }
   | { state: 'running'; progress?: number; total?: number | null; message?: string | null }
   | { state: 'done'; result: ToolResultView }
@@ -18,6 +21,58 @@ export type ToolCallStatus =
 export type ApprovalDecision = 'allow_once' | 'allow_always' | 'allow_chat' | 'deny';
 
 export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ['allow_once', 'allow_chat', 'allow_always', 'deny'];
+
+/** The engine's answer for each decision (`answer_approval`). */
+export const APPROVAL_ANSWERS: Record<ApprovalDecision, ApprovalAnswer> = {
+  allow_once: 'allow_once',
+  allow_chat: 'allow_for_chat',
+  allow_always: 'allow_always',
+  deny: 'deny',
+};
+
+/** Whether `value` is a well-formed result part (tool results reach the chat as plain JSON). */
+function isPart(value: unknown): value is ResultPart {
+  if (typeof value !== 'object' || value === null) return false;
+  const part = value as Record<string, unknown>;
+  switch (part.type) {
+    case 'text':
+      return typeof part.text === 'string';
+    case 'image':
+    case 'audio':
+      return typeof part.mime === 'string' && typeof part.data === 'string';
+    case 'resource_link':
+      return typeof part.uri === 'string' && typeof part.name === 'string';
+    case 'resource': {
+      const body = part.body as { kind?: unknown; value?: unknown } | null | undefined;
+      return typeof part.uri === 'string' && (body?.kind === 'text' || body?.kind === 'blob') && typeof body.value === 'string';
+    }
+    default:
+      return false;
+  }
+}
+
+/** A tool result as the chat holds it (JSON of the engine's `ToolResult`) in the card's terms;
+ * malformed parts are left out. */
+export function resultOf(content: unknown, isError: boolean): ToolResultView {
+  const c = (typeof content === 'object' && content !== null ? content : {}) as { content?: unknown; structured?: unknown };
+  const parts = Array.isArray(c.content) ? c.content.filter(isPart) : [];
+  return { content: parts, structured: (c.structured ?? null) as JsonValue | null, is_error: isError };
+}
+
+/** Where a chat's tool call stands, as its card shows it. */
+export function cardStatus(status: CallStatus | undefined): ToolCallStatus {
+  switch (status?.kind) {
+    case undefined:
+    case 'proposed':
+      return { state: 'proposed' };
+    case 'waiting':
+      return { state: 'pending-approval' };
+    case 'running':
+      return { state: 'running', progress: status.progress, total: status.total, message: status.message };
+    case 'done':
+      return { state: 'done', result: resultOf(status.content, status.isError) };
+  }
+}
 
 /** Images shown inline: raster types a data: URL can carry under the CSP. */
 const SHOWN_IMAGES = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;

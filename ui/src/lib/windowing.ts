@@ -35,7 +35,7 @@ export class Heights<T> {
   }
 
   /** Forgets rows whose keys are not in `keep` (messages gone after a branch switch). */
-  prune(keep: Set<string>): void {
+  prune(keep: { has(key: string): boolean }): void {
     for (const key of this.#measured.keys()) if (!keep.has(key)) this.#measured.delete(key);
   }
 }

@@ -1,8 +1,9 @@
 // What a rendered block gets once it is in the DOM: KaTeX typesetting of math placeholders
 // (KaTeX builds DOM nodes and sets their styles through the CSSOM, which the CSP allows, unlike
 // style attributes), a toolbar with a copy button on fenced code, and a "load image" button in
-// place of each remote image.
-import katex from 'katex';
+// place of each remote image. KaTeX is loaded on demand (`assets.svelte.ts`): until it has
+// arrived, a formula shows its TeX source, and the view is rebuilt once it is there.
+import { markdownAssets } from './assets.svelte';
 
 const MATH = '.math-inline[data-tex], .math-display[data-tex]';
 
@@ -34,6 +35,11 @@ function typeset(node: HTMLElement, reuse: MathReuse | undefined): void {
     return;
   }
   const tex = node.dataset.tex ?? '';
+  const katex = markdownAssets.katex.current;
+  if (!katex) {
+    markdownAssets.katex.request();
+    return;
+  }
   try {
     katex.render(tex, node, {
       displayMode: node.classList.contains('math-display'),

@@ -2,8 +2,9 @@
 // math spans for KaTeX (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`), class-based highlight.js for fenced
 // code, and task-list boxes as ARIA spans instead of form inputs. Math is emitted as
 // `<span class="math-inline" data-tex>` placeholders holding the source; `enhance.ts` typesets
-// them after sanitizing, so KaTeX's output never passes through string HTML.
-import hljs from 'highlight.js/lib/common';
+// them after sanitizing, so KaTeX's output never passes through string HTML. highlight.js is
+// loaded on demand (`assets.svelte.ts`): until it has arrived, code is rendered escaped.
+import { markdownAssets } from './assets.svelte';
 import { Marked, type TokenizerAndRendererExtension, type Tokens, type TokensList } from 'marked';
 
 type MathToken = Tokens.Generic & { text: string; display: boolean };
@@ -60,14 +61,26 @@ function codeLanguage(info: string | undefined): string {
   return (info ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
 }
 
-function renderCode({ text, lang }: Tokens.Code): string {
+/** highlight.js's HTML for `text`, or null while highlight.js or the language is not loaded
+ * (asking for them) or when the language is unknown. `named` says the fence's info line is
+ * complete: while it streams in ("```ru"), a partial name must not fetch the other languages. */
+function highlighted(text: string, language: string, named: boolean): string | null {
+  if (language === '') return null;
+  const hljs = markdownAssets.highlighter.current;
+  if (!hljs) {
+    markdownAssets.highlighter.request();
+    return null;
+  }
+  if (hljs.getLanguage(language)) return hljs.highlight(text, { language, ignoreIllegals: true }).value;
+  if (named && !markdownAssets.moreLanguages.current) markdownAssets.moreLanguages.request();
+  return null;
+}
+
+function renderCode({ text, lang, raw }: Tokens.Code): string {
   const language = codeLanguage(lang);
-  const known = language !== '' && hljs.getLanguage(language) !== undefined;
-  const body = known
-    ? hljs.highlight(text, { language, ignoreIllegals: true }).value
-    : escapeHtml(text);
-  const langClass = known ? ` language-${language}` : '';
-  return `<pre class="md-code" data-lang="${escapeHtml(language)}"><code class="hljs${langClass}">${body}</code></pre>\n`;
+  const html = highlighted(text, language, raw.includes('\n'));
+  const langClass = html !== null ? ` language-${language}` : '';
+  return `<pre class="md-code" data-lang="${escapeHtml(language)}"><code class="hljs${langClass}">${html ?? escapeHtml(text)}</code></pre>\n`;
 }
 
 function renderCheckbox({ checked }: Tokens.Checkbox): string {
