@@ -32,6 +32,19 @@ describe('ApprovalButtons', () => {
     for (const button of within(group).getAllByRole('button')) expect(button).toBeDisabled();
   });
 
+  test('comes back when the answer could not be delivered, and stays answered when it was', async () => {
+    const ondecide = vi.fn().mockResolvedValueOnce(false).mockResolvedValueOnce(true);
+    const user = userEvent.setup();
+    render(ApprovalButtons, { tool: 'echo', ondecide });
+    await user.click(screen.getByRole('button', { name: 'Allow once' }));
+    await vi.waitFor(() => expect(screen.getByRole('button', { name: 'Allow once' })).toBeEnabled());
+
+    await user.click(screen.getByRole('button', { name: 'Deny' }));
+    await Promise.resolve();
+    expect(ondecide.mock.calls).toEqual([['allow_once'], ['deny']]);
+    expect(screen.getByRole('button', { name: 'Deny' })).toBeDisabled();
+  });
+
   test('is reachable and usable with the keyboard', async () => {
     const ondecide = vi.fn();
     const user = userEvent.setup();

@@ -125,11 +125,15 @@ class ChatSession {
     }
   }
 
-  async answer(approvalId: string, answer: ApprovalAnswer): Promise<void> {
+  /** Answers an approval question; resolves to whether the engine took the answer (a
+   * failure is reported, and the question can be answered again). */
+  async answer(approvalId: string, answer: ApprovalAnswer): Promise<boolean> {
     try {
       await api.answerApproval(approvalId, answer);
+      return true;
     } catch (error) {
       reportError(error);
+      return false;
     }
   }
 
