@@ -17,7 +17,7 @@ function card(status: CallStatus) {
     tool: 'simulate-research-query',
     args: { topic: 'tides' },
     status,
-    onanswer: () => {},
+    onanswer: async () => true,
   });
 }
 
