@@ -252,14 +252,10 @@ fn main() {
             .expect("long")
             .head_id
             .expect("head");
-        measure(
-            "open the 5,000-message conversation: last 100",
-            100,
-            |_| {
-                let (s, h) = (store.clone(), head.clone());
-                async move { s.branch_tail(&h, 100).await.expect("branch").len() }
-            },
-        )
+        measure("open the 5,000-message conversation: last 100", 100, |_| {
+            let (s, h) = (store.clone(), head.clone());
+            async move { s.branch_tail(&h, 100).await.expect("branch").len() }
+        })
         .await;
         store.close().await;
     });

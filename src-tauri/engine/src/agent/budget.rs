@@ -4,6 +4,13 @@
 //! exchanges (a user message and everything up to the next one) are dropped, so a request
 //! never holds a tool result without its call. The system prompt and tools always stay, and
 //! so does the newest exchange.
+//!
+//! Every `o200k_base` token covers at least one byte, so a text's byte length bounds its
+//! tokens. When the bound of the whole request fits, nothing is counted: the tokenizer (some
+//! 50 MB of tables, and a few hundred milliseconds to build them) is loaded only for a
+//! request that may not fit, or for the tool costs shown to the user.
+
+use std::sync::OnceLock;
 
 use crate::provider::{ChatMessage, ToolSpec, UserPart};
 
@@ -14,32 +21,57 @@ const PER_MESSAGE: u32 = 4;
 /// The marker appended to a tool result cut for the request.
 pub const CUT_MARKER: &str = "\n[… result truncated to fit the context window]";
 
+/// Tokens an image is assumed to take.
+const IMAGE: u32 = 765;
+
+#[cfg(test)]
+thread_local! {
+    /// How many texts this thread's [`count`] tokenized (tests check when none are).
+    pub static COUNTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Estimated tokens of `text`.
 pub fn count(text: &str) -> u32 {
+    #[cfg(test)]
+    COUNTED.with(|c| c.set(c.get() + 1));
     let n = tiktoken_rs::o200k_base_singleton()
         .encode_ordinary(text)
         .len();
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// A bound on the tokens of `text` that needs no tokenizer: its length in bytes.
+pub fn bound(text: &str) -> u32 {
+    u32::try_from(text.len()).unwrap_or(u32::MAX)
+}
+
 /// Estimated tokens of one message.
 pub fn message_tokens(m: &ChatMessage) -> u32 {
+    message_cost(m, count)
+}
+
+/// A bound on [`message_tokens`] that needs no tokenizer.
+fn message_bound(m: &ChatMessage) -> u32 {
+    message_cost(m, bound)
+}
+
+fn message_cost(m: &ChatMessage, text: impl Fn(&str) -> u32) -> u32 {
     let body = match m {
         ChatMessage::User { parts } => parts
             .iter()
             .map(|p| match p {
-                UserPart::Text { text } => count(text),
-                UserPart::Image { .. } => 765,
+                UserPart::Text { text: t } => text(t),
+                UserPart::Image { .. } => IMAGE,
             })
-            .sum(),
-        ChatMessage::Assistant { text, tool_calls } => {
-            count(text)
-                + tool_calls
-                    .iter()
-                    .map(|c| count(&c.name) + count(&c.arguments.to_string()))
-                    .sum::<u32>()
-        }
-        ChatMessage::Tool { content, .. } => count(content),
+            .fold(0u32, u32::saturating_add),
+        ChatMessage::Assistant {
+            text: t,
+            tool_calls,
+        } => tool_calls
+            .iter()
+            .map(|c| text(&c.name).saturating_add(text(&c.arguments.to_string())))
+            .fold(text(t), u32::saturating_add),
+        ChatMessage::Tool { content, .. } => text(content),
     };
     body.saturating_add(PER_MESSAGE)
 }
@@ -58,6 +90,32 @@ pub fn tools_tokens(tools: &[ToolSpec]) -> u32 {
         .sum()
 }
 
+/// The cost of a request's tool definitions: a byte bound at once, the count when needed
+/// (kept for the rest of the turn in `counted`).
+pub struct ToolsCost<'a> {
+    /// The definitions.
+    pub specs: &'a [ToolSpec],
+    /// Their count, once made.
+    pub counted: &'a OnceLock<u32>,
+}
+
+impl ToolsCost<'_> {
+    fn bound(&self) -> u32 {
+        self.specs
+            .iter()
+            .map(|t| {
+                bound(&t.name)
+                    .saturating_add(bound(&t.description))
+                    .saturating_add(bound(&t.parameters.to_string()))
+            })
+            .fold(0, u32::saturating_add)
+    }
+
+    fn tokens(&self) -> u32 {
+        *self.counted.get_or_init(|| tools_tokens(self.specs))
+    }
+}
+
 /// What [`fit`] kept.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fitted {
@@ -65,23 +123,36 @@ pub struct Fitted {
     pub messages: Vec<ChatMessage>,
     /// How many messages were left out (oldest first).
     pub dropped: usize,
-    /// The estimated prompt tokens, system and tools included.
+    /// The estimated prompt tokens, system and tools included; when the byte bound of the
+    /// whole request fit, that bound (nothing was counted).
     pub estimate: u32,
 }
 
 /// Fits `messages` into `window` tokens, leaving `reserve` for the answer, beside the system
-/// prompt and tool definitions that take `tools` tokens.
+/// prompt and the tool definitions.
 pub fn fit(
     system: Option<&str>,
-    tools: u32,
+    tools: &ToolsCost<'_>,
     messages: Vec<ChatMessage>,
     window: u32,
     reserve: u32,
 ) -> Fitted {
     let limit = window.saturating_sub(reserve);
     let messages = cut_tool_results(messages, (limit / 4).max(256));
+    let bounded = messages
+        .iter()
+        .map(message_bound)
+        .fold(system.map_or(0, bound), u32::saturating_add)
+        .saturating_add(tools.bound());
+    if bounded <= limit {
+        return Fitted {
+            messages,
+            dropped: 0,
+            estimate: bounded,
+        };
+    }
     let groups = exchanges(messages);
-    let fixed = system.map_or(0, count).saturating_add(tools);
+    let fixed = system.map_or(0, count).saturating_add(tools.tokens());
     let mut total = fixed;
     let mut keep = 0;
     for (i, g) in groups.iter().enumerate().rev() {

@@ -21,12 +21,21 @@ pub(super) struct Setup {
     pub tools: Vec<(String, ToolInfo)>,
     pub names: ToolNames,
     pub specs: Vec<ToolSpec>,
-    /// Estimated tokens of `specs`, counted once for the whole turn.
-    pub specs_tokens: u32,
+    /// Estimated tokens of `specs`, counted at most once for the whole turn (only when a
+    /// request may not fit its window: see [`super::budget`]).
+    pub specs_tokens: std::sync::OnceLock<u32>,
     pub settings: ChatSettings,
 }
 
 impl Setup {
+    /// The cost of the tools offered in this turn's requests.
+    pub fn tools_cost(&self) -> super::budget::ToolsCost<'_> {
+        super::budget::ToolsCost {
+            specs: &self.specs,
+            counted: &self.specs_tokens,
+        }
+    }
+
     /// Resolves the provider, model and tools of `conv`.
     pub async fn of(engine: &Engine, conv: &Conversation) -> Result<Self, EngineError> {
         Self::build(engine, conv, true).await
@@ -64,7 +73,7 @@ impl Setup {
         };
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
-        let specs_tokens = super::budget::tools_tokens(&specs);
+        let specs_tokens = std::sync::OnceLock::new();
         Ok(Self {
             provider: Box::new(ModeSwitch::new(client, mode)),
             model,

@@ -182,7 +182,7 @@ fn exchange(i: usize, words: usize) -> Vec<ChatMessage> {
 #[test]
 fn the_budget_drops_whole_oldest_exchanges_and_keeps_the_newest() {
     let messages: Vec<ChatMessage> = (0..10).flat_map(|i| exchange(i, 200)).collect();
-    let fitted = budget::fit(Some("be brief"), 0, messages, 1000, 100);
+    let fitted = budget::fit(Some("be brief"), &no_tools(), messages, 1000, 100);
     assert!(fitted.estimate <= 900, "{}", fitted.estimate);
     assert_eq!(fitted.messages.len() % 4, 0, "whole exchanges only");
     assert_eq!(fitted.dropped + fitted.messages.len(), 40);
@@ -192,13 +192,65 @@ fn the_budget_drops_whole_oldest_exchanges_and_keeps_the_newest() {
 
 #[test]
 fn the_newest_exchange_stays_even_when_too_big_with_its_huge_result_cut() {
-    let fitted = budget::fit(None, 0, exchange(0, 50_000), 4000, 500);
+    let fitted = budget::fit(None, &no_tools(), exchange(0, 50_000), 4000, 500);
     assert_eq!(fitted.messages.len(), 4);
     let ChatMessage::Tool { content, .. } = &fitted.messages[2] else {
         panic!()
     };
     assert!(content.ends_with(CUT_MARKER));
     assert!(content.len() < 5000);
+}
+
+fn no_tools() -> budget::ToolsCost<'static> {
+    static COUNTED: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    budget::ToolsCost {
+        specs: &[],
+        counted: &COUNTED,
+    }
+}
+
+#[test]
+fn a_request_whose_bytes_fit_the_window_is_sent_whole_without_loading_the_tokenizer() {
+    let messages: Vec<ChatMessage> = (0..3).flat_map(|i| exchange(i, 200)).collect();
+    let specs = vec![crate::provider::ToolSpec {
+        name: "get_time".into(),
+        description: "The time in a zone".into(),
+        parameters: serde_json::json!({"type": "object"}),
+    }];
+    let counted = std::sync::OnceLock::new();
+    let tools = budget::ToolsCost {
+        specs: &specs,
+        counted: &counted,
+    };
+    budget::COUNTED.with(|c| c.set(0));
+    let fitted = budget::fit(Some("be brief"), &tools, messages.clone(), 32_768, 4096);
+    assert_eq!(budget::COUNTED.with(std::cell::Cell::get), 0);
+    assert_eq!((fitted.messages, fitted.dropped), (messages.clone(), 0));
+    assert!(counted.get().is_none(), "the tools were not counted");
+
+    // The same request in a window its bytes do not fit is counted, tools included.
+    let fitted = budget::fit(Some("be brief"), &tools, messages, 2_000, 100);
+    assert!(budget::COUNTED.with(std::cell::Cell::get) > 0);
+    assert!(counted.get().is_some());
+    assert_eq!(fitted.dropped, 0, "counted in tokens, it still fits");
+}
+
+#[test]
+fn no_text_has_more_tokens_than_bytes() {
+    // The bound the budget relies on, over scripts and symbols that tokenize badly.
+    let texts = [
+        "plain English words and numbers 1234567890",
+        "北京今天的天气怎么样？请告诉我明天的天气预报。",
+        "emoji 🎉🚀👩‍👩‍👧‍👦 and flags 🇨🇳🇺🇸",
+        "\u{0}\u{1}\u{7f} control and ￿ \u{10FFFF}",
+        "{\"json\": [1, 2, {\"nested\": null}], \"x\": \"y\"}",
+        "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝕞𝕒𝕥𝕙 ∮ E⋅da = Q,  n → ∞, ∑ f(i) = ∏ g(i)",
+        " \t\n\r  spaces   and\ttabs\n\n\n",
+        "ÅÄÖ åäö ß ñ ç ø œ æ ğ ş ı İ",
+    ];
+    for text in texts {
+        assert!(budget::count(text) <= budget::bound(text), "{text:?}");
+    }
 }
 
 #[test]

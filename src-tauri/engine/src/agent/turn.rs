@@ -165,7 +165,7 @@ async fn request(
         .system_prompt
         .as_deref()
         .filter(|s| !s.trim().is_empty());
-    let fitted = budget::fit(system, setup.specs_tokens, messages, window, reserve);
+    let fitted = budget::fit(system, &setup.tools_cost(), messages, window, reserve);
     if fitted.dropped > 0 {
         tracing::info!(
             dropped = fitted.dropped,
