@@ -146,6 +146,24 @@ async function coldStart(wd) {
   return { ms: painted - begun, cpu, rows, memory: memoryOf(pid), pid };
 }
 
+/** The memory of WebKitGTK's MiniBrowser (the engine's own minimal browser) showing one line of
+ * text, measured like the app: what any WebKitGTK app costs on this machine before its own
+ * page. `null` where the MiniBrowser is not installed. */
+async function platformFloor() {
+  const browser = ['/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/libexec/webkit2gtk-4.1/MiniBrowser'].find(existsSync);
+  if (!browser) return null;
+  const child = spawn(browser, ['data:text/html,<p>hello</p>'], {
+    stdio: 'ignore',
+    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
+  });
+  children.push(child);
+  await sleep(8000);
+  const memory = memoryOf(child.pid);
+  child.kill('SIGTERM');
+  await sleep(500);
+  return memory;
+}
+
 /** In the window: sends `count` messages through the composer, a new conversation every 10,
  * each once the previous turn has finished. */
 const TURNS_SCRIPT = `
@@ -261,6 +279,7 @@ async function main() {
     const last = starts.at(-1);
     console.log(`run ${i + 1}: first painted list ${last.ms.toFixed(0)} ms (${last.rows} rows, ${last.cpu.toFixed(0)} ms of CPU by then); RSS ${mb(last.memory.rss)}, PSS ${mb(last.memory.pss)} (RSS/PSS: ${last.memory.each.join(', ')})`);
   }
+  const floor = await platformFloor();
   let memory = null;
   {
     try {
@@ -273,6 +292,10 @@ async function main() {
   console.log(`load: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1/5/15 min); ${CONVERSATIONS} conversations; ${app}`);
   console.log(`cold start to the first painted conversation list: median ${median(starts.map((s) => s.ms)).toFixed(0)} ms over ${RUNS} runs; CPU time of the app's processes by then: median ${median(starts.map((s) => s.cpu)).toFixed(0)} ms`);
   console.log(`memory of all the app's processes after start: RSS median ${mb(median(starts.map((s) => s.memory.rss)))}, PSS median ${mb(median(starts.map((s) => s.memory.pss)))}`);
+  if (floor) {
+    const ours = median(starts.map((s) => s.memory.pss));
+    console.log(`the platform's floor, WebKitGTK's own MiniBrowser showing one line (CPU painting, as ours without a GPU): RSS ${mb(floor.rss)}, PSS ${mb(floor.pss)} (${floor.each.join(', ')}); Switchboard with ${CONVERSATIONS} conversations is ${mb(ours - floor.pss)} PSS above it`);
+  }
   if (memory) {
     const growth = (memory.afterAll.pss / memory.after10.pss - 1) * 100;
     const rssGrowth = (memory.afterAll.rss / memory.after10.rss - 1) * 100;
