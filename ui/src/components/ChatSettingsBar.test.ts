@@ -4,6 +4,8 @@ import { beforeEach, expect, test } from 'vitest';
 import ChatSettingsBar from './ChatSettingsBar.svelte';
 import { conversation, installFakeBackend } from '../test/fakeBackend';
 import { resetAppState } from '../test/reset';
+import { servers } from '../lib/servers.svelte';
+import type { SupervisorEvent } from '../bindings';
 
 beforeEach(() => resetAppState());
 
@@ -76,4 +78,31 @@ test('the model defaults to the provider default and a new model and provider ar
       { id: conv.id, patch: { providerId: 'p2' } },
     ]),
   );
+});
+
+test('servers still starting are said on the bar, and their tools appear once they are ready', async () => {
+  const conv = conversation({ title: 'x' });
+  let ready = false;
+  const backend = installFakeBackend([conv], {
+    extra: (cmd) =>
+      cmd === 'tool_costs'
+        ? [{ server: 'time', ready, tools: ready ? 2 : 0, tokens: ready ? 180 : 0 }]
+        : cmd === 'list_providers'
+          ? [provider('p1', 'Local', 'qwen3')]
+          : undefined,
+  });
+  servers.apply({ type: 'state', server: 'time', state: { type: 'starting' } } as SupervisorEvent);
+  render(ChatSettingsBar, { conversation: conv });
+  const button = await screen.findByTestId('tools-button');
+  await waitFor(() => expect(button).toHaveTextContent('Tools: 0 (~0 tokens) · 1 starting…'));
+
+  ready = true;
+  servers.apply({
+    type: 'state',
+    server: 'time',
+    state: { type: 'ready', tools: 2 },
+  } as unknown as SupervisorEvent);
+  await waitFor(() => expect(button).toHaveTextContent('Tools: 2 (~180 tokens)'));
+  expect(button).not.toHaveTextContent('starting');
+  expect(backend.callsTo('tool_costs').length).toBeGreaterThanOrEqual(2);
 });

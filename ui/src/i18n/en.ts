@@ -72,6 +72,7 @@ const en = {
   'chatbar.toolsSummary': 'Tools: {tools} (~{tokens} tokens)',
   'chatbar.serverCost': '{tools} tools, ~{tokens} tokens',
   'chatbar.notReady': 'not running',
+  'chatbar.starting': '{count} starting…',
 
   'serverDetails.policyOf': 'Approval for {tool}',
   'serverDetails.policyDefault': 'Server default',

@@ -73,6 +73,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'chatbar.toolsSummary': '工具：{tools} 个（约 {tokens} 个 token）',
   'chatbar.serverCost': '{tools} 个工具，约 {tokens} 个 token',
   'chatbar.notReady': '未运行',
+  'chatbar.starting': '{count} 个正在启动…',
 
   'serverDetails.policyOf': '{tool} 的审批方式',
   'serverDetails.policyDefault': '服务器默认',
