@@ -123,6 +123,21 @@ function prepare(modelUrl) {
   console.log(execFileSync('python3', [join(here, 'seed-db.py'), db, String(CONVERSATIONS)]).toString().trim(), `in ${Date.now() - started} ms`);
 }
 
+/** The start-up phases the app logged in this run (`phase=… since_exec_ms=…`), oldest first;
+ * the log file holds every run of the day, so only the last run's are kept. */
+function startupPhases() {
+  const logs = join(dataDir, 'logs');
+  if (!existsSync(logs)) return 'no log';
+  const lines = readdirSync(logs)
+    .flatMap((f) => readFileSync(join(logs, f), 'utf8').split('\n'))
+    // eslint-disable-next-line no-control-regex
+    .map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''))
+    .filter((l) => l.includes('start-up'));
+  const phases = lines.map((l) => [/phase="([^"]+)"/.exec(l)?.[1], /since_exec_ms=(\d+)/.exec(l)?.[1]]);
+  const lastStart = phases.findLastIndex(([p]) => p === 'GTK ready');
+  return phases.slice(Math.max(lastStart, 0)).map(([p, ms]) => `${p} ${ms}`).join(', ');
+}
+
 async function appGone() {
   await until('the app to exit', () => appPid() === undefined, 30000);
 }
@@ -143,6 +158,7 @@ async function coldStart(wd) {
     return { origin: performance.timeOrigin, dcl: n ? n.domContentLoadedEventEnd : null, mark: performance.getEntriesByName(arguments[0])[0].startTime };`, [MARK]);
   console.log(`  process start → navigation ${(page.origin - begun).toFixed(0)} ms, → DOMContentLoaded +${page.dcl?.toFixed(0)} ms, → list painted +${page.mark.toFixed(0)} ms`);
   await sleep(3000);
+  console.log(`  the app's start-up phases (ms since exec): ${startupPhases()}`);
   return { ms: painted - begun, cpu, rows, memory: memoryOf(pid), pid };
 }
 

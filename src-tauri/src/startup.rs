@@ -3,6 +3,7 @@
 //! window (see [`prefer_cpu_rendering`]).
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// When `main` began (set by [`begin`]).
@@ -25,6 +26,18 @@ pub fn mark(phase: &str) {
             "start-up"
         ),
         None => tracing::info!(phase, since_main_ms = millis(since_main), "start-up"),
+    }
+}
+
+/// Set once the page first asks for the conversation list (see [`mark_once`]).
+pub static FIRST_LIST: AtomicBool = AtomicBool::new(false);
+/// Set once that first list was read from the database.
+pub static FIRST_LISTED: AtomicBool = AtomicBool::new(false);
+
+/// [`mark`]s `phase` the first time only (`seen` remembers it).
+pub fn mark_once(seen: &AtomicBool, phase: &str) {
+    if !seen.swap(true, Ordering::Relaxed) {
+        mark(phase);
     }
 }
 

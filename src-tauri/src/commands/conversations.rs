@@ -12,7 +12,10 @@ pub async fn list_conversations(
     engine: State<'_, Engine>,
     page: PageRequest,
 ) -> CmdResult<Page<Conversation>> {
-    Ok(engine.store().list_conversations(&page).await?)
+    crate::startup::mark_once(&crate::startup::FIRST_LIST, "the page asked for the list");
+    let listed = engine.store().list_conversations(&page).await?;
+    crate::startup::mark_once(&crate::startup::FIRST_LISTED, "the list was read");
+    Ok(listed)
 }
 
 /// Creates a conversation.
