@@ -161,3 +161,32 @@ test('a title the engine gives the conversation during a turn shows in the heade
   await waitFor(() => expect(screen.getByTestId('chat-title')).toHaveTextContent('California rain'));
   expect(within(screen.getByRole('complementary')).getByText('California rain')).toBeInTheDocument();
 });
+
+test('after a turn only the new messages are asked for their alternatives', async () => {
+  const text = (t: string) => [{ type: 'text' as const, text: t }];
+  const msg = (id: string, role: 'user' | 'assistant', parentId: string | null) =>
+    ({ ...base, id, parentId, conversationId: '', role, status: 'complete', content: text(id) }) as Message;
+  const stored = [msg('u1', 'user', null), msg('a1', 'assistant', 'u1'), msg('u2', 'user', 'a1'), msg('a2', 'assistant', 'u2')];
+  const { conv, backend, messages, channel } = setup(stored);
+  messages.set(conv.id, stored.map((m) => ({ ...m, conversationId: conv.id })));
+  const user = userEvent.setup();
+  render(App);
+  await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(4));
+  await waitFor(() => expect(backend.callsTo('message_siblings')).toHaveLength(4));
+
+  await user.type(await screen.findByTestId('composer'), 'and tomorrow?');
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(backend.callsTo('send_message')).toHaveLength(1));
+  messages.set(conv.id, [...messages.get(conv.id)!, { ...msg('u3', 'user', 'a2'), conversationId: conv.id }, { ...msg('a3', 'assistant', 'u3'), conversationId: conv.id }]);
+  deliver(channel(), [
+    [
+      { type: 'started', conversation_id: conv.id, user_message_id: 'u3' },
+      { type: 'message_started', message_id: 'a3', model: 'qwen3', step: 1 },
+      { type: 'text_delta', message_id: 'a3', text: 'a3' },
+      { type: 'finished', reason: 'done', head_id: 'a3' },
+    ],
+  ]);
+  await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(6));
+  await waitFor(() => expect(backend.callsTo('message_siblings')).toHaveLength(6));
+  expect(backend.callsTo('message_siblings').slice(4)).toEqual([{ messageId: 'u3' }, { messageId: 'a3' }]);
+});
