@@ -14,6 +14,9 @@ class ServerStore {
   authorization = $state<Record<string, string>>({});
   loading = $state(false);
   loaded = $state(false);
+  /** How many state events each server has had (not reactive): a snapshot asked for before
+   * the latest event must not overwrite what that event said. */
+  private seen = new Map<string, number>();
 
   /** Loads the configured servers (again). */
   async load(): Promise<void> {
@@ -26,15 +29,20 @@ class ServerStore {
     }
   }
 
-  /** Takes the current state of every supervised server (events carry the changes after). */
+  /** Takes the current state of every supervised server (events carry the changes after). A
+   * server whose state event arrived while the snapshot was on its way keeps the event's state:
+   * the snapshot is older. */
   async loadStates(): Promise<void> {
+    const asked = new Map(this.seen);
     const statuses = await api.serverStates();
-    this.states = { ...this.states, ...Object.fromEntries(statuses.map((s) => [s.name, s.state])) };
+    const fresh = statuses.filter((s) => (this.seen.get(s.name) ?? 0) === (asked.get(s.name) ?? 0));
+    this.states = { ...this.states, ...Object.fromEntries(fresh.map((s) => [s.name, s.state])) };
   }
 
   /** Applies one supervisor event. */
   apply(event: SupervisorEvent): void {
     if (event.type === 'state') {
+      this.seen.set(event.server, (this.seen.get(event.server) ?? 0) + 1);
       this.states = { ...this.states, [event.server]: event.state };
       // A sign-in is only awaited while the server is starting.
       if (event.state.type !== 'starting' && event.server in this.authorization) {
@@ -83,6 +91,7 @@ class ServerStore {
   reset(): void {
     this.records = [];
     this.states = {};
+    this.seen.clear();
     this.toolsVersion = {};
     this.authorization = {};
     this.loading = false;
