@@ -9,6 +9,7 @@ pub mod local_ollama;
 pub mod logging;
 pub mod mcp;
 pub mod paths;
+pub mod profile_lock;
 pub mod provider;
 pub mod providers;
 pub mod secrets;
@@ -56,11 +57,15 @@ pub struct Engine {
     app_views: mcp::apps::AppViews,
     /// The HTTP client every provider shares (built on first use).
     http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
+    /// The profile's lock, when this engine owns the profile's crash recovery (see
+    /// [`profile_lock`]).
+    owner: Option<std::sync::Arc<profile_lock::ProfileLock>>,
 }
 
 impl Engine {
-    /// Creates the profile's directories, opens (and migrates) its database, and marks any
-    /// message a previous crash left streaming as interrupted.
+    /// Creates the profile's directories, opens (and migrates) its database, and — when no
+    /// other process has the profile open (see [`profile_lock`]) — marks any message a previous
+    /// crash left streaming as interrupted and resumes the MCP tasks it left running.
     pub async fn open(
         paths: Paths,
         redactor: Redactor,
@@ -68,9 +73,12 @@ impl Engine {
     ) -> Result<Self, EngineError> {
         paths.ensure()?;
         let store = Store::open(&paths.database()).await?;
-        let interrupted = store.mark_interrupted().await?;
-        if interrupted > 0 {
-            tracing::warn!(interrupted, "marked messages left streaming by a crash");
+        let owner = owner_lock(&paths);
+        if owner.is_some() {
+            let interrupted = store.mark_interrupted().await?;
+            if interrupted > 0 {
+                tracing::warn!(interrupted, "marked messages left streaming by a crash");
+            }
         }
         tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
         let (backoff, limits) = (mcp::Backoff::default(), mcp::Limits::default());
@@ -86,10 +94,18 @@ impl Engine {
             agent: agent::AgentState::default(),
             app_views: Default::default(),
             http: Default::default(),
+            owner,
         };
         engine.load_mcp_settings().await?;
-        engine.resume_tasks().await?;
+        if engine.owner.is_some() {
+            engine.resume_tasks().await?;
+        }
         Ok(engine)
+    }
+
+    /// Whether this engine owns the profile's crash recovery (no other process had it open).
+    pub fn owns_profile(&self) -> bool {
+        self.owner.is_some()
     }
 
     /// The HTTP client shared by every provider (connections are reused across turns).
@@ -152,5 +168,23 @@ impl Engine {
         self.supervisor.shutdown_all().await;
         self.store.close().await;
         tracing::info!("engine shut down");
+    }
+}
+
+/// The profile's lock if this process can take it. A filesystem without locks (an error) is
+/// taken as owned, as before there was a lock: recovery runs.
+fn owner_lock(paths: &Paths) -> Option<std::sync::Arc<profile_lock::ProfileLock>> {
+    match profile_lock::ProfileLock::try_acquire(&paths.data_dir) {
+        Ok(Some(lock)) => Some(std::sync::Arc::new(lock)),
+        Ok(None) => {
+            tracing::info!(
+                "another Switchboard process has this profile open: its streaming messages and tasks are left to it"
+            );
+            None
+        }
+        Err(error) => {
+            tracing::warn!(%error, "cannot lock the profile; recovering as its only user");
+            Some(std::sync::Arc::new(profile_lock::ProfileLock::unlocked()))
+        }
     }
 }

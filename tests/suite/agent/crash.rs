@@ -124,3 +124,58 @@ async fn open_raw(dir: &Path) -> sqlx::SqlitePool {
         .read_only(true);
     sqlx::SqlitePool::connect_with(opts).await.unwrap()
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_process_on_the_profile_leaves_a_live_streaming_answer_alone() {
+    use switchboard_engine::store::{NewConversation, NewMessage};
+    let dir = tempfile::tempdir().unwrap();
+    let live = engine(dir.path()).await;
+    assert!(live.owns_profile());
+    let conv = live
+        .store()
+        .create_conversation(NewConversation::default())
+        .await
+        .unwrap();
+    let streaming = live
+        .store()
+        .append_message(NewMessage {
+            conversation_id: conv.id.clone(),
+            parent_id: None,
+            role: Role::Assistant,
+            content: vec![],
+            status: MessageStatus::Streaming,
+            model: Some("m".into()),
+        })
+        .await
+        .unwrap();
+
+    // A terminal command or a second launch opens the same profile while the answer streams.
+    let second = engine(dir.path()).await;
+    assert!(!second.owns_profile());
+    let status = second
+        .store()
+        .get_message(&streaming.id)
+        .await
+        .unwrap()
+        .status;
+    assert_eq!(
+        status,
+        MessageStatus::Streaming,
+        "a live answer is not a crash's leftover"
+    );
+    second.shutdown().await;
+    drop(second);
+
+    // The window ends without finishing it (a crash): the next start recovers it.
+    live.shutdown().await;
+    drop(live);
+    let next = engine(dir.path()).await;
+    assert!(next.owns_profile());
+    let status = next
+        .store()
+        .get_message(&streaming.id)
+        .await
+        .unwrap()
+        .status;
+    assert_eq!(status, MessageStatus::Interrupted);
+}
