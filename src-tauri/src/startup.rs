@@ -115,6 +115,7 @@ pub fn tune_webview<R: tauri::Runtime>(app: &tauri::App<R>) {
 }
 
 /// Whether `dir` holds a DRM render node (`renderD128`, …): a GPU the compositor can use.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub fn has_render_node(dir: &std::path::Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {
         entries
