@@ -72,10 +72,9 @@ impl Drop for TaskServer {
     }
 }
 
-/// Configures and starts `server` as `tasks` (allowed without asking).
-async fn with_task_server(engine: &Engine, server: &TaskServer) {
-    let doc =
-        json!({"mcpServers": {"tasks": {"type": "http", "url": server.url, "approval": "allow"}}});
+/// Configures and starts the task server at `url` as `tasks` (allowed without asking).
+pub(super) async fn with_tasks_server(engine: &Engine, url: &str) {
+    let doc = json!({"mcpServers": {"tasks": {"type": "http", "url": url, "approval": "allow"}}});
     engine
         .import_servers(&doc.to_string(), Conflict::Skip)
         .await
@@ -100,6 +99,57 @@ pub(super) async fn stored_results(engine: &Engine, conv: &str) -> Vec<(String, 
             _ => None,
         })
         .collect()
+}
+
+/// Runs a turn whose task never ends by itself; on its first task event, `act` is called with
+/// the engine, the conversation and the call id. Returns how the turn ended and its events.
+pub(super) async fn endless_turn(
+    engine: &Engine,
+    conv: &str,
+    act: impl Fn(Engine, String, String) + Send + 'static,
+) -> (TurnEnd, Vec<ChatEvent>) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (e, c) = (engine.clone(), conv.to_owned());
+    let watcher = tokio::spawn(async move {
+        let mut events: Vec<ChatEvent> = Vec::new();
+        while let Some(ev) = rx.recv().await {
+            if let ChatEvent::ToolTask { call_id, .. } = &ev
+                && statuses(&events).is_empty()
+            {
+                act(e.clone(), c.clone(), call_id.clone());
+            }
+            events.push(ev);
+        }
+        events
+    });
+    let turn = engine.send_message(conv, "Go", tx);
+    let end = tokio::time::timeout(Duration::from_secs(60), turn);
+    let end = end.await.expect("the turn hung").unwrap();
+    (end, watcher.await.unwrap())
+}
+
+/// Opens the engine on `dir` again, starts `tasks`, and waits (at most a minute) for the task
+/// left running to complete `conv`'s tool result: the stored result must be the slow report,
+/// its message complete. Returns the open engine.
+pub(super) async fn result_after_reopening(dir: &Path, conv: &str) -> Engine {
+    let engine = engine(dir).await;
+    engine.start_server("tasks").await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let stored = loop {
+        let stored = stored_results(&engine, conv).await;
+        if !stored.is_empty() || Instant::now() > deadline {
+            break stored;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        stored,
+        vec![("report on tides after 15 steps".to_owned(), false)]
+    );
+    let branch = engine.conversation_branch(conv).await.unwrap();
+    let tool = branch.iter().find(|m| m.role == Role::Tool).unwrap();
+    assert_eq!(tool.status, MessageStatus::Complete);
+    engine
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -194,32 +244,11 @@ async fn cancelling_a_task_from_its_card_cancels_it_on_the_server() {
     ])
     .await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let e = engine.clone();
-    let watcher = tokio::spawn(async move {
-        let mut events = Vec::new();
-        while let Some(ev) = rx.recv().await {
-            if let ChatEvent::ToolTask {
-                call_id,
-                status: TaskStatus::Working,
-                ..
-            } = &ev
-                && !events
-                    .iter()
-                    .any(|e| matches!(e, ChatEvent::ToolTask { .. }))
-            {
-                e.cancel_task(call_id).await.unwrap();
-            }
-            events.push(ev);
-        }
-        events
-    });
-    let end = tokio::time::timeout(
-        Duration::from_secs(60),
-        engine.send_message(&conv, "Go", tx),
-    );
-    assert_eq!(end.await.expect("the turn hung").unwrap(), TurnEnd::Done);
-    let events = watcher.await.unwrap();
+    let (end, events) = endless_turn(&engine, &conv, |e, _, call_id| {
+        tokio::spawn(async move { e.cancel_task(&call_id).await.unwrap() });
+    })
+    .await;
+    assert_eq!(end, TurnEnd::Done);
     assert_eq!(
         statuses(&events).last(),
         Some(&TaskStatus::Cancelled),
@@ -243,27 +272,11 @@ async fn stopping_the_turn_cancels_its_running_task_on_the_server() {
     )])
     .await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let (e, c) = (engine.clone(), conv.clone());
-    let watcher = tokio::spawn(async move {
-        let mut events = Vec::new();
-        while let Some(ev) = rx.recv().await {
-            if matches!(ev, ChatEvent::ToolTask { .. }) && statuses(&events).is_empty() {
-                assert!(e.stop_turn(&c));
-            }
-            events.push(ev);
-        }
-        events
-    });
-    let end = tokio::time::timeout(
-        Duration::from_secs(60),
-        engine.send_message(&conv, "Go", tx),
-    );
-    assert_eq!(
-        end.await.expect("the turn hung").unwrap(),
-        TurnEnd::Cancelled
-    );
-    let events = watcher.await.unwrap();
+    let (end, events) = endless_turn(&engine, &conv, |e, c, _| {
+        assert!(e.stop_turn(&c));
+    })
+    .await;
+    assert_eq!(end, TurnEnd::Cancelled);
     assert_eq!(statuses(&events).last(), Some(&TaskStatus::Cancelled));
     assert_eq!(
         results(&events),
@@ -277,7 +290,7 @@ async fn a_task_that_fails_ends_the_call_with_the_servers_error() {
     let server = TaskServer::start();
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    with_task_server(&engine, &server).await;
+    with_tasks_server(&engine, &server.url).await;
     let model = Model::start(vec![
         call("tasks__doomed", json!({})),
         Say::Text("It failed.".into()),
@@ -347,22 +360,6 @@ async fn a_task_survives_the_engine_being_dropped_and_completes_the_result_after
     let server = TaskServer::start();
     let dir = tempfile::tempdir().unwrap();
     let conv = start_task_then_drop_the_engine(dir.path(), &server.url);
-    let engine = engine(dir.path()).await;
-    engine.start_server("tasks").await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let stored = loop {
-        let stored = stored_results(&engine, &conv).await;
-        if !stored.is_empty() || Instant::now() > deadline {
-            break stored;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    assert_eq!(
-        stored,
-        vec![("report on tides after 15 steps".to_owned(), false)]
-    );
-    let branch = engine.conversation_branch(&conv).await.unwrap();
-    let tool = branch.iter().find(|m| m.role == Role::Tool).unwrap();
-    assert_eq!(tool.status, MessageStatus::Complete);
+    let engine = result_after_reopening(dir.path(), &conv).await;
     engine.shutdown().await;
 }

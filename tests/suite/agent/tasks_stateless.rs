@@ -7,29 +7,19 @@
 //! engine is dropped and opened again.
 
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
 use switchboard_engine::mcp::tasks::TaskStatus;
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
-use switchboard_engine::store::{MessageStatus, Role};
 
-use super::super::tasks_server::{self, Running};
+use super::super::tasks_server;
 use super::model::{Model, Say};
-use super::tasks::{call, start_task_then_drop_the_engine, statuses, stored_results};
+use super::tasks::{
+    call, endless_turn, result_after_reopening, start_task_then_drop_the_engine, statuses,
+    stored_results, with_tasks_server,
+};
 use super::*;
-
-/// Configures and starts the tasks server as `tasks` (allowed without asking).
-async fn with_server(engine: &Engine, server: &Running) {
-    let doc =
-        json!({"mcpServers": {"tasks": {"type": "http", "url": server.url, "approval": "allow"}}});
-    engine
-        .import_servers(&doc.to_string(), Conflict::Skip)
-        .await
-        .unwrap();
-    engine.start_server("tasks").await.unwrap();
-}
 
 /// The status messages a turn reported for its tasks.
 fn messages(events: &[ChatEvent]) -> Vec<String> {
@@ -46,7 +36,7 @@ async fn a_2026_task_is_followed_until_done_and_its_result_lands_in_history() {
     let server = tasks_server::start().await;
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    with_server(&engine, &server).await;
+    with_tasks_server(&engine, &server.url).await;
     let model = Model::start(vec![
         call("tasks__report", json!({"label": "tides", "steps": 5})),
         Say::Text("Reported.".into()),
@@ -73,7 +63,7 @@ async fn a_2026_task_that_needs_input_is_answered_through_the_broker_with_tasks_
     let server = tasks_server::start().await;
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    with_server(&engine, &server).await;
+    with_tasks_server(&engine, &server.url).await;
     let mut asked = engine.supervisor().interactions().subscribe();
     let e = engine.clone();
     let answering = tokio::spawn(async move {
@@ -116,7 +106,7 @@ async fn a_2026_task_that_fails_gives_an_error_result_not_a_hang() {
     let server = tasks_server::start().await;
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    with_server(&engine, &server).await;
+    with_tasks_server(&engine, &server.url).await;
     let model = Model::start(vec![
         call("tasks__doomed", json!({})),
         Say::Text("It failed.".into()),
@@ -135,39 +125,12 @@ async fn a_2026_task_that_fails_gives_an_error_result_not_a_hang() {
     engine.shutdown().await;
 }
 
-/// Runs a turn calling `endless`; on its first task event, `act` is called with the engine,
-/// the conversation and the call id. Returns how the turn ended and its events.
-async fn endless_turn(
-    engine: &Engine,
-    conv: &str,
-    act: impl Fn(Engine, String, String) + Send + 'static,
-) -> (TurnEnd, Vec<ChatEvent>) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let (e, c) = (engine.clone(), conv.to_owned());
-    let watcher = tokio::spawn(async move {
-        let mut events: Vec<ChatEvent> = Vec::new();
-        while let Some(ev) = rx.recv().await {
-            if let ChatEvent::ToolTask { call_id, .. } = &ev
-                && statuses(&events).is_empty()
-            {
-                act(e.clone(), c.clone(), call_id.clone());
-            }
-            events.push(ev);
-        }
-        events
-    });
-    let turn = engine.send_message(conv, "Go", tx);
-    let end = tokio::time::timeout(Duration::from_secs(60), turn);
-    let end = end.await.expect("the turn hung").unwrap();
-    (end, watcher.await.unwrap())
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelling_a_2026_task_from_its_card_sends_tasks_cancel() {
     let server = tasks_server::start().await;
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    with_server(&engine, &server).await;
+    with_tasks_server(&engine, &server.url).await;
     let model = Model::start(vec![
         call("tasks__endless", json!({})),
         Say::Text("Cancelled.".into()),
@@ -197,7 +160,7 @@ async fn stopping_the_turn_cancels_its_2026_task_on_the_server() {
     let server = tasks_server::start().await;
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    with_server(&engine, &server).await;
+    with_tasks_server(&engine, &server.url).await;
     let model = Model::start(vec![call("tasks__endless", json!({}))]).await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
     let (end, events) = endless_turn(&engine, &conv, |e, c, _| {
@@ -215,23 +178,7 @@ async fn a_2026_task_survives_the_engine_being_dropped_and_its_result_lands_afte
     let server = tasks_server::start().await;
     let dir = tempfile::tempdir().unwrap();
     let conv = start_task_then_drop_the_engine(dir.path(), &server.url);
-    let engine = engine(dir.path()).await;
-    engine.start_server("tasks").await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let stored = loop {
-        let stored = stored_results(&engine, &conv).await;
-        if !stored.is_empty() || Instant::now() > deadline {
-            break stored;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    assert_eq!(
-        stored,
-        vec![("report on tides after 15 steps".to_owned(), false)]
-    );
-    let branch = engine.conversation_branch(&conv).await.unwrap();
-    let tool = branch.iter().find(|m| m.role == Role::Tool).unwrap();
-    assert_eq!(tool.status, MessageStatus::Complete);
+    let engine = result_after_reopening(dir.path(), &conv).await;
     assert_eq!(server.counts.cancels.load(Ordering::SeqCst), 0);
     engine.shutdown().await;
 }
