@@ -60,10 +60,18 @@ impl Drop for Running {
 /// Starts the server on a free loopback port, on the current tokio runtime.
 pub async fn start(asking: Asking) -> Running {
     let stop = CancellationToken::new();
-    let factory = {
-        let asking = asking.clone();
-        move || Ok(asking.clone())
-    };
+    let url = serve_http(asking.clone(), &stop).await;
+    Running { url, asking, stop }
+}
+
+/// Serves `server` (one clone per session) over streamable HTTP on a free loopback port until
+/// `stop` is cancelled; returns its endpoint, `http://127.0.0.1:PORT/mcp`. Shared by the suite's
+/// own rmcp servers.
+pub async fn serve_http<S>(server: S, stop: &CancellationToken) -> String
+where
+    S: rmcp::ServerHandler + Clone + Send + Sync + 'static,
+{
+    let factory = move || Ok(server.clone());
     let config = StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
     let service =
         StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
@@ -78,11 +86,7 @@ pub async fn start(asking: Asking) -> Running {
             axum::serve(listener, router).with_graceful_shutdown(shutdown.cancelled_owned());
         let _ = serve.await;
     });
-    Running {
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        asking,
-        stop,
-    }
+    format!("http://127.0.0.1:{port}/mcp")
 }
 
 /// The input requests of a first round, by key.

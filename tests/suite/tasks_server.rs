@@ -28,8 +28,6 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use rmcp::task_manager::{TaskContext, TaskExit, TaskFuture, TaskManager, TaskOptions};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -84,26 +82,9 @@ impl Drop for Running {
 pub async fn start() -> Running {
     let server = Tasks::default();
     let stop = CancellationToken::new();
-    let factory = {
-        let server = server.clone();
-        move || Ok(server.clone())
-    };
-    let config = StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
-    let service =
-        StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let shutdown = stop.clone();
-    tokio::spawn(async move {
-        let serve =
-            axum::serve(listener, router).with_graceful_shutdown(shutdown.cancelled_owned());
-        let _ = serve.await;
-    });
+    let url = super::mrtr_server::serve_http(server.clone(), &stop).await;
     Running {
-        url: format!("http://127.0.0.1:{port}/mcp"),
+        url,
         counts: server.counts.clone(),
         stop,
         tasks: server.tasks.clone(),
