@@ -13,11 +13,11 @@
 //
 // Usage: node tests/e2e/apps.mjs <path to the debug binary>   (DISPLAY must be set)
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import http from 'node:http';
-import { driver, freePort, sleep, until } from './webdriver.mjs';
+import { driver, freePort, runScenario, sleep, until } from './webdriver.mjs';
 
 const app = resolve(process.argv[2] ?? '');
 const root = resolve(import.meta.dirname, '../..');
@@ -313,17 +313,4 @@ async function main() {
   }
 }
 
-let failed = false;
-try {
-  await main();
-  console.log('e2e-apps: 1 passed, 0 failed');
-} catch (e) {
-  failed = true;
-  console.error(`e2e-apps: FAILED: ${e.message}`);
-  console.log('e2e-apps: 0 passed, 1 failed');
-} finally {
-  for (const c of children) c.kill('SIGTERM');
-  await sleep(300);
-  rmSync(dataDir, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+await runScenario('e2e-apps', main, children, dataDir);
