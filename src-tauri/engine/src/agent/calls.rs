@@ -168,7 +168,7 @@ pub(super) async fn run_all(
 }
 
 /// A result made of one error text.
-fn error_result(text: impl Into<String>) -> ToolResult {
+pub(super) fn error_result(text: impl Into<String>) -> ToolResult {
     ToolResult {
         content: vec![ResultPart::Text { text: text.into() }],
         structured: None,

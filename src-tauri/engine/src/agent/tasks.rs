@@ -11,10 +11,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
 
 use super::Events;
+use super::calls::error_result;
 use super::events::{CallView, ChatEvent};
 use crate::content::ContentPart;
 use crate::mcp::tasks::{TaskState, TaskStatus};
-use crate::mcp::types::{ResultPart, ToolResult};
+use crate::mcp::types::ToolResult;
 use crate::store::TaskRecord;
 use crate::{Engine, EngineError};
 
@@ -154,7 +155,7 @@ async fn wait(
             TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired => {
                 return fetch(follow, &state, cancel).await;
             }
-            TaskStatus::Cancelled => return Err(text_result("The task was cancelled.")),
+            TaskStatus::Cancelled => return Err(error_result("The task was cancelled.")),
             TaskStatus::Working => {
                 tokio::select! {
                     () = tokio::time::sleep(state.next_poll()) => {}
@@ -169,7 +170,7 @@ async fn wait(
         {
             Ok(next) => (state, failures) = (next, 0),
             Err(e) if failures + 1 >= POLL_FAILURES => {
-                return Err(text_result(format!("The task could not be followed: {e}")));
+                return Err(error_result(format!("The task could not be followed: {e}")));
             }
             Err(_) => failures += 1,
         }
@@ -191,7 +192,7 @@ async fn answer(
         Err(_) if cancel.is_cancelled() => Err(cancel_on_server(follow, state).await),
         Err(e) => {
             let _ = cancel_on_server(follow, state).await;
-            Err(text_result(format!(
+            Err(error_result(format!(
                 "The task's questions could not be answered: {e}"
             )))
         }
@@ -219,9 +220,9 @@ async fn fetch(
         Err(_) if cancel.is_cancelled() => Err(cancel_on_server(follow, state).await),
         Err(e) if state.status == TaskStatus::Failed => {
             let why = state.message.clone().unwrap_or_else(|| e.to_string());
-            Err(text_result(format!("The task failed: {why}")))
+            Err(error_result(format!("The task failed: {why}")))
         }
-        Err(e) => Err(text_result(format!(
+        Err(e) => Err(error_result(format!(
             "The task's result could not be fetched: {e}"
         ))),
     }
@@ -237,16 +238,7 @@ async fn cancel_on_server(follow: &mut Follow<'_>, state: &TaskState) -> ToolRes
         Ok(after) => follow.report(&after).await,
         Err(e) => tracing::warn!(error = %e, "could not cancel a task on its server"),
     }
-    text_result("The user cancelled this task.")
-}
-
-/// A result made of one error text.
-fn text_result(text: impl Into<String>) -> ToolResult {
-    ToolResult {
-        content: vec![ResultPart::Text { text: text.into() }],
-        structured: None,
-        is_error: true,
-    }
+    error_result("The user cancelled this task.")
 }
 
 impl Engine {
@@ -313,9 +305,11 @@ async fn resume(engine: Engine, record: TaskRecord) {
         // The server could not be asked: the handle stays open for the next start.
         return;
     }
+    // Stored as a live call stores it: with the App it renders, if its tool has one.
+    let (server, tool) = (&follow.record.server, &follow.record.tool);
     let part = ContentPart::ToolResult {
         call_id,
-        content: serde_json::to_value(&result).unwrap_or_default(),
+        content: crate::mcp::apps_result_json(&engine, server, tool, &result).await,
         is_error: result.is_error,
     };
     if let Err(e) = engine.store().complete_tool_result(&message_id, part).await {
