@@ -90,29 +90,48 @@ pub fn tools_tokens(tools: &[ToolSpec]) -> u32 {
         .sum()
 }
 
-/// The cost of a request's tool definitions: a byte bound at once, the count when needed
-/// (kept for the rest of the turn in `counted`).
+/// What a turn has measured of its tool definitions (they do not change between its steps):
+/// their byte bound and, only when a request may not fit, their token count.
+#[derive(Debug, Default)]
+pub struct ToolsMeasures {
+    bound: OnceLock<u32>,
+    counted: OnceLock<u32>,
+}
+
+impl ToolsMeasures {
+    /// The token count, if one was made.
+    pub fn counted(&self) -> Option<u32> {
+        self.counted.get().copied()
+    }
+}
+
+/// The cost of a request's tool definitions, measured at most once per turn.
 pub struct ToolsCost<'a> {
     /// The definitions.
     pub specs: &'a [ToolSpec],
-    /// Their count, once made.
-    pub counted: &'a OnceLock<u32>,
+    /// What was measured of them so far.
+    pub measures: &'a ToolsMeasures,
 }
 
 impl ToolsCost<'_> {
     fn bound(&self) -> u32 {
-        self.specs
-            .iter()
-            .map(|t| {
-                bound(&t.name)
-                    .saturating_add(bound(&t.description))
-                    .saturating_add(bound(&t.parameters.to_string()))
-            })
-            .fold(0, u32::saturating_add)
+        *self.measures.bound.get_or_init(|| {
+            self.specs
+                .iter()
+                .map(|t| {
+                    bound(&t.name)
+                        .saturating_add(bound(&t.description))
+                        .saturating_add(bound(&t.parameters.to_string()))
+                })
+                .fold(0, u32::saturating_add)
+        })
     }
 
     fn tokens(&self) -> u32 {
-        *self.counted.get_or_init(|| tools_tokens(self.specs))
+        *self
+            .measures
+            .counted
+            .get_or_init(|| tools_tokens(self.specs))
     }
 }
 

@@ -21,9 +21,8 @@ pub(super) struct Setup {
     pub tools: Vec<(String, ToolInfo)>,
     pub names: ToolNames,
     pub specs: Vec<ToolSpec>,
-    /// Estimated tokens of `specs`, counted at most once for the whole turn (only when a
-    /// request may not fit its window: see [`super::budget`]).
-    pub specs_tokens: std::sync::OnceLock<u32>,
+    /// What was measured of `specs` (once for the whole turn; see [`super::budget`]).
+    pub specs_measures: super::budget::ToolsMeasures,
     pub settings: ChatSettings,
 }
 
@@ -32,7 +31,7 @@ impl Setup {
     pub fn tools_cost(&self) -> super::budget::ToolsCost<'_> {
         super::budget::ToolsCost {
             specs: &self.specs,
-            counted: &self.specs_tokens,
+            measures: &self.specs_measures,
         }
     }
 
@@ -73,14 +72,13 @@ impl Setup {
         };
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
-        let specs_tokens = std::sync::OnceLock::new();
         Ok(Self {
             provider: Box::new(ModeSwitch::new(client, mode)),
             model,
             tools,
             names,
             specs,
-            specs_tokens,
+            specs_measures: Default::default(),
             settings,
         })
     }

@@ -202,10 +202,11 @@ fn the_newest_exchange_stays_even_when_too_big_with_its_huge_result_cut() {
 }
 
 fn no_tools() -> budget::ToolsCost<'static> {
-    static COUNTED: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    static MEASURES: std::sync::LazyLock<budget::ToolsMeasures> =
+        std::sync::LazyLock::new(Default::default);
     budget::ToolsCost {
         specs: &[],
-        counted: &COUNTED,
+        measures: &MEASURES,
     }
 }
 
@@ -217,21 +218,21 @@ fn a_request_whose_bytes_fit_the_window_is_sent_whole_without_loading_the_tokeni
         description: "The time in a zone".into(),
         parameters: serde_json::json!({"type": "object"}),
     }];
-    let counted = std::sync::OnceLock::new();
+    let measures = budget::ToolsMeasures::default();
     let tools = budget::ToolsCost {
         specs: &specs,
-        counted: &counted,
+        measures: &measures,
     };
     budget::COUNTED.with(|c| c.set(0));
     let fitted = budget::fit(Some("be brief"), &tools, messages.clone(), 32_768, 4096);
     assert_eq!(budget::COUNTED.with(std::cell::Cell::get), 0);
     assert_eq!((fitted.messages, fitted.dropped), (messages.clone(), 0));
-    assert!(counted.get().is_none(), "the tools were not counted");
+    assert!(measures.counted().is_none(), "the tools were not counted");
 
     // The same request in a window its bytes do not fit is counted, tools included.
     let fitted = budget::fit(Some("be brief"), &tools, messages, 2_000, 100);
     assert!(budget::COUNTED.with(std::cell::Cell::get) > 0);
-    assert!(counted.get().is_some());
+    assert!(measures.counted().is_some());
     assert_eq!(fitted.dropped, 0, "counted in tokens, it still fits");
 }
 
