@@ -7,7 +7,8 @@
 //!
 //! The stream lives as long as the connection: the task is aborted when the client is
 //! dropped and ends when the transport closes. A stream the server ends (or that fails to
-//! open) is opened again after a growing pause ([`pause`]), never in a busy loop; after a
+//! open) is opened again after the supervisor's restart pauses ([`Backoff`], jittered), never in
+//! a busy loop; after a
 //! reopening the lists are invalidated once, since changes may have been missed meanwhile.
 
 use std::sync::Arc;
@@ -19,13 +20,10 @@ use rmcp::service::RoleClient;
 use tokio::task::JoinHandle;
 
 use super::HostHandler;
+use crate::mcp::Backoff;
 use crate::mcp::supervisor::METHOD_NOT_FOUND;
 use crate::mcp::types::ServerNotification;
 
-/// The first pause before opening an ended stream again; it doubles up to [`MAX_PAUSE`].
-const FIRST_PAUSE: Duration = Duration::from_secs(1);
-/// The longest pause between two attempts.
-const MAX_PAUSE: Duration = Duration::from_secs(60);
 /// A stream that lived this long starts the pauses over.
 const STABLE_AFTER: Duration = Duration::from_secs(30);
 
@@ -62,12 +60,6 @@ pub(super) fn start(
     host: Arc<dyn HostHandler>,
 ) -> Listener {
     Listener(tokio::spawn(listen(peer, filter, host)))
-}
-
-/// The pause before attempt `failures` + 1: 1 s, 2 s, 4 s, … up to [`MAX_PAUSE`].
-pub(super) fn pause(failures: u32) -> Duration {
-    let doubled = FIRST_PAUSE.saturating_mul(1 << failures.min(16));
-    doubled.min(MAX_PAUSE)
 }
 
 /// Opens the stream, forwards its notifications, and opens it again when it ends, until the
@@ -107,7 +99,7 @@ async fn listen(
             failures = 0;
         }
         reopened = true;
-        tokio::time::sleep(pause(failures)).await;
+        tokio::time::sleep(Backoff::default().jittered(failures.saturating_add(1))).await;
         failures = failures.saturating_add(1);
     }
 }
@@ -143,13 +135,6 @@ fn resync(filter: &rm::SubscriptionFilter, host: &dyn HostHandler) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_pause_between_attempts_doubles_up_to_a_minute() {
-        let pauses: Vec<u64> = (0..8).map(|f| pause(f).as_secs()).collect();
-        assert_eq!(pauses, vec![1, 2, 4, 8, 16, 32, 60, 60]);
-        assert_eq!(pause(u32::MAX), MAX_PAUSE);
-    }
 
     #[test]
     fn only_the_lists_a_server_says_may_change_are_listened_to() {
