@@ -54,10 +54,7 @@ impl Engine {
         let Some(uri) = info.ui.and_then(|u| u.resource_uri) else {
             return Ok(None);
         };
-        let client = (self.supervisor().client(server)).ok_or_else(|| ToolError::NotReady {
-            server: server.to_owned(),
-            state: "not running".to_owned(),
-        })?;
+        let client = self.supervisor().ready_client(server)?;
         let read = client
             .read_app_resource(&uri)
             .await

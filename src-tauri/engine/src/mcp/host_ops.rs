@@ -192,19 +192,7 @@ impl Engine {
     }
 
     fn running(&self, name: &str) -> Result<Arc<McpClient>, EngineError> {
-        let server = name.to_owned();
-        match (
-            self.supervisor().client(name),
-            self.supervisor().state(name),
-        ) {
-            (Some(client), _) => Ok(client),
-            (None, None) => Err(ToolError::UnknownServer { server }.into()),
-            (None, Some(state)) => Err(ToolError::NotReady {
-                server,
-                state: format!("{state:?}"),
-            }
-            .into()),
-        }
+        Ok(self.supervisor().ready_client(name)?)
     }
 }
 

@@ -28,6 +28,7 @@ use super::oauth::{Notify, OAuth};
 use super::process::StderrLog;
 use super::roots::Roots;
 use super::tools::Limits;
+use super::tools::ToolError;
 use super::types::{ServerInfo, ToolInfo};
 use crate::logging::Redactor;
 use crate::secrets::SecretStore;
@@ -284,6 +285,19 @@ impl Supervisor {
     /// The client of running server `name`, for listings and reads.
     pub(super) fn client(&self, name: &str) -> Option<Arc<McpClient>> {
         self.inner.lock().get(name)?.client.clone()
+    }
+
+    /// The client of server `name` if it is ready; otherwise why not (unknown, or its state).
+    pub(super) fn ready_client(&self, name: &str) -> Result<Arc<McpClient>, ToolError> {
+        let server = name.to_owned();
+        match (self.client(name), self.state(name)) {
+            (Some(client), _) => Ok(client),
+            (None, None) => Err(ToolError::UnknownServer { server }),
+            (None, Some(state)) => Err(ToolError::NotReady {
+                server,
+                state: format!("{state:?}"),
+            }),
+        }
     }
 
     /// The state of server `name` (`None` if it was never started).

@@ -23,10 +23,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
+use super::Supervisor;
 use super::progress::ProgressSink;
 use super::tools::{ToolError, truncate};
 use super::types::{McpError, ResultPart, ToolResult};
-use super::{McpClient, Supervisor};
 
 /// How often a task is polled when the server suggests nothing.
 pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
@@ -244,7 +244,7 @@ impl Supervisor {
         let Some(requests) = &state.input_requests else {
             return Ok(());
         };
-        let client = self.task_client(server)?;
+        let client = self.ready_client(server)?;
         Ok(client
             .answer_task_input(&state.task_id, requests, cancel)
             .await?)
@@ -252,7 +252,7 @@ impl Supervisor {
 
     /// The current state of task `task_id` on `server` (`tasks/get`).
     pub async fn task_status(&self, server: &str, task_id: &str) -> Result<TaskState, ToolError> {
-        Ok(self.task_client(server)?.get_task(task_id).await?)
+        Ok(self.ready_client(server)?.get_task(task_id).await?)
     }
 
     /// The result of terminal (or input-required) task `task_id` on `server`: the inline one
@@ -268,7 +268,7 @@ impl Supervisor {
             Some(TaskOutcome::Result(r)) => r.clone(),
             Some(TaskOutcome::Error { code, message }) => failed(*code, message),
             None => {
-                let client = self.task_client(server)?;
+                let client = self.ready_client(server)?;
                 client.task_result(&state.task_id, cancel).await?
             }
         };
@@ -280,7 +280,7 @@ impl Supervisor {
     /// task settles a moment later), so the state is polled for up to [`CANCEL_SETTLE`] until
     /// it is terminal.
     pub async fn task_cancel(&self, server: &str, task_id: &str) -> Result<TaskState, ToolError> {
-        let client = self.task_client(server)?;
+        let client = self.ready_client(server)?;
         client.cancel_task(task_id).await?;
         let deadline = tokio::time::Instant::now() + CANCEL_SETTLE;
         loop {
@@ -289,21 +289,6 @@ impl Supervisor {
                 return Ok(state);
             }
             tokio::time::sleep(MIN_POLL).await;
-        }
-    }
-
-    /// The client of a ready `server`.
-    fn task_client(&self, server: &str) -> Result<std::sync::Arc<McpClient>, ToolError> {
-        let found = self.with_slot(server, |slot| slot.client.clone());
-        match found {
-            Some(Some(client)) => Ok(client),
-            Some(None) => Err(ToolError::NotReady {
-                server: server.to_owned(),
-                state: "not connected".to_owned(),
-            }),
-            None => Err(ToolError::UnknownServer {
-                server: server.to_owned(),
-            }),
         }
     }
 }
