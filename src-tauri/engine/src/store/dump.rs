@@ -111,7 +111,8 @@ impl Store {
         }
         let packed: Vec<String> = match query.fetch_all(&self.reader).await {
             Ok(packed) => packed,
-            Err(_) => return self.messages_row_by_row(ids, marks).await,
+            Err(e) if too_big(&e) => return self.messages_row_by_row(ids, marks).await,
+            Err(e) => return Err(self.classify(e)),
         };
         let mut messages = Vec::new();
         for text in packed {
@@ -144,6 +145,12 @@ impl Store {
             .map_err(|e| self.classify(e))?;
         rows.into_iter().map(Message::try_from).collect()
     }
+}
+
+/// Whether `e` is SQLite's "string or blob too big" (`SQLITE_TOOBIG`, 18): a packed
+/// conversation over the length limit, read row by row instead. Any other error is real.
+fn too_big(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db) if db.code().as_deref() == Some("18"))
 }
 
 #[cfg(test)]
