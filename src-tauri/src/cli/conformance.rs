@@ -50,7 +50,7 @@ pub async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
         KeyringSecrets::mock()
             .map_err(|e| CliError::Usage(format!("no in-memory keychain: {e}")))?,
     );
-    spec.oauth = oauth_client(&context, secrets.as_ref(), &spec.name)?;
+    spec.oauth = oauth_client(&scenario, &context, secrets.as_ref(), &spec.name)?;
     let oauth = oauth(secrets);
     let client = McpClient::connect_with_oauth(&spec, DefaultsHost, Some(&oauth))
         .await
@@ -184,12 +184,12 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// credentials for a machine-to-machine scenario (a secret, or a private key that signs
 /// assertions); always our client metadata document, used where it is supported.
 fn oauth_client(
+    scenario: &str,
     context: &Map<String, Value>,
     secrets: &dyn SecretStore,
     server: &str,
 ) -> Result<OAuthClient, CliError> {
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
-    let scenario = std::env::var(SCENARIO_ENV).unwrap_or_default();
     let machine = scenario.starts_with("auth/client-credentials");
     let key = text("private_key_pem");
     let signing_algorithm = match text("signing_algorithm") {
@@ -207,9 +207,10 @@ fn oauth_client(
     Ok(OAuthClient {
         client_id: text("client_id"),
         client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
-        grant: match machine {
-            true => OAuthGrant::ClientCredentials,
-            false => OAuthGrant::AuthorizationCode,
+        grant: if machine {
+            OAuthGrant::ClientCredentials
+        } else {
+            OAuthGrant::AuthorizationCode
         },
         scopes: Vec::new(),
         signing_algorithm,
