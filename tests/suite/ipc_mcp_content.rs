@@ -19,10 +19,7 @@ const ANSWER: &str = concat!(
 );
 
 fn start_everything(h: &Harness) {
-    let js = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/mcp-node/node_modules/@modelcontextprotocol/server-everything")
-        .join("dist/index.js");
-    assert!(js.exists(), "run `npm ci --prefix tests/fixtures/mcp-node`");
+    let js = super::agent::everything_js();
     let server = json!({ "input": {
         "name": "everything",
         "transport": { "type": "stdio", "command": "node", "args": [js, "stdio"] }

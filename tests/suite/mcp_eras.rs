@@ -50,8 +50,7 @@ fn node(script: PathBuf) -> ServerSpec {
 }
 
 fn everything() -> ServerSpec {
-    let js = "mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
-    let mut spec = node(fixture(js));
+    let mut spec = node(PathBuf::from(super::agent::everything_js()));
     if let Transport::Stdio { args, .. } = &mut spec.transport {
         args.push("stdio".to_owned());
     }

@@ -2,7 +2,7 @@
 //! model (`_meta.ui.visibility: ["app"]`) are not offered to it, the App is stored with the
 //! tool result (so reopening the conversation renders it again), and the model never sees it.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, TurnEnd};
 use switchboard_engine::content::ContentPart;
 use switchboard_engine::mcp::Conflict;
@@ -20,14 +20,6 @@ fn monitor_js() -> String {
         path.display()
     );
     path.to_string_lossy().into_owned()
-}
-
-fn tool_names(request: &Value) -> Vec<String> {
-    let tools = request["tools"].as_array().cloned().unwrap_or_default();
-    tools
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -58,7 +50,7 @@ async fn an_app_tool_result_keeps_its_app_in_history_and_app_only_tools_stay_hid
     assert_eq!(ran.end, TurnEnd::Done);
 
     let requests = model.requests();
-    assert_eq!(tool_names(&requests[0]), ["monitor__get-system-info"]);
+    assert_eq!(model.offered(0), ["monitor__get-system-info"]);
     let sent = requests[1].to_string();
     assert!(
         !sent.contains("mcp-app") && !sent.contains("<html"),

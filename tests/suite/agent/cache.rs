@@ -42,16 +42,6 @@ async fn setup(
     (engine, server, model, conv)
 }
 
-/// The tool names the model was offered in request `i`.
-fn offered(model: &Model, i: usize) -> Vec<String> {
-    let requests = model.requests();
-    let tools = requests[i]["tools"].as_array().cloned().unwrap_or_default();
-    tools
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-        .collect()
-}
-
 #[tokio::test]
 async fn within_the_ttl_a_second_turn_sends_the_known_tools_without_listing_them_again() {
     let dir = tempfile::tempdir().unwrap();
@@ -68,8 +58,8 @@ async fn within_the_ttl_a_second_turn_sends_the_known_tools_without_listing_them
         1,
         "no tools/list in either turn"
     );
-    assert_eq!(offered(&model, 1).len(), 5);
-    assert_eq!(offered(&model, 0), offered(&model, 1));
+    assert_eq!(model.offered(1).len(), 5);
+    assert_eq!(model.offered(0), model.offered(1));
     engine.shutdown().await;
 }
 
@@ -86,11 +76,11 @@ async fn once_the_ttl_has_passed_the_next_turn_lists_again_and_sees_the_change()
     tokio::time::sleep(Duration::from_millis(600)).await;
     send(&engine, &conv, "two", ApprovalAnswer::Deny).await;
     assert_eq!(server.asking.lists.load(Ordering::SeqCst), after_first + 1);
-    assert!(!offered(&model, 0).iter().any(|t| t.ends_with("ask_later")));
+    assert!(!model.offered(0).iter().any(|t| t.ends_with("ask_later")));
     assert!(
-        offered(&model, 1).iter().any(|t| t.ends_with("ask_later")),
+        model.offered(1).iter().any(|t| t.ends_with("ask_later")),
         "{:?}",
-        offered(&model, 1)
+        model.offered(1)
     );
     engine.shutdown().await;
 }

@@ -68,6 +68,16 @@ impl Model {
         self.state.requests.lock().unwrap().clone()
     }
 
+    /// The tool names the model was offered in request `i` (OpenAI wire).
+    pub fn offered(&self, i: usize) -> Vec<String> {
+        let requests = self.requests();
+        let tools = requests[i]["tools"].as_array().cloned().unwrap_or_default();
+        tools
+            .iter()
+            .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+            .collect()
+    }
+
     /// Why requests were rejected (empty when every history was valid).
     pub fn rejected(&self) -> Vec<String> {
         self.state.rejected.lock().unwrap().clone()
