@@ -13,7 +13,10 @@ const katexWoff2Only: Plugin = {
   enforce: 'pre',
   transform(code, id) {
     if (!/katex[\\/]dist[\\/]katex(\.min)?\.css/.test(id)) return null;
-    return code.replace(/,\s*url\([^)]*\.woff\)\s*format\("woff"\)\s*,\s*url\([^)]*\.ttf\)\s*format\("truetype"\)/g, '');
+    const kept = code.replace(/,\s*url\([^)]*\.woff\)\s*format\("woff"\)\s*,\s*url\([^)]*\.ttf\)\s*format\("truetype"\)/g, '');
+    // A KaTeX whose stylesheet no longer matches would bring the ~1 MB of fonts back unseen.
+    if (kept === code) this.error('katex-woff2-only: no woff/ttf font list found in katex.css');
+    return kept;
   },
 };
 
