@@ -32,7 +32,6 @@ const median = (xs) => {
 };
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
 
-/** The few W3C WebDriver calls used here. */
 /** The shared WebDriver client (requests may take 10 minutes), starting the app on our data dir. */
 function driver(base) {
   const wd = webdriver(base, 600_000);

@@ -8,6 +8,7 @@ import { providers } from '../lib/providers.svelte';
 import { navigate } from '../lib/router.svelte';
 import { servers } from '../lib/servers.svelte';
 import { setTheme } from '../lib/theme.svelte';
+import { clientSecrets } from './fakeServers';
 
 export function resetAppState(): void {
   deletions.reset();
@@ -20,4 +21,5 @@ export function resetAppState(): void {
   setLang('en');
   setTheme('system');
   localStorage.clear();
+  clientSecrets.clear();
 }
