@@ -1,6 +1,9 @@
-// The errors shown in the error banner, newest last.
+// The errors shown in the error banner, newest last, and the one way to read a failure as an
+// `IpcError` (`toIpcError`, for components that show an error in place instead).
 import type { IpcError } from '../bindings';
 import { toIpcError } from '../api';
+
+export { toIpcError };
 
 export type ShownError = IpcError & { id: number };
 
