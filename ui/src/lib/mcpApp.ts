@@ -1,8 +1,12 @@
 // MCP Apps in the chat: finding the App a stored tool result renders (`content.app`, written
-// by the engine with the result), and turning our tool results into MCP's wire form for the
-// App (`ui/notifications/tool-result`, `tools/call` answers).
-import type { AppView, ToolResult } from '../bindings';
+// by the engine with the result), turning our tool results into MCP's wire form for the
+// App (`ui/notifications/tool-result`, `tools/call` answers), and the App's way to the engine:
+// its document's frame (`openAppView`, `closeAppView`) and its tool calls (`callAppTool`).
+import * as api from '../api';
+import type { AppCall, ApprovalAnswer, AppView, ToolResult } from '../bindings';
 import type { McpToolResult } from './mcpAppBridge';
+
+export { closeAppView, openAppView } from '../api';
 
 /** The App stored with a tool result, if it has one (checked, since history is untrusted). */
 export function appOf(content: unknown): AppView | null {
@@ -72,4 +76,18 @@ export function onAppMounted(teardown: () => Promise<void>): () => void {
 /** Tears down every App on screen (each waits for its App's answer, within its limit). */
 export async function teardownApps(): Promise<void> {
   await Promise.all([...mounted].map((teardown) => teardown()));
+}
+
+/** Runs an App's `tools/call` on its own server. When the policy asks the user, `ask` gets the
+ * answer and the call is made again with it. Rejects with an `Error` whose message the App sees. */
+export async function callAppTool(
+  call: Omit<AppCall, 'approval'>,
+  ask: () => Promise<ApprovalAnswer>,
+): Promise<McpToolResult> {
+  const run = (approval: ApprovalAnswer | null) =>
+    api.appCallTool({ ...call, approval }).catch((e: { message: string }) => Promise.reject(new Error(e.message)));
+  let outcome = await run(null);
+  if (outcome.type === 'needs_approval') outcome = await run(await ask());
+  if (outcome.type !== 'done') throw new Error('the call was not approved');
+  return toMcpResult(outcome.result);
 }
