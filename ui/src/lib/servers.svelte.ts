@@ -2,7 +2,7 @@
 // of each (from `mcp:server` events, by server name). Commands update the list in place.
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import * as api from '../api';
-import type { ImportReport, ServerConfig, ServerRecord } from '../bindings';
+import type { ImportPreview, ImportReport, ServerConfig, ServerRecord, ToolCost } from '../bindings';
 import { isSupervisorEvent, SERVER_STATE_EVENT, type ServerState, type SupervisorEvent } from './serverState';
 
 class ServerStore {
@@ -82,10 +82,49 @@ class ServerStore {
     this.records = this.records.filter((r) => r.id !== id);
   }
 
+  /** What importing an `mcpServers` document would do; changes nothing. */
+  previewImport(json: string, replace: boolean): Promise<ImportPreview> {
+    return api.previewImportServers(json, replace);
+  }
+
   async import(json: string, replace: boolean): Promise<ImportReport> {
     const report = await api.importServers(json, replace);
     await this.load();
     return report;
+  }
+
+  /** Every server as an `mcpServers` JSON document. */
+  export(): Promise<string> {
+    return api.exportServers();
+  }
+
+  /** Whether a remote server has an OAuth client secret or private key in the keychain. */
+  clientSecretSet(id: string): Promise<boolean> {
+    return api.serverClientSecretSet(id);
+  }
+
+  /** Sets (or with `null` forgets) a remote server's OAuth client secret or PEM private key. */
+  setClientSecret(id: string, secret: string | null): Promise<void> {
+    return api.setServerClientSecret(id, secret);
+  }
+
+  /** Starts a server (by name or id) and resolves once it is ready; its state arrives as events. */
+  start(name: string): Promise<void> {
+    return api.startServer(name);
+  }
+
+  /** Stops a server; false when it was not running. */
+  stop(name: string): Promise<boolean> {
+    return api.stopServer(name);
+  }
+
+  restart(name: string): Promise<void> {
+    return api.restartServer(name);
+  }
+
+  /** Each supervised server's tool count and the estimated tokens of their definitions. */
+  toolCosts(): Promise<ToolCost[]> {
+    return api.toolCosts();
   }
 
   reset(): void {
