@@ -137,6 +137,22 @@ class ChatSession {
     }
   }
 
+  /** The ids of a message's alternatives (its siblings), itself included. */
+  siblings(messageId: string): Promise<string[]> {
+    return api.messageSiblings(messageId);
+  }
+
+  /** Cancels, on its server, the task tool call `callId` runs as; false (reported) on failure. */
+  async cancelTask(callId: string): Promise<boolean> {
+    try {
+      await api.cancelTask(callId);
+      return true;
+    } catch (error) {
+      reportError(error);
+      return false;
+    }
+  }
+
   async switchTo(messageId: string): Promise<void> {
     try {
       await api.switchBranch(messageId);

@@ -1,7 +1,7 @@
 // The sidebar's conversation list: loaded page by page, kept in the engine's order, and updated
 // in place by the commands. Failures go to the error banner.
 import * as api from '../api';
-import type { Conversation } from '../bindings';
+import type { Conversation, ConversationPatch, SearchHit } from '../bindings';
 import { compareConversations } from './dates';
 import { reportError } from './errors.svelte';
 import { CONVERSATIONS_PAINTED, markNextPaint } from './perfMarks';
@@ -81,6 +81,31 @@ class ConversationList {
     } finally {
       this.creating = false;
     }
+  }
+
+  /** Creates an empty conversation for the first message of a new chat and lists it (no title
+   * editing); rejects with the engine's error. */
+  async startNew(): Promise<Conversation> {
+    const created = await api.createConversation({});
+    this.upsert(created);
+    return created;
+  }
+
+  /** Changes a conversation's provider, model or settings; a failure is reported. */
+  async update(id: string, patch: ConversationPatch): Promise<boolean> {
+    try {
+      this.upsert(await api.updateConversation(id, patch));
+      return true;
+    } catch (error) {
+      reportError(error);
+      return false;
+    }
+  }
+
+  /** The first `limit` messages matching `query`, leaving out conversations being deleted. */
+  async search(query: string, limit: number): Promise<SearchHit[]> {
+    const page = await api.searchMessages(query, { limit });
+    return page.items.filter((hit) => !this.hidden.has(hit.conversationId));
   }
 
   /** Renames optimistically: the new title shows at once and reverts if the engine refuses it. */

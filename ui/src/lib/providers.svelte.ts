@@ -1,7 +1,16 @@
 // Provider settings state: the presets, the configured providers with their key status (never
 // the key), and per-provider results of "test connection" and "fetch models".
 import * as api from '../api';
-import type { ConnectionTest, IpcError, ModelInfo, NewProvider, Preset, ProviderSettings, ProviderView } from '../bindings';
+import type {
+  ConnectionTest,
+  IpcError,
+  LocalOllama,
+  ModelInfo,
+  NewProvider,
+  Preset,
+  ProviderSettings,
+  ProviderView,
+} from '../bindings';
 
 /** The outcome of the last test, fetch or key change of one provider. */
 export type Check<T> = { state: 'idle' } | { state: 'busy' } | { state: 'ok'; value: T } | { state: 'failed'; error: IpcError };
@@ -70,6 +79,16 @@ class ProviderStore {
   async fetchModels(id: string): Promise<void> {
     this.models = { ...this.models, [id]: { state: 'busy' } };
     this.models = { ...this.models, [id]: await settle(api.providerModels(id)) };
+  }
+
+  /** A provider's models as its API lists them (not kept: see `fetchModels` for that). */
+  modelsOf(id: string): Promise<ModelInfo[]> {
+    return api.providerModels(id);
+  }
+
+  /** A local Ollama on 127.0.0.1:11434 and its models, or null when none answers at once. */
+  detectOllama(): Promise<LocalOllama | null> {
+    return api.detectOllama();
   }
 
   reset(): void {
