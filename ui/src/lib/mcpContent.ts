@@ -1,6 +1,7 @@
 // MCP content the composer offers: the prompts (slash commands) and resources (attachments) of
 // the servers a conversation may use, URI templates filled in, and a prompt's messages turned
-// into composer text plus attachments. Pure helpers apart from the two loaders.
+// into composer text plus attachments. Pure helpers apart from the loaders (the servers, their
+// prompts and resources, one prompt expanded, one resource read).
 import * as api from '../api';
 import type {
   Attachment,
@@ -12,6 +13,9 @@ import type {
   ResourceInfo,
   ResourceTemplateInfo,
 } from '../bindings';
+
+/** Expanding one prompt of a running server, reading one of its resources. */
+export { getPrompt, readResource } from '../api';
 
 /** One named text argument asked for in a form (a prompt's argument, a template variable). */
 export type ArgumentField = { name: string; description: string | null; required: boolean };
