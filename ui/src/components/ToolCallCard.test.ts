@@ -28,7 +28,7 @@ describe('ApprovalButtons', () => {
     await user.click(screen.getByRole('button', { name: 'Allow for this chat' }));
     await user.click(screen.getByRole('button', { name: 'Deny' }));
 
-    expect(ondecide.mock.calls).toEqual([['allow_chat']]);
+    expect(ondecide.mock.calls).toEqual([['allow_for_chat']]);
     for (const button of within(group).getAllByRole('button')) expect(button).toBeDisabled();
   });
 

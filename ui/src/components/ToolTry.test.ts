@@ -1,7 +1,7 @@
 import { render, screen } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
-import type { ToolResultView } from '../lib/toolCall';
+import type { ToolResult } from '../bindings';
 import { resetAppState } from '../test/reset';
 import ToolTry from './ToolTry.svelte';
 
@@ -16,8 +16,8 @@ const ECHO = {
 
 describe('try this tool', () => {
   test('runs the tool with the form’s arguments and shows the result as a card', async () => {
-    let finish!: (value: ToolResultView) => void;
-    const call = vi.fn(() => new Promise<ToolResultView>((resolve) => (finish = resolve)));
+    let finish!: (value: ToolResult) => void;
+    const call = vi.fn(() => new Promise<ToolResult>((resolve) => (finish = resolve)));
     const user = userEvent.setup();
     render(ToolTry, { server: 'everything', tool: ECHO, call });
     expect(screen.getByRole('heading', { name: 'Try Echo' })).toBeInTheDocument();

@@ -5,30 +5,22 @@ import type { CallStatus } from './chatState';
 
 export type { ResultPart } from '../bindings';
 
-/** A tool call's result as the card shows it (the engine's `ToolResult`). */
-export type ToolResultView = ToolResult;
-
 /** Where a call stands. */
 export type ToolCallStatus =
   | { state: 'proposed' }
   | { state: 'pending-approval' }
   | { state: 'running'; progress?: number; total?: number | null; message?: string | null }
-  | { state: 'done'; result: ToolResultView }
-  | { state: 'error'; message: string; result?: ToolResultView }
+  | { state: 'done'; result: ToolResult }
+  | { state: 'error'; message: string; result?: ToolResult }
   | { state: 'denied' };
 
-/** The user's answer to an approval request. */
-export type ApprovalDecision = 'allow_once' | 'allow_always' | 'allow_chat' | 'deny';
+/** The answers to an approval question (the engine's `ApprovalAnswer`), in the order offered. */
+export const APPROVAL_ANSWERS = ['allow_once', 'allow_for_chat', 'allow_always', 'deny'] as const satisfies readonly ApprovalAnswer[];
 
-export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ['allow_once', 'allow_chat', 'allow_always', 'deny'];
-
-/** The engine's answer for each decision (`answer_approval`). */
-export const APPROVAL_ANSWERS: Record<ApprovalDecision, ApprovalAnswer> = {
-  allow_once: 'allow_once',
-  allow_chat: 'allow_for_chat',
-  allow_always: 'allow_always',
-  deny: 'deny',
-};
+// Compile-time check that APPROVAL_ANSWERS offers every answer.
+type UnofferedAnswers = Exclude<ApprovalAnswer, (typeof APPROVAL_ANSWERS)[number]>;
+const allAnswersOffered: [UnofferedAnswers] extends [never] ? true : UnofferedAnswers = true;
+void allAnswersOffered;
 
 /** Whether `value` is a well-formed result part (tool results reach the chat as plain JSON). */
 function isPart(value: unknown): value is ResultPart {
@@ -53,7 +45,7 @@ function isPart(value: unknown): value is ResultPart {
 
 /** A tool result as the chat holds it (JSON of the engine's `ToolResult`) in the card's terms;
  * malformed parts are left out. */
-export function resultOf(content: unknown, isError: boolean): ToolResultView {
+export function resultOf(content: unknown, isError: boolean): ToolResult {
   const c = (typeof content === 'object' && content !== null ? content : {}) as { content?: unknown; structured?: unknown };
   const parts = Array.isArray(c.content) ? c.content.filter(isPart) : [];
   return { content: parts, structured: (c.structured ?? null) as JsonValue | null, is_error: isError };
@@ -86,7 +78,7 @@ export function imageUrl(part: Extract<ResultPart, { type: 'image' }>): string |
 }
 
 /** The result as text: text parts, then the structured result, links and resources as lines. */
-export function resultText(result: ToolResultView): string {
+export function resultText(result: ToolResult): string {
   const lines = result.content.flatMap((part): string[] => {
     switch (part.type) {
       case 'text':
