@@ -6,7 +6,7 @@ import type {
   CallView,
   ChatEvent,
   ContentPart,
-  ErrorKind,
+  IpcError,
   JsonValue,
   Message,
   TaskStatus,
@@ -27,7 +27,7 @@ export type ChatState = {
   messages: Message[];
   calls: Record<string, CallStatus>;
   running: boolean;
-  error: { kind: ErrorKind; message: string } | null;
+  error: IpcError | null;
   lastEnd: TurnEnd | null;
 };
 
