@@ -4,7 +4,6 @@
 use switchboard_engine::agent::{
     ApprovalAnswer, CallView, ChatEvent, ChatSettings, ToolCost, TurnEnd,
 };
-use switchboard_engine::content::{Attachment, ContentPart};
 use switchboard_engine::export::{
     ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
     ImportSource,
@@ -15,11 +14,6 @@ use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 use switchboard_engine::mcp::tasks::TaskStatus;
-use switchboard_engine::mcp::types::{
-    Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra, ResourceBody,
-    ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations,
-    ToolInfo, ToolResult,
-};
 use switchboard_engine::mcp::{
     AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
     InteractionAnswer, InteractionEvent, JwtAlgorithm, OAuthClient, OAuthGrant, PreviewEntry,
@@ -35,6 +29,12 @@ use switchboard_engine::store::{
     Conversation, ConversationPatch, MergeAction, MergeEntry, MergeReport, Message, MessageStatus,
     NewConversation, Page, PageRequest, ProviderRecord, ProviderSettings, Role, SearchHit, Segment,
     ServerRecord, TokenUsage,
+};
+use switchboard_engine::vocab::content::{Attachment, ContentPart};
+use switchboard_engine::vocab::mcp::{
+    Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra, ResourceBody,
+    ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations,
+    ToolInfo, ToolResult,
 };
 use switchboard_engine::{AppInfo, ErrorKind};
 use ts_rs::{Config, TS};

@@ -151,7 +151,7 @@ async function inFrame(wd, frame, fn) {
 
 /** Allows the App's pending tool call for this chat, if the card asks. */
 async function allowInCard(wd, server) {
-  const selector = `[data-testid="mcp-app"][data-server="${server}"] [data-decision="allow_chat"]`;
+  const selector = `[data-testid="mcp-app"][data-server="${server}"] [data-decision="allow_for_chat"]`;
   await until(`the approval asked by the ${server} App`, () => wd.find(selector));
   // Clicked until the question is gone: a click that lands while the card re-renders is lost.
   await until(`the ${server} App's approval to be answered`, async () => {

@@ -23,9 +23,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use sqlx::{Connection, SqliteConnection};
 use switchboard_engine::Store;
-use switchboard_engine::content::ContentPart;
 use switchboard_engine::export::{ExportFormat, ExportRequest, ExportScope, export, import_file};
 use switchboard_engine::store::{Conversation, Message, MessageStatus, Role};
+use switchboard_engine::vocab::content::ContentPart;
 
 const MESSAGES: usize = 50;
 

@@ -1,16 +1,13 @@
 //! The engine's error type and the stable kinds the shell and UI act on.
 
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
-
-use crate::agent::AgentError;
 use crate::export::ExportError;
 use crate::logging::LoggingError;
-use crate::mcp::{ConfigError, InteractionError, ToolError};
 use crate::paths::PathsError;
 use crate::provider::ProviderError;
 use crate::secrets::SecretError;
 use crate::store::StoreError;
+pub use crate::vocab::error::ErrorKind;
+use crate::vocab::error::{AgentError, AppError, ConfigError, InteractionError, ToolError};
 
 /// Anything the engine can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -47,43 +44,7 @@ pub enum EngineError {
     Export(#[from] ExportError),
     /// An MCP App could not be shown, or its request was refused.
     #[error(transparent)]
-    App(#[from] crate::mcp::apps::AppError),
-}
-
-/// A stable, serializable classification of an error; the UI translates by kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
-    /// The thing asked for does not exist.
-    NotFound,
-    /// The input was rejected; the message says why.
-    InvalidInput,
-    /// The database file is corrupt; it was left untouched.
-    CorruptDatabase,
-    /// Another process holds the database.
-    DatabaseLocked,
-    /// The database is from a newer Switchboard.
-    NewerSchema,
-    /// A directory or file cannot be used.
-    Io,
-    /// The provider refused the credentials.
-    ProviderAuth,
-    /// The model does not exist on the provider.
-    ModelNotFound,
-    /// The provider is rate limiting.
-    RateLimited,
-    /// The conversation does not fit the model's context window.
-    ContextLengthExceeded,
-    /// The model or endpoint cannot call tools natively.
-    ToolsUnsupported,
-    /// The provider could not be reached, failed, timed out or broke its stream.
-    ProviderUnavailable,
-    /// The provider rejected the request.
-    ProviderRejected,
-    /// No keychain or the secret store failed.
-    Secrets,
-    /// Anything else; a bug or an unexpected condition.
-    Internal,
+    App(#[from] AppError),
 }
 
 impl EngineError {
@@ -136,8 +97,7 @@ fn export_kind(e: &ExportError) -> ErrorKind {
     }
 }
 
-fn app_kind(e: &crate::mcp::apps::AppError) -> ErrorKind {
-    use crate::mcp::apps::AppError;
+fn app_kind(e: &AppError) -> ErrorKind {
     match e {
         AppError::UnknownView { .. } => ErrorKind::NotFound,
         AppError::NotAnApp { .. }

@@ -2,7 +2,6 @@
 //! it through [`Engine`], the one facade; this crate has no Tauri dependency.
 
 pub mod agent;
-pub mod content;
 pub mod error;
 pub mod export;
 pub mod local_ollama;
@@ -14,6 +13,7 @@ pub mod provider;
 pub mod providers;
 pub mod secrets;
 pub mod store;
+pub mod vocab;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

@@ -5,8 +5,8 @@ use std::io::Write;
 use clap::Subcommand;
 use switchboard_engine::Engine;
 use switchboard_engine::agent::history;
-use switchboard_engine::content::ContentPart;
 use switchboard_engine::store::{Conversation, Message, NewConversation, PageRequest, SearchHit};
+use switchboard_engine::vocab::content::ContentPart;
 
 use super::CliError;
 

@@ -8,8 +8,8 @@ use std::io::Write;
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::SupervisorEvent;
-use switchboard_engine::mcp::types::{ResourceBody, ResultPart, ToolResult};
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent, ServerState};
+use switchboard_engine::vocab::mcp::{ResourceBody, ResultPart, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use super::CliError;

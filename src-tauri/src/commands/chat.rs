@@ -6,10 +6,10 @@ use std::future::Future;
 
 use switchboard_engine::agent::coalesce::{self, INTERVAL};
 use switchboard_engine::agent::{AgentError, ApprovalAnswer, ChatEvent, Events, ToolCost, TurnEnd};
-use switchboard_engine::content::Attachment;
 use switchboard_engine::store::{
     Conversation, ConversationPatch, Message, Page, PageRequest, SearchHit,
 };
+use switchboard_engine::vocab::content::Attachment;
 use switchboard_engine::{Engine, EngineError};
 use tauri::State;
 use tauri::ipc::Channel;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::types::{Prompt, ResourceContent, ResourceTemplateInfo};
+use switchboard_engine::vocab::mcp::{Prompt, ResourceContent, ResourceTemplateInfo};
 use tauri::State;
 
 use super::CmdResult;

@@ -4,8 +4,8 @@
 use serde_json::Value;
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::supervisor::ServerLogs;
-use switchboard_engine::mcp::types::{PromptInfo, ResourceInfo, ToolInfo, ToolResult};
 use switchboard_engine::mcp::{Approval, ServerStatus};
+use switchboard_engine::vocab::mcp::{PromptInfo, ResourceInfo, ToolInfo, ToolResult};
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 

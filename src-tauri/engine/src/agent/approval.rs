@@ -5,23 +5,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
-use ts_rs::TS;
 
-/// The user's answer to an approval question.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalAnswer {
-    /// Run this call.
-    AllowOnce,
-    /// Run it, and from now on every call of this tool (stored policy).
-    AllowAlways,
-    /// Run it, and every call of this tool in this conversation until the app restarts.
-    AllowForChat,
-    /// Do not run it; the model is told the user refused.
-    Deny,
-}
+use crate::vocab::ApprovalAnswer;
 
 /// The questions waiting for an answer.
 #[derive(Clone, Debug, Default)]

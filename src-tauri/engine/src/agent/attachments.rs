@@ -2,9 +2,9 @@
 //! `<resource …>` block naming its server and URI, an image as an image, other binary
 //! contents as a one-line note (a model cannot read base64 usefully).
 
-use crate::content::Attachment;
-use crate::mcp::types::ResourceBody;
 use crate::provider::UserPart;
+use crate::vocab::content::Attachment;
+use crate::vocab::mcp::ResourceBody;
 
 /// The part of a user message a model is sent for `attachment`.
 pub fn user_part(attachment: &Attachment) -> UserPart {

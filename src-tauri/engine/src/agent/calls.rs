@@ -10,15 +10,15 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::Events;
-use super::approval::ApprovalAnswer;
-use super::events::{CallView, ChatEvent};
 use super::setup::Setup;
-use crate::content::ContentPart;
 use crate::mcp::policy::Decision;
 use crate::mcp::tasks::CallOutcome;
-use crate::mcp::types::{ResultPart, ToolResult};
 use crate::provider::ToolCall;
 use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role};
+use crate::vocab::ApprovalAnswer;
+use crate::vocab::chat::{CallView, ChatEvent};
+use crate::vocab::content::ContentPart;
+use crate::vocab::mcp::{ResultPart, ToolResult};
 use crate::{Engine, EngineError};
 
 /// How many times the same failing call may repeat in a turn before the loop is broken.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::events::ChatEvent;
+use crate::vocab::chat::ChatEvent;
 
 /// The batching interval.
 pub const INTERVAL: Duration = Duration::from_millis(30);

@@ -6,14 +6,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Deserialize as _;
 use serde_json::Value;
 
-use crate::content::ContentPart;
-use crate::mcp::types::{ResultPart, ToolResult};
 use crate::provider::names::{MAX_LEN, ToolNames, sanitize};
 use crate::provider::{ChatMessage, ToolCall, UserPart};
 use crate::store::{Message, Role};
+use crate::vocab::content::ContentPart;
+pub use crate::vocab::mcp::result_text;
 
 /// The text a model sees for a call that never finished.
 pub const UNFINISHED: &str = "The tool call did not complete (it was interrupted or stopped).";
@@ -32,37 +31,6 @@ pub fn safe_name(names: &ToolNames, server: &str, tool: &str) -> String {
     let mut s = sanitize(&raw);
     s.truncate(MAX_LEN);
     if s.is_empty() { "tool".to_owned() } else { s }
-}
-
-/// The text of a stored tool result, for the model: text parts as they are, other parts
-/// described in a line, structured content as JSON when there is no text.
-pub fn result_text(content: &Value) -> String {
-    let Ok(result) = ToolResult::deserialize(content) else {
-        return content.to_string();
-    };
-    let mut lines: Vec<String> = result.content.iter().map(part_text).collect();
-    if let Some(s) = result
-        .structured
-        .as_ref()
-        .filter(|_| lines.iter().all(String::is_empty))
-    {
-        lines = vec![s.to_string()];
-    }
-    lines.retain(|l| !l.is_empty());
-    lines.join("\n")
-}
-
-fn part_text(part: &ResultPart) -> String {
-    match part {
-        ResultPart::Text { text } => text.clone(),
-        ResultPart::Image { mime, data } => format!("[image {mime}, {} bytes]", data.len() * 3 / 4),
-        ResultPart::Audio { mime, data } => format!("[audio {mime}, {} bytes]", data.len() * 3 / 4),
-        ResultPart::ResourceLink(r) => format!("[resource link {} ({})]", r.uri, r.name),
-        ResultPart::Resource(r) => match &r.body {
-            crate::mcp::types::ResourceBody::Text(t) => t.clone(),
-            crate::mcp::types::ResourceBody::Blob(_) => format!("[resource {} (binary)]", r.uri),
-        },
-    }
 }
 
 /// Converts a branch (root first) into the messages a model is sent.

@@ -8,7 +8,6 @@ pub mod attachments;
 pub mod budget;
 mod calls;
 pub mod coalesce;
-pub mod events;
 pub mod history;
 mod setup;
 mod tasks;
@@ -27,14 +26,16 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
-pub use approval::{ApprovalAnswer, Approvals};
-pub use events::{CallView, ChatEvent, TurnEnd};
+pub use crate::vocab::ApprovalAnswer;
+pub use crate::vocab::chat::{CallView, ChatEvent, TurnEnd};
+pub use crate::vocab::error::AgentError;
+pub use approval::Approvals;
 pub use tasks::RunningTasks;
 pub use tool_costs::ToolCost;
 
-use crate::content::{Attachment, ContentPart};
 use crate::provider::prompt_tools::ToolMode;
 use crate::store::{Conversation, Message, MessageStatus, NewMessage, Role, StoreError};
+use crate::vocab::content::{Attachment, ContentPart};
 use crate::{Engine, EngineError};
 
 /// Where a turn's events go (the receiver may be dropped: the turn goes on and is stored).
@@ -69,30 +70,6 @@ impl ChatSettings {
     pub fn of(conv: &Conversation) -> Self {
         serde_json::from_value(conv.settings.clone()).unwrap_or_default()
     }
-}
-
-/// Errors of the agent itself (providers, tools and the store have their own).
-#[derive(Debug, thiserror::Error)]
-pub enum AgentError {
-    /// No provider is configured or chosen.
-    #[error(
-        "no model provider is configured; add one in Settings → Providers (or `switchboard providers add`)"
-    )]
-    NoProvider,
-    /// The conversation's provider names no model.
-    #[error(
-        "no model is chosen for provider {provider:?}; pick one for the conversation or set the provider's default model"
-    )]
-    NoModel {
-        /// The provider's name.
-        provider: String,
-    },
-    /// A turn is already running in the conversation.
-    #[error("a reply is already being written in this conversation; stop it first")]
-    Busy,
-    /// The message cannot be edited or regenerated.
-    #[error("{0}")]
-    Invalid(String),
 }
 
 /// The agent's shared state: approval questions, running turns and the tasks waited for.

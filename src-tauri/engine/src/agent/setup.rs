@@ -2,11 +2,11 @@
 //! mode), the model, the tools of the conversation's servers under provider-safe names, and
 //! the sampling settings.
 
-use crate::mcp::types::ToolInfo;
 use crate::provider::names::ToolNames;
 use crate::provider::prompt_tools::{ModeSwitch, ToolMode};
 use crate::provider::{Provider, ToolSpec};
 use crate::store::{Conversation, ProviderRecord};
+use crate::vocab::mcp::ToolInfo;
 use crate::{Engine, EngineError};
 
 use super::{AgentError, ChatSettings};

@@ -12,11 +12,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::Events;
 use super::calls::error_result;
-use super::events::{CallView, ChatEvent};
-use crate::content::ContentPart;
 use crate::mcp::tasks::{TaskState, TaskStatus};
-use crate::mcp::types::ToolResult;
 use crate::store::TaskRecord;
+use crate::vocab::chat::{CallView, ChatEvent};
+use crate::vocab::content::ContentPart;
+use crate::vocab::mcp::ToolResult;
 use crate::{Engine, EngineError};
 
 /// How many polls in a row may fail (the server restarting, say) before we give up waiting.

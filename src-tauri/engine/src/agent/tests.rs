@@ -5,13 +5,13 @@ use serde_json::json;
 
 use super::budget::{self, CUT_MARKER};
 use super::coalesce;
-use super::events::ChatEvent;
 use super::history::{self, UNFINISHED};
 use super::{title_from, title_source};
-use crate::content::ContentPart;
 use crate::provider::names::ToolNames;
 use crate::provider::{ChatMessage, ToolCall};
 use crate::store::{Message, MessageStatus, Role};
+use crate::vocab::chat::ChatEvent;
+use crate::vocab::content::ContentPart;
 
 fn msg(role: Role, content: Vec<ContentPart>, status: MessageStatus) -> Message {
     Message {
@@ -334,9 +334,9 @@ fn a_model_title_loses_quotes_labels_and_the_final_period() {
 
 #[test]
 fn attached_resources_follow_the_users_text_as_parts_of_the_same_message() {
-    use crate::content::Attachment;
-    use crate::mcp::types::ResourceBody;
     use crate::provider::UserPart;
+    use crate::vocab::content::Attachment;
+    use crate::vocab::mcp::ResourceBody;
     let attachment = |uri: &str, mime: &str, body| {
         ContentPart::Resource(Attachment {
             server: "docs".into(),
@@ -386,8 +386,8 @@ fn attached_resources_follow_the_users_text_as_parts_of_the_same_message() {
 
 #[test]
 fn a_first_message_is_titled_after_its_text_else_its_first_attachment() {
-    use crate::content::Attachment;
-    use crate::mcp::types::ResourceBody;
+    use crate::vocab::content::Attachment;
+    use crate::vocab::mcp::ResourceBody;
     let notes = ContentPart::Resource(Attachment {
         server: "docs".into(),
         uri: "file:///notes.md".into(),

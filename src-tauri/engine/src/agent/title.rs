@@ -6,9 +6,9 @@ use crate::provider::{ChatMessage, ChatRequest, ProviderEvent};
 use crate::store::{Conversation, Role};
 use crate::{Engine, EngineError};
 
-use super::events::ChatEvent;
 use super::setup::Setup;
 use super::{Events, title_from};
+use crate::vocab::chat::ChatEvent;
 
 /// The setting that turns model-written titles off (a JSON `false`).
 pub const AUTO_TITLE: &str = "chat.auto_title";
@@ -49,7 +49,7 @@ async fn ask(engine: &Engine, conv: &Conversation) -> Result<Option<String>, Eng
             .content
             .iter()
             .filter_map(|p| match p {
-                crate::content::ContentPart::Text { text } => Some(text.as_str()),
+                crate::vocab::content::ContentPart::Text { text } => Some(text.as_str()),
                 _ => None,
             })
             .collect();

@@ -10,13 +10,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::budget;
 use super::calls::{self, Breaker, Planned};
-use super::events::{CallView, ChatEvent, TurnEnd};
 use super::history;
 use super::setup::Setup;
 use super::{Events, MAX_STEPS};
-use crate::content::ContentPart;
 use crate::provider::{ChatRequest, ProviderEvent, Usage};
 use crate::store::{Conversation, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
+use crate::vocab::chat::{CallView, ChatEvent, TurnEnd};
+use crate::vocab::content::ContentPart;
 use crate::{Engine, EngineError};
 
 /// How often streamed text is written to the database.

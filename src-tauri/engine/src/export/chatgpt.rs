@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::ExportError;
-use crate::content::ContentPart;
 use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role};
+use crate::vocab::content::ContentPart;
 
 /// The server name tool calls from ChatGPT get.
 pub const SERVER: &str = "chatgpt";

@@ -12,8 +12,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::ExportError;
-use crate::content::ContentPart;
 use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role};
+use crate::vocab::content::ContentPart;
 
 /// The server name tool calls from Claude get.
 pub const SERVER: &str = "claude";

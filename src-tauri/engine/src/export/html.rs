@@ -16,10 +16,9 @@ use super::highlight::{escape, escape_into, highlight};
 use super::markdown::{role_label, status_label, title_line, tool_name};
 use super::tree::{View, view};
 use super::{RenderOptions, Time, format_time};
-use crate::agent::history::result_text;
-use crate::content::{Attachment, ContentPart};
-use crate::mcp::types::{ResourceBody, ResultPart, ToolResult};
 use crate::store::{Conversation, Message, Role};
+use crate::vocab::content::{Attachment, ContentPart};
+use crate::vocab::mcp::{ResourceBody, ResultPart, ToolResult, result_text};
 
 /// The page's stylesheet.
 const CSS: &str = include_str!("style.css");

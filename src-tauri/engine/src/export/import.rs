@@ -12,7 +12,10 @@ use ts_rs::TS;
 
 use super::detect::detect;
 use super::{ExportError, chatgpt, claude, json};
+use serde_json::Value;
+
 use crate::store::{ImportItem, MergeReport, Store};
+use crate::vocab::ContentPart;
 
 /// Where an imported file came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -53,7 +56,7 @@ pub async fn import_file(
 pub fn parse_import(text: &str) -> Result<(ImportSource, Vec<ImportItem>), ExportError> {
     let source = detect(text)?;
     let items = match source {
-        ImportSource::Switchboard => crate::mcp::apps::without_apps(json::read(text)?),
+        ImportSource::Switchboard => without_apps(json::read(text)?),
         ImportSource::Chatgpt => chatgpt::read(text)?,
         ImportSource::Claude => claude::read(text)?,
     };
@@ -128,4 +131,23 @@ fn cycle<'a>(parents: &HashMap<&'a str, Option<&'a str>>) -> Option<&'a str> {
         done.extend(path);
     }
     None
+}
+
+/// `items` without the MCP Apps stored with their tool results: an imported file is
+/// untrusted, and an App in it would run bound to whichever server it names.
+pub fn without_apps(mut items: Vec<ImportItem>) -> Vec<ImportItem> {
+    let parts = items
+        .iter_mut()
+        .flat_map(|i| i.messages.iter_mut())
+        .flat_map(|m| m.content.iter_mut());
+    for part in parts {
+        if let ContentPart::ToolResult {
+            content: Value::Object(result),
+            ..
+        } = part
+        {
+            result.remove("app");
+        }
+    }
+    items
 }

@@ -7,8 +7,8 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use super::ExportError;
-use crate::content::ContentPart;
 use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role, TokenUsage};
+use crate::vocab::content::ContentPart;
 
 /// The value of the `format` field that marks our files.
 pub const FORMAT: &str = "switchboard.conversations";

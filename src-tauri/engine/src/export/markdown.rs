@@ -12,10 +12,9 @@ use super::assets::{Assets, extension};
 use super::highlight::escape;
 use super::tree::{View, view};
 use super::{RenderOptions, Time, format_time};
-use crate::agent::history::result_text;
-use crate::content::{Attachment, ContentPart};
-use crate::mcp::types::{ResourceBody, ResultPart, ToolResult};
 use crate::store::{Conversation, Message, MessageStatus, Role};
+use crate::vocab::content::{Attachment, ContentPart};
+use crate::vocab::mcp::{ResourceBody, ResultPart, ToolResult, result_text};
 
 /// Renders `c` as Markdown into `out`.
 pub fn render(

@@ -4,8 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::content::ContentPart;
 use crate::store::{Conversation, Message};
+use crate::vocab::content::ContentPart;
 
 /// The shown branch of a conversation and what the renderers need to know about it.
 #[derive(Debug)]

@@ -13,36 +13,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
+pub use crate::vocab::error::AppError;
+pub use crate::vocab::mcp::{APP_MIME, MAX_HTML_BYTES, ToolUi, Visibility};
+
 /// The extension id advertised in the client capabilities.
 pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
-/// The MIME type of an App's HTML resource.
-pub const APP_MIME: &str = "text/html;profile=mcp-app";
 /// The legacy flat `_meta` key some servers still send beside `_meta.ui.resourceUri`.
 const LEGACY_RESOURCE_URI: &str = "ui/resourceUri";
 /// How many App documents the registry keeps at once (the oldest is dropped first).
 pub const MAX_VIEWS: usize = 64;
-/// The largest App document accepted (bytes).
-pub const MAX_HTML_BYTES: usize = 8 << 20;
-
-/// Who may call a tool, from its `_meta.ui.visibility`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum Visibility {
-    /// The model (the tool is offered to it).
-    Model,
-    /// Apps of the same server.
-    App,
-}
-
-/// What a tool's `_meta.ui` declares.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolUi {
-    /// The `ui://` resource to render for a call of this tool, if any.
-    pub resource_uri: Option<String>,
-    /// Who may call it (both when the server says nothing).
-    pub visibility: Vec<Visibility>,
-}
 
 impl ToolUi {
     /// Reads `_meta.ui` (and the legacy `_meta["ui/resourceUri"]`); `None` when neither is set.
@@ -117,49 +96,6 @@ pub struct AppView {
     pub csp: AppCsp,
     /// Whether it asks for a visible border (`None`: the host decides).
     pub prefers_border: Option<bool>,
-}
-
-/// Why an App could not be shown or its request was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum AppError {
-    /// The resource is not an MCP App document.
-    #[error("the resource {uri} is not an MCP App ({found}; expected {APP_MIME} text)")]
-    NotAnApp {
-        /// The resource.
-        uri: String,
-        /// What it was instead.
-        found: String,
-    },
-    /// The document is too large.
-    #[error("the App document {uri} is {bytes} bytes, more than {MAX_HTML_BYTES}")]
-    TooLarge {
-        /// The resource.
-        uri: String,
-        /// Its size.
-        bytes: usize,
-    },
-    /// The tool is hidden from Apps (`_meta.ui.visibility` without `app`).
-    #[error("the tool `{tool}` of `{server}` is not callable from Apps")]
-    HiddenFromApps {
-        /// The server.
-        server: String,
-        /// The tool.
-        tool: String,
-    },
-    /// The approval policy (or the user) refused the call.
-    #[error("the call of `{tool}` of `{server}` was denied")]
-    Denied {
-        /// The server.
-        server: String,
-        /// The tool.
-        tool: String,
-    },
-    /// No App document is registered under this token.
-    #[error("no App view {token}")]
-    UnknownView {
-        /// The token asked for.
-        token: String,
-    },
 }
 
 /// Builds the Content Security Policy an App frame is served with: its inline scripts and
@@ -248,25 +184,6 @@ pub fn is_app_mime(mime: Option<&str>) -> bool {
     let mut parts = mime.split(';').map(|p| p.trim().to_ascii_lowercase());
     parts.next().as_deref() == Some("text/html")
         && parts.any(|p| p.replace(' ', "") == "profile=mcp-app")
-}
-
-/// `items` without the MCP Apps stored with their tool results: an imported file is
-/// untrusted, and an App in it would run bound to whichever server it names.
-pub fn without_apps(mut items: Vec<crate::store::ImportItem>) -> Vec<crate::store::ImportItem> {
-    let parts = items
-        .iter_mut()
-        .flat_map(|i| i.messages.iter_mut())
-        .flat_map(|m| m.content.iter_mut());
-    for part in parts {
-        if let crate::content::ContentPart::ToolResult {
-            content: Value::Object(result),
-            ..
-        } = part
-        {
-            result.remove("app");
-        }
-    }
-    items
 }
 
 /// An App document ready to serve: its HTML and its CSP header.

@@ -8,11 +8,11 @@ use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
 use super::apps::{self, AppCsp, AppDocument, AppError, AppView};
-use super::config::Approval;
 use super::policy::Decision;
 use super::tools::ToolError;
-use super::types::ToolResult;
 use crate::agent::ApprovalAnswer;
+use crate::vocab::Approval;
+use crate::vocab::mcp::ToolResult;
 use crate::{Engine, EngineError};
 
 /// A `tools/call` an App sent, as the UI forwards it. The server is the App's own (the UI
@@ -132,7 +132,11 @@ impl Engine {
         self.app_views().release(token);
     }
 
-    fn tool_info(&self, server: &str, tool: &str) -> Result<super::types::ToolInfo, EngineError> {
+    fn tool_info(
+        &self,
+        server: &str,
+        tool: &str,
+    ) -> Result<crate::vocab::mcp::ToolInfo, EngineError> {
         let found = (self.supervisor())
             .with_slot(server, |slot| {
                 slot.tools.iter().find(|t| t.name == tool).cloned()

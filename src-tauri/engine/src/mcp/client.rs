@@ -40,7 +40,9 @@ use super::process::{EXIT_GRACE, ServerProcess, StderrLog};
 use super::progress::{Progress, ProgressRoutes, ProgressSink};
 use super::roots::RootInfo;
 use super::tasks::CallOutcome;
-use super::types::{McpError, ResourceTemplateInfo, ServerInfo, ServerNotification, ToolResult};
+use crate::vocab::mcp::{
+    McpError, ResourceTemplateInfo, ServerInfo, ServerNotification, ToolResult,
+};
 
 /// The protocol revision we offer in `initialize`.
 const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;

@@ -8,171 +8,19 @@
 //! [`ServerConfig::without_secrets`] blanks them for exports that must not carry them.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fmt;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
-
 use super::doc::{self, Entries};
-use super::oauth_client::{self, OAuthClient};
-use super::spec::{ServerSpec, Transport};
+use super::oauth_client;
+pub use crate::vocab::error::ConfigError;
+use crate::vocab::server::{Approval, OAuthClient, ServerConfig};
+use crate::vocab::server::{ServerSpec, Transport};
 
 /// The longest server name accepted, in characters.
 pub const MAX_NAME_CHARS: usize = 64;
 
-/// What happens to a call of one of the server's tools when no per-tool policy says otherwise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum Approval {
-    /// Ask the user each time.
-    #[default]
-    Ask,
-    /// Run without asking.
-    Allow,
-    /// Never run.
-    Deny,
-}
-
-/// One configured MCP server.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerConfig {
-    /// Unique name (the `mcpServers` key), 1 to 64 characters.
-    pub name: String,
-    /// How to reach it.
-    pub transport: Transport,
-    /// Whether it is used at all (`"disabled": true` in the file when not).
-    #[serde(default = "yes")]
-    pub enabled: bool,
-    /// How long start-up may take (`startupTimeoutMs`).
-    #[serde(
-        rename = "startupTimeoutMs",
-        with = "millis",
-        default = "startup_default"
-    )]
-    #[ts(type = "number")]
-    pub startup_timeout: Duration,
-    /// The default timeout of one tool call (`callTimeoutMs`).
-    #[serde(rename = "callTimeoutMs", with = "millis", default = "call_default")]
-    #[ts(type = "number")]
-    pub call_timeout: Duration,
-    /// Whether it starts with the app (when enabled).
-    #[serde(default = "yes")]
-    pub auto_start: bool,
-    /// The default approval policy of its tools.
-    #[serde(default)]
-    pub approval: Approval,
-    /// Remote servers: their OAuth client settings (`oauth`; none: dynamic registration).
-    #[serde(default, skip_serializing_if = "OAuthClient::is_default")]
-    #[ts(as = "Option<OAuthClient>", optional)]
-    pub oauth: OAuthClient,
-}
-
-fn yes() -> bool {
-    true
-}
-fn startup_default() -> Duration {
-    ServerSpec::STARTUP_TIMEOUT
-}
-fn call_default() -> Duration {
-    ServerSpec::CALL_TIMEOUT
-}
-
-/// Durations as whole milliseconds on the wire.
-mod millis {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        u64::deserialize(d).map(Duration::from_millis)
-    }
-}
-
-impl fmt::Debug for ServerConfig {
-    /// Like the derived one, but env and header values are never printed.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ServerConfig")
-            .field("name", &self.name)
-            .field("transport", &self.without_secrets().transport)
-            .field("enabled", &self.enabled)
-            .field("startup_timeout", &self.startup_timeout)
-            .field("call_timeout", &self.call_timeout)
-            .field("auto_start", &self.auto_start)
-            .field("approval", &self.approval)
-            .field("oauth", &self.oauth)
-            .finish()
-    }
-}
-
-/// What replaces a secret value in [`ServerConfig::without_secrets`].
-pub const SECRET_PLACEHOLDER: &str = "";
-
+/// Validation of a config built outside a document (e.g. in a form).
 impl ServerConfig {
-    /// A config with the defaults: enabled, auto-started, default timeouts, approval "ask".
-    pub fn new(name: impl Into<String>, transport: Transport) -> Self {
-        Self {
-            name: name.into(),
-            transport,
-            enabled: true,
-            startup_timeout: ServerSpec::STARTUP_TIMEOUT,
-            call_timeout: ServerSpec::CALL_TIMEOUT,
-            auto_start: true,
-            approval: Approval::Ask,
-            oauth: OAuthClient::default(),
-        }
-    }
-
-    /// What the client and supervisor need to reach it.
-    pub fn spec(&self) -> ServerSpec {
-        ServerSpec {
-            name: self.name.clone(),
-            transport: self.transport.clone(),
-            startup_timeout: self.startup_timeout,
-            call_timeout: self.call_timeout,
-            oauth: self.oauth.clone(),
-        }
-    }
-
-    /// The env (stdio) or header (remote) values: the parts that may be secrets.
-    pub fn secret_values(&self) -> impl Iterator<Item = &str> {
-        secrets_of(&self.transport).values().map(String::as_str)
-    }
-
-    /// A copy whose env and header values are blanked (their names are kept).
-    pub fn without_secrets(&self) -> Self {
-        let mut copy = self.clone();
-        for v in secrets_of_mut(&mut copy.transport)
-            .into_iter()
-            .flat_map(|m| m.values_mut())
-        {
-            SECRET_PLACEHOLDER.clone_into(v);
-        }
-        copy
-    }
-
-    /// A one-line description for previews and listings: the command line (env values
-    /// masked) or the URL and transport.
-    pub fn command_line(&self) -> String {
-        match &self.transport {
-            Transport::Stdio {
-                command, args, env, ..
-            } => {
-                let env = env.keys().map(|k| format!("{}=••••", shell_word(k)));
-                let words = std::iter::once(command).chain(args).map(|w| shell_word(w));
-                env.chain(words).collect::<Vec<_>>().join(" ")
-            }
-            Transport::Http { url, .. } => format!("{url} (streamable HTTP)"),
-            Transport::Sse { url, .. } => format!("{url} (SSE)"),
-            Transport::Builtin { server, .. } => format!("builtin:{server}"),
-        }
-    }
-
     /// Checks the config as a parsed entry would be checked (e.g. one built in a form).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let value = serde_json::to_value(Entry::from(self)).unwrap_or_default();
@@ -182,51 +30,6 @@ impl ServerConfig {
             parse_entry(&self.name, &value, &mut errors);
         }
         ConfigError::from_list(errors).map_or(Ok(()), Err)
-    }
-}
-
-/// No secrets (a built-in server has none).
-static NO_SECRETS: BTreeMap<String, String> = BTreeMap::new();
-
-/// The env of a stdio server or the headers of a remote one.
-pub(crate) fn secrets_of(t: &Transport) -> &BTreeMap<String, String> {
-    match t {
-        Transport::Stdio { env, .. } => env,
-        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
-        Transport::Builtin { .. } => &NO_SECRETS,
-    }
-}
-
-/// [`secrets_of`], mutable; `None` for a built-in server.
-pub(crate) fn secrets_of_mut(t: &mut Transport) -> Option<&mut BTreeMap<String, String>> {
-    match t {
-        Transport::Stdio { env, .. } => Some(env),
-        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => Some(headers),
-        Transport::Builtin { .. } => None,
-    }
-}
-
-/// `word`, single-quoted when a shell would split or expand it.
-fn shell_word(word: &str) -> String {
-    let plain = |c: char| c.is_alphanumeric() || "-_./:=@%+,".contains(c);
-    if !word.is_empty() && word.chars().all(plain) {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-/// Every problem found in a configuration document, in document order, one per line.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}", .errors.join("\n"))]
-pub struct ConfigError {
-    /// One message per problem, each naming the server and the field.
-    pub errors: Vec<String>,
-}
-
-impl ConfigError {
-    fn from_list(errors: Vec<String>) -> Option<Self> {
-        (!errors.is_empty()).then_some(Self { errors })
     }
 }
 

@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::config::{Approval, ServerConfig};
-use super::oauth_client::OAuthClient;
-use super::spec::{ServerSpec, Transport};
+use crate::vocab::server::{Approval, OAuthClient, ServerConfig};
+use crate::vocab::server::{ServerSpec, Transport};
 
 /// One entry as written back to the file: Claude Desktop's fields, then ours when not default.
 #[derive(Serialize)]

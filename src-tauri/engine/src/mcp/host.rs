@@ -5,11 +5,11 @@
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::config::Approval;
 use super::policy::{AUTO_ALLOW_READ_ONLY, Decision};
 use super::supervisor::ServerState;
 use super::tools::ToolError;
-use super::types::{ToolInfo, ToolResult};
+use crate::vocab::Approval;
+use crate::vocab::mcp::{ToolInfo, ToolResult};
 use crate::{Engine, EngineError};
 
 impl Engine {

@@ -20,10 +20,10 @@ use super::roots::{self, ROOTS_SETTING, RootInfo};
 use super::sampling::{self, SAMPLING_MODEL, SAMPLING_PROVIDER, SamplingModel};
 use super::supervisor::{ServerLogs, ServerState};
 use super::tools::ToolError;
-use super::types::{
+use crate::provider::Provider;
+use crate::vocab::mcp::{
     McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ResourceTemplateInfo,
 };
-use crate::provider::Provider;
 use crate::{Engine, EngineError};
 
 /// The setting overriding how long a server's request waits for the user, in seconds.

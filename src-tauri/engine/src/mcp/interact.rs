@@ -18,6 +18,7 @@ pub use super::interact_types::{
     ElicitationReply, ElicitationRequest, SamplingContent, SamplingMessage, SamplingRequest,
     SamplingResult, SamplingRole, StopReason,
 };
+pub use crate::vocab::error::InteractionError;
 
 /// How long a request waits for the user by default (server-everything itself waits 10 min
 /// for an elicitation).
@@ -133,42 +134,6 @@ pub enum InteractionAnswer {
     Decline,
     /// Elicitation: dismiss.
     Cancel,
-}
-
-/// Why an answer was refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum InteractionError {
-    /// No interaction with that id is waiting (answered, timed out or cancelled).
-    #[error("no request {id} is waiting for an answer")]
-    Unknown {
-        /// The id given.
-        id: String,
-    },
-    /// The answer does not fit the request (e.g. approve for an elicitation).
-    #[error("{answer} is not an answer to {request}")]
-    WrongAnswer {
-        /// The kind of answer.
-        answer: &'static str,
-        /// The kind of request.
-        request: &'static str,
-    },
-    /// A host setting was rejected (folders for the roots, the sampling model).
-    #[error("{}", .problems.join("; "))]
-    BadSetting {
-        /// One message per problem.
-        problems: Vec<String>,
-    },
-    /// No model is chosen to answer sampling requests.
-    #[error(
-        "no model is chosen to answer sampling requests; choose a provider and model for sampling"
-    )]
-    NoSamplingModel,
-    /// The form's content does not match the requested schema; the request keeps waiting.
-    #[error("the answer does not match the requested form: {}", .problems.join("; "))]
-    Invalid {
-        /// One message per problem.
-        problems: Vec<String>,
-    },
 }
 
 /// What a waiting request gets back.

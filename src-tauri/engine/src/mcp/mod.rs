@@ -24,28 +24,27 @@ pub mod roots;
 pub mod sampling;
 mod server_host;
 pub mod servers;
-pub mod spec;
 pub mod sse;
 pub mod supervisor;
 pub mod tasks;
 pub mod tools;
-pub mod types;
 
 #[cfg(test)]
 mod tests;
 
+pub use crate::vocab::mcp::{McpError, ServerNotification};
+pub use crate::vocab::server::{
+    Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig, ServerSpec, Transport,
+};
 pub use apps_ops::{AppCall, AppCallOutcome, result_json as apps_result_json};
 pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, MRTR_MAX_ROUNDS, McpClient};
-pub use config::{Approval, ConfigError, ServerConfig};
+pub use config::ConfigError;
 pub use host_ops::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
 pub use interact::{InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler};
 pub use oauth::{Authorizer, Headless, Notify, OAuth, OAuthError};
-pub use oauth_client::{JwtAlgorithm, OAuthClient, OAuthGrant};
 pub use policy::{Decision, Policies};
 pub use roots::{RootInfo, Roots};
 pub use sampling::SamplingModel;
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
-pub use spec::{ServerSpec, Transport};
 pub use supervisor::{Backoff, ServerLogs, ServerState, Supervisor, SupervisorEvent};
 pub use tools::{Limits, ToolError, Violation};
-pub use types::{McpError, ServerNotification};

@@ -22,9 +22,10 @@ use secrecy::{ExposeSecret, SecretString};
 
 pub use loopback::{CALLBACK_PATH, Loopback};
 
-use super::oauth_client::{OAuthClient, OAuthGrant, secret_account};
+use super::oauth_client::secret_account;
 use crate::logging::Redactor;
 use crate::secrets::SecretStore;
+use crate::vocab::server::{OAuthClient, OAuthGrant};
 
 /// How long we wait, by default, for the user to approve in the browser.
 pub const APPROVAL_WAIT: Duration = Duration::from_secs(300);

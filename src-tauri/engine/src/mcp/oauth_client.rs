@@ -9,72 +9,9 @@
 //! Secrets never live in the config: the client secret or the private key (PEM) is kept in the
 //! OS keychain under [`secret_account`].
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use ts_rs::TS;
 
-/// How we obtain tokens.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum OAuthGrant {
-    /// A person approves in the browser (authorization code with PKCE).
-    #[default]
-    AuthorizationCode,
-    /// No person: the client authenticates itself (client secret or signed assertion).
-    ClientCredentials,
-}
-
-/// The algorithms a `private_key_jwt` assertion may be signed with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub enum JwtAlgorithm {
-    /// RSASSA-PKCS1-v1_5 with SHA-256.
-    RS256,
-    /// RSASSA-PKCS1-v1_5 with SHA-384.
-    RS384,
-    /// RSASSA-PKCS1-v1_5 with SHA-512.
-    RS512,
-    /// ECDSA P-256 with SHA-256.
-    ES256,
-    /// ECDSA P-384 with SHA-384.
-    ES384,
-}
-
-/// A remote server's OAuth client settings (all optional; the default registers dynamically).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct OAuthClient {
-    /// A client id registered with the authorization server beforehand.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub client_id: Option<String>,
-    /// The HTTPS URL of our Client ID Metadata Document.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub client_metadata_url: Option<String>,
-    /// How tokens are obtained.
-    #[serde(default, skip_serializing_if = "is_default_grant")]
-    #[ts(as = "Option<OAuthGrant>", optional)]
-    pub grant: OAuthGrant,
-    /// Scopes to request with the client-credentials grant.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[ts(as = "Option<Vec<String>>", optional)]
-    pub scopes: Vec<String>,
-    /// Sign a `private_key_jwt` assertion with this algorithm (client credentials only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub signing_algorithm: Option<JwtAlgorithm>,
-}
-
-fn is_default_grant(grant: &OAuthGrant) -> bool {
-    *grant == OAuthGrant::AuthorizationCode
-}
-
-impl OAuthClient {
-    /// Whether nothing is set (dynamic registration).
-    pub fn is_default(&self) -> bool {
-        *self == Self::default()
-    }
-}
+use crate::vocab::server::{OAuthClient, OAuthGrant};
 
 /// The keychain account of `server`'s client secret or private key.
 pub fn secret_account(server: &str) -> String {
@@ -192,6 +129,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::vocab::server::JwtAlgorithm;
 
     #[test]
     fn an_empty_object_means_dynamic_registration() {

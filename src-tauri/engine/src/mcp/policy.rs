@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::config::Approval;
-use super::types::ToolAnnotations;
 use crate::store::{Store, StoreError};
+use crate::vocab::Approval;
+use crate::vocab::mcp::ToolAnnotations;
 
 /// The setting that lets read-only tools run without asking (a JSON boolean).
 pub const AUTO_ALLOW_READ_ONLY: &str = "tools.auto_allow_read_only";

@@ -10,7 +10,7 @@ use super::interact::{
     SamplingResult,
 };
 use super::roots::{RootInfo, Roots};
-use super::types::ServerNotification;
+use crate::vocab::mcp::ServerNotification;
 
 /// The host side of one server's connection: its notifications go to the supervising task,
 /// its requests to the user (through [`Interactions`]) and the roots.

@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::config::{self, ServerConfig};
+use super::config;
 use crate::store::ServerRecord;
+use crate::vocab::ServerConfig;
 use crate::{Engine, EngineError};
 
 /// Values shorter than this are not registered with the log redactor (an env value such as

@@ -20,7 +20,7 @@ use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::types::McpError;
+use crate::vocab::mcp::McpError;
 
 /// How many incoming messages may wait for the client before the stream reader pauses.
 const INCOMING_BUFFER: usize = 64;

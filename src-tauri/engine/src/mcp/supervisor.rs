@@ -22,16 +22,16 @@ mod connection;
 
 pub use super::backoff::Backoff;
 use super::client::McpClient;
-use super::config::ServerConfig;
 use super::interact::Interactions;
 use super::oauth::{Notify, OAuth};
 use super::process::StderrLog;
 use super::roots::Roots;
 use super::tools::Limits;
 use super::tools::ToolError;
-use super::types::{ServerInfo, ToolInfo};
 use crate::logging::Redactor;
 use crate::secrets::SecretStore;
+use crate::vocab::ServerConfig;
+use crate::vocab::mcp::{ServerInfo, ToolInfo};
 use connection::{End, connect, list_tools, serve};
 
 /// How many events the broadcast channel buffers for a slow subscriber.

@@ -18,15 +18,14 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use ts_rs::TS;
 
 use super::Supervisor;
 use super::progress::ProgressSink;
 use super::tools::{ToolError, truncate};
-use super::types::{McpError, ResultPart, ToolResult};
+use crate::vocab::mcp::{McpError, ResultPart, ToolResult};
+pub use crate::vocab::task::TaskStatus;
 
 /// How often a task is polled when the server suggests nothing.
 pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
@@ -38,52 +37,6 @@ pub const MAX_POLL: Duration = Duration::from_secs(30);
 pub const CANCEL_SETTLE: Duration = Duration::from_secs(2);
 /// How long we ask a server to keep a task's result (handshake era `ttl`).
 pub const TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// Where a task is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    /// The server is working on it.
-    Working,
-    /// The server waits for the user (an elicitation, say) before it can go on.
-    InputRequired,
-    /// Done; the result can be fetched.
-    Completed,
-    /// The task failed.
-    Failed,
-    /// The task was cancelled.
-    Cancelled,
-}
-
-impl TaskStatus {
-    /// The status named `wire` (`working`, `input_required`, …), if it is one.
-    pub fn parse(wire: &str) -> Option<Self> {
-        Some(match wire {
-            "working" => Self::Working,
-            "input_required" => Self::InputRequired,
-            "completed" => Self::Completed,
-            "failed" => Self::Failed,
-            "cancelled" => Self::Cancelled,
-            _ => return None,
-        })
-    }
-
-    /// Its wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Working => "working",
-            Self::InputRequired => "input_required",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-        }
-    }
-
-    /// Completed, failed or cancelled: it will not change again.
-    pub fn is_terminal(self) -> bool {
-        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
-    }
-}
 
 /// What the server said about a task.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,14 +3,12 @@
 //! match the tool's input schema (every violation reported with its JSON path), the call runs
 //! under the server's call timeout, and oversized results are cut down to stay usable.
 
-use std::fmt;
-
-use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::{ServerState, Supervisor};
-use super::types::{McpError, ResourceBody, ResultPart, ToolInfo, ToolResult};
+pub use crate::vocab::error::{ToolError, Violation};
+use crate::vocab::mcp::{ResourceBody, ResultPart, ToolInfo, ToolResult};
 
 /// Limits applied to tool results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,80 +27,6 @@ impl Default for Limits {
             max_binary_bytes: 5 * 1024 * 1024,
         }
     }
-}
-
-/// One way the arguments break the tool's input schema.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Violation {
-    /// The JSON pointer of the offending value (`/` for the arguments object itself).
-    pub path: String,
-    /// What is wrong with it.
-    pub message: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
-
-/// Why a tool could not be called.
-#[derive(Debug, thiserror::Error)]
-pub enum ToolError {
-    /// No server of that name was started.
-    #[error("no MCP server named `{server}` is running")]
-    UnknownServer {
-        /// The name asked for.
-        server: String,
-    },
-    /// The server is known but not ready (starting, restarting, failed or stopped).
-    #[error("the MCP server `{server}` is not ready ({state})")]
-    NotReady {
-        /// The server.
-        server: String,
-        /// Its state, in words.
-        state: String,
-    },
-    /// The server does not offer that tool.
-    #[error("the MCP server `{server}` has no tool named `{tool}`")]
-    UnknownTool {
-        /// The server.
-        server: String,
-        /// The tool asked for.
-        tool: String,
-    },
-    /// The arguments do not match the tool's input schema.
-    #[error("invalid arguments for `{tool}`: {}", list(.violations))]
-    InvalidArguments {
-        /// The tool.
-        tool: String,
-        /// Every violation found.
-        violations: Vec<Violation>,
-    },
-    /// The tool's own input schema cannot be compiled.
-    #[error("the input schema of `{tool}` is not a usable JSON Schema: {reason}")]
-    BadSchema {
-        /// The tool.
-        tool: String,
-        /// The compiler's complaint.
-        reason: String,
-    },
-    /// The server could not be started.
-    #[error("the MCP server `{server}` did not start: {reason}")]
-    StartFailed {
-        /// The server.
-        server: String,
-        /// Why.
-        reason: String,
-    },
-    /// The call itself failed (timeout, cancelled, closed, server error).
-    #[error(transparent)]
-    Mcp(#[from] McpError),
-}
-
-fn list(violations: &[Violation]) -> String {
-    let items: Vec<String> = violations.iter().map(ToString::to_string).collect();
-    items.join("; ")
 }
 
 impl Supervisor {

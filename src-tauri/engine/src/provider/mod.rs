@@ -25,6 +25,7 @@ use futures::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+pub use crate::vocab::provider::ProviderKind;
 pub use error::ProviderError;
 pub use framing::{Frame, Framing, StreamParser};
 pub use http::{HttpOptions, HttpProvider};
@@ -32,22 +33,6 @@ pub use types::*;
 
 /// A stream of normalized events; it ends after `Finish` or with an error.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
-
-/// The wire formats Switchboard speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ProviderKind {
-    /// OpenAI Chat Completions and every compatible server.
-    Openai,
-    /// Ollama's native `/api/chat`.
-    Ollama,
-    /// Anthropic Messages.
-    Anthropic,
-    /// Google Gemini `streamGenerateContent`.
-    Gemini,
-    /// Alibaba DashScope's native text-generation API.
-    Dashscope,
-}
 
 /// A model a provider offers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+pub use crate::vocab::Usage;
+
 /// One model call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
@@ -156,16 +158,6 @@ pub enum FinishReason {
     ContentFilter,
     /// Anything else the provider said.
     Other(String),
-}
-
-/// Token usage reported by the provider.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    /// Prompt tokens.
-    pub input_tokens: u64,
-    /// Generated tokens.
-    pub output_tokens: u64,
 }
 
 /// One normalized event of a model's streamed answer.

@@ -1,7 +1,7 @@
 //! Tests of reading a branch from its end, page by page (long conversations).
 
 use super::*;
-use crate::content::ContentPart;
+use crate::vocab::content::ContentPart;
 
 /// A conversation of `n` messages in one chain; returns the store, the ids oldest first.
 async fn chain(n: usize) -> (tempfile::TempDir, Store, Vec<String>) {

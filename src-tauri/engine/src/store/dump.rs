@@ -157,8 +157,8 @@ fn too_big(e: &sqlx::Error) -> bool {
 mod tests {
     use serde_json::json;
 
-    use crate::content::ContentPart;
     use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role, Store, TokenUsage};
+    use crate::vocab::content::ContentPart;
 
     fn message(c: &str, n: i64, parent: Option<String>) -> Message {
         Message {

@@ -14,8 +14,8 @@ use ts_rs::TS;
 
 use super::page::{new_id, now_ms};
 use super::{Store, StoreError};
-use crate::mcp::config::{secrets_of, secrets_of_mut};
-use crate::mcp::{ServerConfig, Transport};
+use crate::vocab::server::{secrets_of, secrets_of_mut};
+use crate::vocab::{ServerConfig, Transport};
 
 /// A configured MCP server as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]

@@ -6,7 +6,7 @@ use ts_rs::TS;
 
 use super::page::{cursor_number, new_id, now_ms, split_cursor};
 use super::{Page, PageRequest, Store, StoreError};
-use crate::content::ContentPart;
+use crate::vocab::content::ContentPart;
 
 /// Who wrote a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS, sqlx::Type)]

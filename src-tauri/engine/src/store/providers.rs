@@ -7,8 +7,7 @@ use ts_rs::TS;
 
 use super::page::{new_id, now_ms};
 use super::{Store, StoreError};
-use crate::provider::ProviderKind;
-use crate::provider::prompt_tools::ToolMode;
+use crate::vocab::{ProviderKind, ToolMode};
 
 /// Per-provider settings kept as JSON.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]

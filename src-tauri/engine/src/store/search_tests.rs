@@ -2,7 +2,7 @@
 //! snippets, updates and deletions reaching the index, paging.
 
 use super::*;
-use crate::content::ContentPart;
+use crate::vocab::content::ContentPart;
 
 async fn fresh() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

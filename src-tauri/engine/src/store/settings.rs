@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Store, StoreError};
-use crate::mcp::Approval;
+use crate::vocab::Approval;
 
 impl Store {
     /// The value of setting `key`, if set.

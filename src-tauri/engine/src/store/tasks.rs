@@ -4,9 +4,9 @@
 
 use super::page::now_ms;
 use super::{Store, StoreError};
-use crate::content::ContentPart;
-use crate::mcp::tasks::TaskStatus;
 use crate::store::MessageUpdate;
+use crate::vocab::TaskStatus;
+use crate::vocab::content::ContentPart;
 
 /// A stored task handle.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::time::Duration;
 use sqlx::Connection;
 
 use super::*;
-use crate::content::ContentPart;
+use crate::vocab::content::ContentPart;
 
 async fn fresh() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use crate::content::ContentPart;
 use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role, TokenUsage};
+use crate::vocab::content::ContentPart;
 
 /// 2025-07-08 00:43:58 UTC, when seed 003 was recorded.
 pub const T0: i64 = 1_751_935_438_000;

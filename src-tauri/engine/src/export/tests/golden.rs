@@ -87,8 +87,8 @@ fn reasoning_and_tool_results_can_be_left_out() {
 
 #[test]
 fn an_attached_resource_renders_as_a_collapsed_block_and_an_attached_image_inline() {
-    use crate::content::{Attachment, ContentPart};
-    use crate::mcp::types::ResourceBody;
+    use crate::vocab::content::{Attachment, ContentPart};
+    use crate::vocab::mcp::ResourceBody;
     let mut item = weather();
     let attach = |name: &str, mime: &str, body| {
         ContentPart::Resource(Attachment {

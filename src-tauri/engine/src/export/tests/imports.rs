@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use super::fixtures::weather;
 use super::{json_of, seed, store};
-use crate::content::ContentPart;
 use crate::export::{ExportError, ImportSource, import_file, parse_import};
 use crate::store::{ImportItem, Message, MessageStatus, Role};
+use crate::vocab::content::ContentPart;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -98,7 +98,7 @@ fn chatgpt_mapping_becomes_our_tree_with_branches_tool_calls_and_results() {
     };
     assert_eq!(call_id, "call-a1");
     assert_eq!(
-        crate::agent::history::result_text(content),
+        crate::vocab::mcp::result_text(content),
         "<<ImageDisplayed>>"
     );
     assert!(
@@ -127,7 +127,7 @@ fn chatgpt_mapping_becomes_our_tree_with_branches_tool_calls_and_results() {
     assert_eq!(
         (
             call_id.as_str(),
-            crate::agent::history::result_text(content).as_str()
+            crate::vocab::mcp::result_text(content).as_str()
         ),
         ("call-a4", "Paris: sunny, 24°C")
     );
@@ -192,7 +192,7 @@ fn claude_messages_follow_their_parents_and_tool_use_is_split_into_call_result_a
     );
     assert!(
         matches!(&result.content[0], ContentPart::ToolResult { call_id, content, is_error: false }
-        if call_id == "toolu_01" && crate::agent::history::result_text(content) == "Rain, 12°C")
+        if call_id == "toolu_01" && crate::vocab::mcp::result_text(content) == "Rain, 12°C")
     );
     assert_eq!(texts(find(c, "m2-2")), ["It's raining in Paris, 12°C."]);
     assert_eq!(find(c, "m3").parent_id.as_deref(), Some("m2-2"));

@@ -6,12 +6,12 @@ use serde_json::json;
 
 use super::fixtures::{PNG, branchy, weather};
 use super::{json_of, seed, store};
-use crate::content::ContentPart;
 use crate::export::import::ImportSource;
 use crate::export::parse_import;
 use crate::store::{
     Conversation, ImportItem, MergeAction, Message, MessageStatus, Role, TokenUsage,
 };
+use crate::vocab::content::ContentPart;
 
 async fn round_trip(items: &[ImportItem]) -> (Vec<u8>, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
@@ -186,15 +186,15 @@ fn part() -> impl Strategy<Value = ContentPart> {
             is_error,
         }),
         (text(), text(), any::<bool>()).prop_map(|(name, value, blob)| {
-            ContentPart::Resource(crate::content::Attachment {
+            ContentPart::Resource(crate::vocab::content::Attachment {
                 server: "docs".into(),
                 uri: format!("file:///{}", name.len()),
                 name,
                 mime_type: blob.then(|| "image/png".into()),
                 body: if blob {
-                    crate::mcp::types::ResourceBody::Blob(PNG.into())
+                    crate::vocab::mcp::ResourceBody::Blob(PNG.into())
                 } else {
-                    crate::mcp::types::ResourceBody::Text(value)
+                    crate::vocab::mcp::ResourceBody::Text(value)
                 },
             })
         }),

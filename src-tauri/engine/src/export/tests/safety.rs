@@ -10,9 +10,9 @@ use serde_json::json;
 
 use super::fixtures::{conversation, message, text_result};
 use super::{seed, store};
-use crate::content::ContentPart;
 use crate::export::{ExportFormat, ExportRequest, ExportScope, export};
 use crate::store::{ImportItem, Role};
+use crate::vocab::content::ContentPart;
 
 /// The payloads of `ui/src/test/xss-corpus.ts`, copied.
 const CORPUS: &str = include_str!("xss_corpus.json");
@@ -54,19 +54,19 @@ fn hostile(n: usize, p: &str) -> ImportItem {
                         mime_type: p.into(),
                         data: p.into(),
                     },
-                    ContentPart::Resource(crate::content::Attachment {
+                    ContentPart::Resource(crate::vocab::content::Attachment {
                         server: p.into(),
                         uri: p.into(),
                         name: p.into(),
                         mime_type: Some(p.into()),
-                        body: crate::mcp::types::ResourceBody::Text(p.into()),
+                        body: crate::vocab::mcp::ResourceBody::Text(p.into()),
                     }),
-                    ContentPart::Resource(crate::content::Attachment {
+                    ContentPart::Resource(crate::vocab::content::Attachment {
                         server: p.into(),
                         uri: p.into(),
                         name: p.into(),
                         mime_type: Some("image/png".into()),
-                        body: crate::mcp::types::ResourceBody::Blob(p.into()),
+                        body: crate::vocab::mcp::ResourceBody::Blob(p.into()),
                     }),
                 ],
             ),

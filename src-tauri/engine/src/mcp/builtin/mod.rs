@@ -19,8 +19,8 @@ pub use filesystem::FilesystemServer;
 pub use time::TimeServer;
 
 use super::client::{HostHandler, McpClient};
-use super::spec::{ServerSpec, Transport};
-use super::types::McpError;
+use crate::vocab::mcp::McpError;
+use crate::vocab::server::{ServerSpec, Transport};
 
 /// The size of the in-memory pipe between the client and a built-in server.
 pub(super) const PIPE_BYTES: usize = 64 * 1024;

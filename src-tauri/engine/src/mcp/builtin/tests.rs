@@ -10,8 +10,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 use super::{BuiltinServer, connect};
-use crate::mcp::types::{ResultPart, ToolResult};
 use crate::mcp::{IgnoreNotifications, McpClient};
+use crate::vocab::mcp::{ResultPart, ToolResult};
 
 async fn client(server: BuiltinServer) -> McpClient {
     connect(&server, IgnoreNotifications)
@@ -57,7 +57,7 @@ async fn time_tools_are_listed_and_callable() {
     // Built-in servers are rmcp servers: they answer `server/discover`, so the stateless era.
     assert_eq!(client.server_info().protocol_version, "2026-07-28");
     let era = client.server_info().era;
-    assert_eq!(era, crate::mcp::types::ProtocolEra::Stateless);
+    assert_eq!(era, crate::vocab::mcp::ProtocolEra::Stateless);
     assert_eq!(
         tool_names(&client).await,
         ["convert_time", "get_current_time"]

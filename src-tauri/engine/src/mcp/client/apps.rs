@@ -1,12 +1,12 @@
 //! Reading an MCP App's UI resource: the HTML and the `_meta.ui` of its content item (its
-//! CSP domains, its border preference), which [`super::super::types::ResourceContent`] does
+//! CSP domains, its border preference), which [`crate::vocab::mcp::ResourceContent`] does
 //! not carry.
 
 use rmcp::model as rm;
 
 use super::McpClient;
 use crate::mcp::apps::{self, AppCsp};
-use crate::mcp::types::McpError;
+use crate::vocab::mcp::McpError;
 
 /// An App resource as read: its HTML (`None` when it is not an App document, with what it
 /// was instead), CSP and border preference.

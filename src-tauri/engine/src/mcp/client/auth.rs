@@ -24,9 +24,9 @@ use tokio::sync::Mutex;
 use super::connect::{header_map, lifecycle};
 use super::{Bridge, McpClient, convert};
 use crate::mcp::oauth::OAuth;
-use crate::mcp::oauth_client::OAuthClient;
-use crate::mcp::spec::ServerSpec;
-use crate::mcp::types::McpError;
+use crate::vocab::mcp::McpError;
+use crate::vocab::server::OAuthClient;
+use crate::vocab::server::ServerSpec;
 
 /// How many times one request may send the user through authorization.
 const MAX_AUTHORIZATIONS: u32 = 3;

@@ -21,9 +21,9 @@ use super::{
 use crate::mcp::oauth::OAuth;
 use crate::mcp::process::{Launch, ServerProcess, StderrLog};
 use crate::mcp::progress::ProgressRoutes;
-use crate::mcp::spec::{ServerSpec, Transport};
 use crate::mcp::sse::SseTransport;
-use crate::mcp::types::{McpError, ProtocolEra};
+use crate::vocab::mcp::{McpError, ProtocolEra};
+use crate::vocab::server::{ServerSpec, Transport};
 
 /// rmcp's start-up mode: the stateless era first (`server/discover` with 2026-07-28), and the
 /// `initialize` handshake (offering [`HANDSHAKE_VERSION`]; the server may answer with an older

@@ -4,7 +4,7 @@
 use rmcp::model as rm;
 use rmcp::service::{ClientInitializeError, ServiceError};
 
-use crate::mcp::types::{
+use crate::vocab::mcp::{
     LogLevel, McpError, Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra,
     ResourceBody, ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo,
     ServerNotification, ToolAnnotations, ToolInfo, ToolResult,

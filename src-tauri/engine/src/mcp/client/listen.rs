@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use super::HostHandler;
 use crate::mcp::Backoff;
 use crate::mcp::supervisor::METHOD_NOT_FOUND;
-use crate::mcp::types::ServerNotification;
+use crate::vocab::mcp::ServerNotification;
 
 /// A stream that lived this long starts the pauses over.
 const STABLE_AFTER: Duration = Duration::from_secs(30);

@@ -10,8 +10,8 @@ use rmcp::model as rm;
 use rmcp::service::MergedList;
 
 use super::{McpClient, convert};
-use crate::mcp::types::{CacheHint, CacheScope, Listed, ProtocolEra};
-use crate::mcp::types::{McpError, PromptInfo, ResourceInfo, ToolInfo};
+use crate::vocab::mcp::{CacheHint, CacheScope, Listed, ProtocolEra};
+use crate::vocab::mcp::{McpError, PromptInfo, ResourceInfo, ToolInfo};
 
 /// The longest a list is kept, whatever the server says (rmcp's own cap).
 pub const MAX_TTL: Duration = Duration::from_secs(24 * 60 * 60);

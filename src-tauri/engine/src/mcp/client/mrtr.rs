@@ -22,11 +22,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::{HostHandler, requests};
 use crate::mcp::interact::{ElicitationReply, SamplingRefused};
-use crate::mcp::types::{LogLevel, McpError, ServerNotification};
+use crate::vocab::mcp::{LogLevel, McpError, ServerNotification};
 use std::collections::BTreeMap;
 
 use super::{McpClient, convert};
-use crate::mcp::types::{Prompt, ResourceContent};
+use crate::vocab::mcp::{Prompt, ResourceContent};
 
 /// The most `input_required` answers one request may get before we give up (rmcp's own
 /// default, and the other tier-1 SDKs').

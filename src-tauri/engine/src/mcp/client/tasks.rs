@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{McpClient, convert, mrtr};
 use crate::mcp::tasks::{CallOutcome, TaskOutcome, TaskState, TaskStatus, failed, parse_task};
-use crate::mcp::types::{McpError, ToolResult};
+use crate::vocab::mcp::{McpError, ToolResult};
 
 impl McpClient {
     /// Calls tool `name` as a task (`task: { ttl }`, handshake era); the server answers with
@@ -175,7 +175,7 @@ mod tests {
 
     use super::tool_result;
     use crate::mcp::tasks::{TaskOutcome, TaskStatus, parse_task};
-    use crate::mcp::types::{ResultPart, ToolResult};
+    use crate::vocab::mcp::{ResultPart, ToolResult};
 
     #[test]
     fn a_2026_completed_task_carries_its_tool_result_inline() {

@@ -10,7 +10,7 @@ use rmcp::transport::auth::{
 use secrecy::{ExposeSecret, SecretString};
 
 use super::OAuthError;
-use crate::mcp::oauth_client::{JwtAlgorithm, OAuthClient};
+use crate::vocab::server::{JwtAlgorithm, OAuthClient};
 
 /// The client-credentials request of `client` with `secret` (a client secret, or a PEM private
 /// key when the client signs assertions) for the resource `url`.
@@ -85,7 +85,7 @@ fn rmcp_algorithm(algorithm: JwtAlgorithm) -> JwtSigningAlgorithm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::oauth_client::OAuthGrant;
+    use crate::vocab::server::OAuthGrant;
 
     fn client(signing_algorithm: Option<JwtAlgorithm>) -> OAuthClient {
         OAuthClient {

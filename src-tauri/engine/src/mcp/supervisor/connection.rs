@@ -11,9 +11,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Inner, METHOD_NOT_FOUND, RELEASE_WAIT, SupervisorEvent};
 use crate::mcp::client::McpClient;
-use crate::mcp::config::ServerConfig;
 use crate::mcp::server_host::ServerHost;
-use crate::mcp::types::{McpError, ServerNotification, ToolInfo};
+use crate::vocab::ServerConfig;
+use crate::vocab::mcp::{McpError, ServerNotification, ToolInfo};
 
 /// A connection that completed start-up.
 pub(super) struct Connection {

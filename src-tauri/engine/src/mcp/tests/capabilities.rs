@@ -14,8 +14,8 @@ use crate::mcp::interact::{
     InteractionAnswer, InteractionEvent, Sampler, SamplingContent, SamplingRequest, SamplingResult,
     StopReason,
 };
-use crate::mcp::types::{ResultPart, ToolResult};
 use crate::mcp::{ServerState, Supervisor, ToolError};
+use crate::vocab::mcp::{ResultPart, ToolResult};
 
 /// A model stand-in that answers with the prompt it got, upper-cased.
 struct Shout;

@@ -13,10 +13,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::supervisor::{kinds, states_until};
 use crate::mcp::process::group_alive;
-use crate::mcp::types::{ResultPart, ToolResult};
 use crate::mcp::{
     Backoff, Limits, McpError, ServerConfig, ServerState, Supervisor, ToolError, Transport,
 };
+use crate::vocab::mcp::{ResultPart, ToolResult};
 
 /// The fault server script.
 fn fault_script() -> String {
@@ -306,7 +306,7 @@ async fn a_server_that_ignores_the_discover_probe_still_connects_in_the_handshak
     let era = (info.era, info.protocol_version.as_str(), tools);
     assert_eq!(
         era,
-        (crate::mcp::types::ProtocolEra::Handshake, "2025-11-25", 1)
+        (crate::vocab::mcp::ProtocolEra::Handshake, "2025-11-25", 1)
     );
     supervisor.shutdown_all().await;
 }

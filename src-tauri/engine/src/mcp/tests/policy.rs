@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use crate::mcp::policy::{Inputs, resolve};
-use crate::mcp::types::ToolAnnotations;
 use crate::mcp::{Approval, Decision, Policies, ServerConfig, Transport};
 use crate::store::Store;
+use crate::vocab::mcp::ToolAnnotations;
 
 async fn store_with(approval: Approval) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{args, free_port, start_everything_over};
 use crate::mcp::process::ServerProcess;
-use crate::mcp::types::ResultPart;
 use crate::mcp::{IgnoreNotifications, McpClient, McpError, ServerSpec, Transport};
+use crate::vocab::mcp::ResultPart;
 
 /// Starts server-everything's SSE transport on a free loopback port.
 async fn start_sse_server() -> (ServerProcess, impl Sized, u16) {

@@ -9,11 +9,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::{args, connect, everything_js, everything_spec, node_spec, process_running};
 use crate::mcp::process::group_alive;
-use crate::mcp::types::{
-    PromptRole, ResourceBody, ResultPart, ServerInfo, ToolAnnotations, ToolResult,
-};
 use crate::mcp::{
     IgnoreNotifications, McpClient, McpError, ServerNotification, ServerSpec, Transport,
+};
+use crate::vocab::mcp::{
+    PromptRole, ResourceBody, ResultPart, ServerInfo, ToolAnnotations, ToolResult,
 };
 
 const CALL: Duration = Duration::from_secs(10);
@@ -35,7 +35,7 @@ async fn connecting_over_stdio_reports_the_server_and_the_handshake_era_version(
             title: Some("Everything Reference Server".to_owned()),
             version: "2.0.0".to_owned(),
             protocol_version: "2025-11-25".to_owned(),
-            era: crate::mcp::types::ProtocolEra::Handshake,
+            era: crate::vocab::mcp::ProtocolEra::Handshake,
             instructions: info.instructions.clone(),
         }
     );

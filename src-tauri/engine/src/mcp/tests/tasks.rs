@@ -7,8 +7,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
 use crate::mcp::tasks::{CallOutcome, TaskState, TaskStatus};
-use crate::mcp::types::ResultPart;
 use crate::mcp::{Backoff, Limits, ServerState, Supervisor};
+use crate::vocab::mcp::ResultPart;
 
 /// A supervisor running server-everything as `everything`.
 async fn running() -> Supervisor {

@@ -6,8 +6,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
 use crate::mcp::tools::truncate;
-use crate::mcp::types::{ResultPart, ToolResult};
 use crate::mcp::{Backoff, Limits, ServerState, Supervisor, ToolError, Violation};
+use crate::vocab::mcp::{ResultPart, ToolResult};
 
 /// A supervisor running server-everything as `everything`, with `limits`.
 async fn running(limits: Limits) -> Supervisor {

@@ -17,9 +17,10 @@ use serde_json::Value;
 
 use super::{ChatMessage, ChatRequest, ToolCall, ToolSpec, UserPart};
 
+pub use crate::vocab::ToolMode;
 pub use extract::{Extraction, extract_tool_calls};
 pub use stream::PromptTools;
-pub use switch::{ModeSwitch, PromptOnlyModels, ToolMode};
+pub use switch::{ModeSwitch, PromptOnlyModels};
 
 const HOW_TO_CALL: &str = r#"
 # How to call a tool

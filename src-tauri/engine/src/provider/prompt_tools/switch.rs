@@ -7,24 +7,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
 use futures::{StreamExt, stream};
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
 
 use super::{PromptTools, has_tool_history};
 use crate::provider::{ChatRequest, EventStream, ModelInfo, Provider, ProviderError};
-
-/// How tools reach a model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolMode {
-    /// The endpoint's native function calling.
-    Native,
-    /// Tools described in the system prompt, calls read from the reply text.
-    Prompt,
-    /// Native, falling back to prompt mode (and remembering it) when the endpoint refuses tools.
-    #[default]
-    Auto,
-}
+use crate::vocab::ToolMode;
 
 /// The model ids known to need prompt mode, shared with whoever persists them.
 pub type PromptOnlyModels = Arc<Mutex<HashSet<String>>>;

@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::ErrorKind;
-use crate::mcp::tasks::TaskStatus;
-use crate::provider::Usage;
+use super::error::ErrorKind;
+use super::provider::Usage;
+use super::task::TaskStatus;
 
 /// Why a turn ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::mcp::types::ResourceBody;
+use super::mcp::ResourceBody;
 
 /// One part of a message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]

@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
+/// The MIME type of an App's HTML resource.
+pub const APP_MIME: &str = "text/html;profile=mcp-app";
+/// The largest App document accepted (bytes).
+pub const MAX_HTML_BYTES: usize = 8 << 20;
+
 /// Who the server says it is, and the protocol revision both sides agreed on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ServerInfo {
@@ -82,7 +87,7 @@ pub struct ToolInfo {
     /// Its MCP App declaration (`_meta.ui`): a UI resource, who may call it.
     #[serde(default)]
     #[ts(optional = nullable)]
-    pub ui: Option<super::apps::ToolUi>,
+    pub ui: Option<ToolUi>,
 }
 
 /// A tool's behaviour hints; `None` means the server said nothing.
@@ -363,4 +368,55 @@ pub enum McpError {
     /// user declined); the request cannot go on.
     #[error("{0}")]
     InputRefused(String),
+}
+
+/// Who may call a tool, from its `_meta.ui.visibility`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// The model (the tool is offered to it).
+    Model,
+    /// Apps of the same server.
+    App,
+}
+
+/// What a tool's `_meta.ui` declares.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolUi {
+    /// The `ui://` resource to render for a call of this tool, if any.
+    pub resource_uri: Option<String>,
+    /// Who may call it (both when the server says nothing).
+    pub visibility: Vec<Visibility>,
+}
+
+/// The text of a stored tool result, for the model: text parts as they are, other parts
+/// described in a line, structured content as JSON when there is no text.
+pub fn result_text(content: &Value) -> String {
+    let Ok(result) = <ToolResult as serde::Deserialize>::deserialize(content) else {
+        return content.to_string();
+    };
+    let mut lines: Vec<String> = result.content.iter().map(part_text).collect();
+    if let Some(s) = result
+        .structured
+        .as_ref()
+        .filter(|_| lines.iter().all(String::is_empty))
+    {
+        lines = vec![s.to_string()];
+    }
+    lines.retain(|l| !l.is_empty());
+    lines.join("\n")
+}
+
+fn part_text(part: &ResultPart) -> String {
+    match part {
+        ResultPart::Text { text } => text.clone(),
+        ResultPart::Image { mime, data } => format!("[image {mime}, {} bytes]", data.len() * 3 / 4),
+        ResultPart::Audio { mime, data } => format!("[audio {mime}, {} bytes]", data.len() * 3 / 4),
+        ResultPart::ResourceLink(r) => format!("[resource link {} ({})]", r.uri, r.name),
+        ResultPart::Resource(r) => match &r.body {
+            crate::vocab::mcp::ResourceBody::Text(t) => t.clone(),
+            crate::vocab::mcp::ResourceBody::Blob(_) => format!("[resource {} (binary)]", r.uri),
+        },
+    }
 }

@@ -1,0 +1,350 @@
+//! A configured MCP server as every part sees it: its transport, timeouts, default approval
+//! and OAuth client settings ([`ServerConfig`]), and what the client needs to reach it
+//! ([`ServerSpec`]). `mcp::config` parses and checks the user's `mcpServers` documents into
+//! these; the store keeps them; the supervisor starts them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// How to reach a server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Transport {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program (resolved on the login shell's PATH).
+        command: String,
+        /// Its arguments.
+        #[serde(default)]
+        args: Vec<String>,
+        /// Extra environment variables (values may be secrets: never logged or exported).
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+        /// The working directory.
+        #[serde(default)]
+        #[ts(optional)]
+        cwd: Option<PathBuf>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+        url: String,
+        /// Extra headers (values may be secrets).
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+    },
+    /// The legacy HTTP+SSE transport (GET the stream, POST to the `endpoint` it names).
+    Sse {
+        /// The SSE endpoint, e.g. `http://127.0.0.1:3001/sse`.
+        url: String,
+        /// Extra headers (values may be secrets).
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+    },
+    /// One of our built-in servers, run in-process (nothing is spawned).
+    Builtin {
+        /// Which one: `time`, `fetch` or `filesystem`.
+        server: String,
+        /// `fetch`: allow private, loopback and link-local addresses.
+        #[serde(default, rename = "allowPrivate")]
+        allow_private: bool,
+        /// `filesystem`: the folders it may touch; none means the user's roots.
+        #[serde(default)]
+        #[ts(type = "Array<string>")]
+        folders: Vec<PathBuf>,
+    },
+}
+
+impl Transport {
+    /// Whether this is a built-in filesystem server without folders of its own: it works in
+    /// the user's roots (and is restarted when they change).
+    pub fn follows_roots(&self) -> bool {
+        matches!(self, Self::Builtin { server, folders, .. }
+            if server == "filesystem" && folders.is_empty())
+    }
+}
+
+/// One server to connect to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// The server's unique name (the `mcpServers` key).
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+    /// How long start-up (spawn + handshake + first listings) may take.
+    pub startup_timeout: Duration,
+    /// The default timeout of one tool call (reset by progress notifications).
+    pub call_timeout: Duration,
+    /// Remote servers: who we are to their authorization server.
+    pub oauth: OAuthClient,
+}
+
+impl ServerSpec {
+    /// Default start-up timeout: a cold `npx -y` start took 20.8 s here.
+    pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Default tool-call timeout.
+    pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+    /// A spec with the default timeouts.
+    pub fn new(name: impl Into<String>, transport: Transport) -> Self {
+        Self {
+            name: name.into(),
+            transport,
+            startup_timeout: Self::STARTUP_TIMEOUT,
+            call_timeout: Self::CALL_TIMEOUT,
+            oauth: OAuthClient::default(),
+        }
+    }
+}
+
+/// How we obtain tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OAuthGrant {
+    /// A person approves in the browser (authorization code with PKCE).
+    #[default]
+    AuthorizationCode,
+    /// No person: the client authenticates itself (client secret or signed assertion).
+    ClientCredentials,
+}
+
+/// The algorithms a `private_key_jwt` assertion may be signed with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub enum JwtAlgorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// ECDSA P-256 with SHA-256.
+    ES256,
+    /// ECDSA P-384 with SHA-384.
+    ES384,
+}
+
+/// A remote server's OAuth client settings (all optional; the default registers dynamically).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthClient {
+    /// A client id registered with the authorization server beforehand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub client_id: Option<String>,
+    /// The HTTPS URL of our Client ID Metadata Document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub client_metadata_url: Option<String>,
+    /// How tokens are obtained.
+    #[serde(default, skip_serializing_if = "is_default_grant")]
+    #[ts(as = "Option<OAuthGrant>", optional)]
+    pub grant: OAuthGrant,
+    /// Scopes to request with the client-credentials grant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub scopes: Vec<String>,
+    /// Sign a `private_key_jwt` assertion with this algorithm (client credentials only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub signing_algorithm: Option<JwtAlgorithm>,
+}
+
+fn is_default_grant(grant: &OAuthGrant) -> bool {
+    *grant == OAuthGrant::AuthorizationCode
+}
+
+impl OAuthClient {
+    /// Whether nothing is set (dynamic registration).
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// What happens to a call of one of the server's tools when no per-tool policy says otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// Ask the user each time.
+    #[default]
+    Ask,
+    /// Run without asking.
+    Allow,
+    /// Never run.
+    Deny,
+}
+
+/// One configured MCP server.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerConfig {
+    /// Unique name (the `mcpServers` key), 1 to 64 characters.
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+    /// Whether it is used at all (`"disabled": true` in the file when not).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// How long start-up may take (`startupTimeoutMs`).
+    #[serde(
+        rename = "startupTimeoutMs",
+        with = "millis",
+        default = "startup_default"
+    )]
+    #[ts(type = "number")]
+    pub startup_timeout: Duration,
+    /// The default timeout of one tool call (`callTimeoutMs`).
+    #[serde(rename = "callTimeoutMs", with = "millis", default = "call_default")]
+    #[ts(type = "number")]
+    pub call_timeout: Duration,
+    /// Whether it starts with the app (when enabled).
+    #[serde(default = "yes")]
+    pub auto_start: bool,
+    /// The default approval policy of its tools.
+    #[serde(default)]
+    pub approval: Approval,
+    /// Remote servers: their OAuth client settings (`oauth`; none: dynamic registration).
+    #[serde(default, skip_serializing_if = "OAuthClient::is_default")]
+    #[ts(as = "Option<OAuthClient>", optional)]
+    pub oauth: OAuthClient,
+}
+
+fn yes() -> bool {
+    true
+}
+fn startup_default() -> Duration {
+    ServerSpec::STARTUP_TIMEOUT
+}
+fn call_default() -> Duration {
+    ServerSpec::CALL_TIMEOUT
+}
+
+/// Durations as whole milliseconds on the wire.
+mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_millis)
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    /// Like the derived one, but env and header values are never printed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("name", &self.name)
+            .field("transport", &self.without_secrets().transport)
+            .field("enabled", &self.enabled)
+            .field("startup_timeout", &self.startup_timeout)
+            .field("call_timeout", &self.call_timeout)
+            .field("auto_start", &self.auto_start)
+            .field("approval", &self.approval)
+            .field("oauth", &self.oauth)
+            .finish()
+    }
+}
+
+/// What replaces a secret value in [`ServerConfig::without_secrets`].
+pub const SECRET_PLACEHOLDER: &str = "";
+
+impl ServerConfig {
+    /// A config with the defaults: enabled, auto-started, default timeouts, approval "ask".
+    pub fn new(name: impl Into<String>, transport: Transport) -> Self {
+        Self {
+            name: name.into(),
+            transport,
+            enabled: true,
+            startup_timeout: ServerSpec::STARTUP_TIMEOUT,
+            call_timeout: ServerSpec::CALL_TIMEOUT,
+            auto_start: true,
+            approval: Approval::Ask,
+            oauth: OAuthClient::default(),
+        }
+    }
+
+    /// What the client and supervisor need to reach it.
+    pub fn spec(&self) -> ServerSpec {
+        ServerSpec {
+            name: self.name.clone(),
+            transport: self.transport.clone(),
+            startup_timeout: self.startup_timeout,
+            call_timeout: self.call_timeout,
+            oauth: self.oauth.clone(),
+        }
+    }
+
+    /// The env (stdio) or header (remote) values: the parts that may be secrets.
+    pub fn secret_values(&self) -> impl Iterator<Item = &str> {
+        secrets_of(&self.transport).values().map(String::as_str)
+    }
+
+    /// A copy whose env and header values are blanked (their names are kept).
+    pub fn without_secrets(&self) -> Self {
+        let mut copy = self.clone();
+        for v in secrets_of_mut(&mut copy.transport)
+            .into_iter()
+            .flat_map(|m| m.values_mut())
+        {
+            SECRET_PLACEHOLDER.clone_into(v);
+        }
+        copy
+    }
+
+    /// A one-line description for previews and listings: the command line (env values
+    /// masked) or the URL and transport.
+    pub fn command_line(&self) -> String {
+        match &self.transport {
+            Transport::Stdio {
+                command, args, env, ..
+            } => {
+                let env = env.keys().map(|k| format!("{}=••••", shell_word(k)));
+                let words = std::iter::once(command).chain(args).map(|w| shell_word(w));
+                env.chain(words).collect::<Vec<_>>().join(" ")
+            }
+            Transport::Http { url, .. } => format!("{url} (streamable HTTP)"),
+            Transport::Sse { url, .. } => format!("{url} (SSE)"),
+            Transport::Builtin { server, .. } => format!("builtin:{server}"),
+        }
+    }
+}
+
+/// No secrets (a built-in server has none).
+static NO_SECRETS: BTreeMap<String, String> = BTreeMap::new();
+
+/// The env of a stdio server or the headers of a remote one.
+pub fn secrets_of(t: &Transport) -> &BTreeMap<String, String> {
+    match t {
+        Transport::Stdio { env, .. } => env,
+        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
+        Transport::Builtin { .. } => &NO_SECRETS,
+    }
+}
+
+/// [`secrets_of`], mutable; `None` for a built-in server.
+pub fn secrets_of_mut(t: &mut Transport) -> Option<&mut BTreeMap<String, String>> {
+    match t {
+        Transport::Stdio { env, .. } => Some(env),
+        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => Some(headers),
+        Transport::Builtin { .. } => None,
+    }
+}
+
+/// `word`, single-quoted when a shell would split or expand it.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_alphanumeric() || "-_./:=@%+,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
