@@ -83,9 +83,10 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
     let doc = json!({"mcpServers": {"weather": {"command": python,
         "args": [weather, "stdio"], "approval": "allow"}}});
     let doc = doc.to_string();
-    let imported = engine.import_servers(&doc, Conflict::Skip);
+    let imported = engine.mcp().import_servers(&doc, Conflict::Skip);
     imported.await.expect("import");
     engine
+        .mcp()
         .start_server("weather")
         .await
         .expect("weather server");
@@ -97,7 +98,9 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
     titles.await.expect("setting");
     // An unannotated tool counts as destructive and is asked about; allow it explicitly.
     let allow = Some(switchboard_engine::mcp::Approval::Allow);
-    let policy = engine.set_tool_policy("weather", "get_weather", allow);
+    let policy = engine
+        .mcp()
+        .set_tool_policy("weather", "get_weather", allow);
     policy.await.expect("tool policy");
     let provider = NewProvider {
         name: "fake".into(),
@@ -105,7 +108,11 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
         base_url: Some(format!("{url}/v1")),
         ..Default::default()
     };
-    let p = engine.add_provider(provider).await.expect("provider");
+    let p = engine
+        .providers()
+        .add_provider(provider)
+        .await
+        .expect("provider");
     let mut turns = Vec::new();
     for i in 0..TURNS + 5 {
         let new = NewConversation {
@@ -125,6 +132,7 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
         let started = Instant::now();
         let prompt = "What is the weather in California?";
         let end = engine
+            .agent()
             .send_message(&conv.id, prompt, tx)
             .await
             .expect("turn");

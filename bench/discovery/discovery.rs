@@ -47,10 +47,11 @@ async fn add_http(engine: &Engine, name: &str, ttl_ms: Option<u64>) -> Running {
         headers: Default::default(),
     };
     engine
+        .mcp()
         .add_server(ServerConfig::new(name, transport))
         .await
         .unwrap();
-    engine.start_server(name).await.unwrap();
+    engine.mcp().start_server(name).await.unwrap();
     server
 }
 
@@ -61,10 +62,11 @@ async fn add_everything(engine: &Engine) {
     let doc = serde_json::json!({"mcpServers": {"handshake": {
         "command": "node", "args": [js, "stdio"]}}});
     engine
+        .mcp()
         .import_servers(&doc.to_string(), Conflict::Skip)
         .await
         .unwrap();
-    engine.start_server("handshake").await.unwrap();
+    engine.mcp().start_server("handshake").await.unwrap();
 }
 
 /// The median time of one turn's tool discovery on `server`, and how many tools it offers.
@@ -72,12 +74,17 @@ async fn median(engine: &Engine, server: &str) -> (Duration, usize) {
     let servers = [server.to_owned()];
     let mut tools = 0;
     for _ in 0..WARM_UP {
-        tools = engine.supervisor().current_tools_for(&servers).await.len();
+        tools = engine
+            .mcp()
+            .supervisor()
+            .current_tools_for(&servers)
+            .await
+            .len();
     }
     let mut times = Vec::with_capacity(TURNS);
     for _ in 0..TURNS {
         let started = Instant::now();
-        let listed = engine.supervisor().current_tools_for(&servers).await;
+        let listed = engine.mcp().supervisor().current_tools_for(&servers).await;
         times.push(started.elapsed());
         assert_eq!(listed.len(), tools);
     }

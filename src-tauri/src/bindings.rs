@@ -1,6 +1,7 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
+use switchboard_engine::agent::SamplingModel;
 use switchboard_engine::agent::{
     ApprovalAnswer, CallView, ChatEvent, ChatSettings, ToolCost, TurnEnd,
 };
@@ -17,8 +18,7 @@ use switchboard_engine::mcp::tasks::TaskStatus;
 use switchboard_engine::mcp::{
     AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
     InteractionAnswer, InteractionEvent, JwtAlgorithm, OAuthClient, OAuthGrant, PreviewEntry,
-    RootInfo, SamplingModel, ServerConfig, ServerLogs, ServerState, ServerStatus, SupervisorEvent,
-    Transport,
+    RootInfo, ServerConfig, ServerLogs, ServerState, ServerStatus, SupervisorEvent, Transport,
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;

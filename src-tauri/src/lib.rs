@@ -194,7 +194,7 @@ fn engine_opened(
 /// Starts the enabled auto-start MCP servers in the background (the window does not wait);
 /// their states reach the UI as events.
 async fn start_servers(engine: Engine) {
-    match engine.start_servers().await {
+    match engine.mcp().start_servers().await {
         Ok(states) => tracing::info!(servers = states.len(), "MCP servers started"),
         Err(error) => tracing::warn!(%error, "cannot start the MCP servers"),
     }

@@ -291,6 +291,7 @@ async fn no_export_in_any_format_contains_a_provider_key_or_a_server_env_secret(
         .await
         .unwrap();
     let provider = engine
+        .providers()
         .add_provider(NewProvider {
             name: "OpenAI".into(),
             preset: "openai".into(),
@@ -302,6 +303,7 @@ async fn no_export_in_any_format_contains_a_provider_key_or_a_server_env_secret(
         .unwrap();
     let servers = json!({"mcpServers": {"github": {"command": "npx", "args": ["-y", "server-github"], "env": {"GITHUB_TOKEN": SERVER_SECRET}}}});
     engine
+        .mcp()
         .import_servers(&servers.to_string(), Conflict::Skip)
         .await
         .unwrap();

@@ -203,13 +203,16 @@ fn a_sampling_request_of_server_everything_is_approved_over_ipc_and_answered_by_
     assert!(prompt_names.contains(&"args-prompt"), "{prompts}");
     let resources = invoke(&h, "server_resources", json!({ "name": "everything" })).unwrap();
     assert!(!resources.as_array().unwrap().is_empty(), "{resources}");
-    let mut events = engine.supervisor().interactions().subscribe();
+    let mut events = engine.mcp().supervisor().interactions().subscribe();
     let call = tauri::async_runtime::spawn({
         let engine = engine.clone();
         async move {
             let args = json!({ "prompt": "write a haiku", "maxTokens": 64 });
             let cancel = Default::default();
-            let call = engine.call_tool("everything", "trigger-sampling-request", args, cancel);
+            let call =
+                engine
+                    .mcp()
+                    .call_tool("everything", "trigger-sampling-request", args, cancel);
             call.await
         }
     });
@@ -288,7 +291,7 @@ fn server_states_and_interactions_reach_the_windows_as_global_events() {
     );
     let (_, ready) = next();
     assert_eq!(ready["state"]["type"], "ready");
-    let broker = engine.supervisor().interactions().clone();
+    let broker = engine.mcp().supervisor().interactions().clone();
     let elicit = tauri::async_runtime::spawn(async move {
         let request = switchboard_engine::mcp::interact::ElicitationRequest::Form {
             message: "Name?".to_owned(),
@@ -322,8 +325,8 @@ fn server_states_and_interactions_reach_the_windows_as_global_events() {
 fn an_accepted_url_request_answers_the_server_even_where_no_browser_can_open() {
     let h = harness();
     let engine = engine(&h);
-    let mut events = engine.supervisor().interactions().subscribe();
-    let broker = engine.supervisor().interactions().clone();
+    let mut events = engine.mcp().supervisor().interactions().subscribe();
+    let broker = engine.mcp().supervisor().interactions().clone();
     let asked = tauri::async_runtime::spawn(async move {
         let request = switchboard_engine::mcp::interact::ElicitationRequest::Url {
             message: "Sign in".to_owned(),
@@ -357,18 +360,18 @@ async fn the_roots_and_the_interaction_timeout_are_read_back_when_the_engine_ope
     let folder = dir.path().canonicalize().unwrap();
     let first = super::servers::engine(dir.path()).await;
     assert_eq!(
-        first.supervisor().interactions().timeout(),
+        first.mcp().supervisor().interactions().timeout(),
         switchboard_engine::mcp::interact::DEFAULT_TIMEOUT
     );
-    first.set_roots(vec![folder.clone()]).await.unwrap();
+    first.mcp().set_roots(vec![folder.clone()]).await.unwrap();
     let key = switchboard_engine::mcp::INTERACTION_TIMEOUT_SETTING;
     first.store().set_setting(key, &json!(90)).await.unwrap();
     first.shutdown().await;
     let again = super::servers::engine(dir.path()).await;
-    let roots: Vec<_> = again.roots().into_iter().map(|r| r.path).collect();
+    let roots: Vec<_> = again.mcp().roots().into_iter().map(|r| r.path).collect();
     assert_eq!(roots, vec![folder]);
     assert_eq!(
-        again.supervisor().interactions().timeout(),
+        again.mcp().supervisor().interactions().timeout(),
         Duration::from_secs(90)
     );
     again.shutdown().await;

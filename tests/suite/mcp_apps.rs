@@ -48,8 +48,8 @@ fn npm_app(name: &str, package: &str, approval: Approval) -> ServerConfig {
 
 async fn started(engine: &Engine, config: ServerConfig) {
     let name = config.name.clone();
-    engine.add_server(config).await.unwrap();
-    engine.start_server(&name).await.unwrap();
+    engine.mcp().add_server(config).await.unwrap();
+    engine.mcp().start_server(&name).await.unwrap();
 }
 
 fn call(server: &str, tool: &str, approval: Option<ApprovalAnswer>) -> AppCall {
@@ -72,6 +72,7 @@ async fn the_ui_extension_is_advertised_in_the_client_capabilities() {
     )
     .await;
     let result = engine
+        .mcp()
         .call_tool(
             "hostile",
             "client-capabilities",
@@ -101,7 +102,12 @@ async fn each_real_app_servers_ui_resource_is_read_and_stored_with_the_tool_resu
         started(&engine, npm_app(name, package, Approval::Allow)).await;
     }
     for (name, _, tool) in servers {
-        let view = engine.app_view(name, tool).await.unwrap().expect("an App");
+        let view = engine
+            .mcp()
+            .app_view(name, tool)
+            .await
+            .unwrap()
+            .expect("an App");
         assert_eq!((view.server.as_str(), view.tool.as_str()), (name, tool));
         assert!(
             view.resource_uri.starts_with("ui://"),
@@ -113,10 +119,12 @@ async fn each_real_app_servers_ui_resource_is_read_and_stored_with_the_tool_resu
             "{name}"
         );
         let result = engine
+            .mcp()
             .call_tool(name, tool, json!({}), Default::default())
             .await
             .unwrap();
-        let stored = switchboard_engine::mcp::apps_result_json(&engine, name, tool, &result).await;
+        let stored =
+            switchboard_engine::mcp::apps_result_json(engine.mcp(), name, tool, &result).await;
         assert_eq!(
             stored["app"]["resourceUri"],
             Value::String(view.resource_uri.clone())
@@ -135,7 +143,7 @@ async fn a_tool_hidden_from_the_model_is_listed_as_app_only_and_apps_may_call_it
         npm_app("monitor", "server-system-monitor", Approval::Allow),
     )
     .await;
-    let tools = engine.supervisor().tools_for(&["monitor".to_owned()]);
+    let tools = engine.mcp().supervisor().tools_for(&["monitor".to_owned()]);
     let poll = tools
         .iter()
         .find(|(_, t)| t.name == "poll-system-stats")
@@ -145,16 +153,19 @@ async fn a_tool_hidden_from_the_model_is_listed_as_app_only_and_apps_may_call_it
     assert!(!apps::visible_to_model(Some(&ui)));
     // Unannotated tools always ask unless the user set a policy for them.
     let first = engine
+        .mcp()
         .app_call_tool(call("monitor", "poll-system-stats", None))
         .await
         .unwrap();
     assert_eq!(first, AppCallOutcome::NeedsApproval);
     let allow = Some(Approval::Allow);
     engine
+        .mcp()
         .set_tool_policy("monitor", "poll-system-stats", allow)
         .await
         .unwrap();
     let outcome = engine
+        .mcp()
         .app_call_tool(call("monitor", "poll-system-stats", None))
         .await
         .unwrap();
@@ -181,6 +192,7 @@ async fn an_apps_call_of_a_hidden_tool_or_another_servers_tool_is_refused() {
     )
     .await;
     let hidden = engine
+        .mcp()
         .app_call_tool(call("hostile", "model-only", None))
         .await
         .unwrap_err();
@@ -190,6 +202,7 @@ async fn an_apps_call_of_a_hidden_tool_or_another_servers_tool_is_refused() {
         "{hidden}"
     );
     let other = engine
+        .mcp()
         .app_call_tool(call("hostile", "get-time", None))
         .await
         .unwrap_err();
@@ -207,21 +220,25 @@ async fn the_approval_policy_applies_to_an_apps_calls() {
     )
     .await;
     let first = engine
+        .mcp()
         .app_call_tool(call("basic", "get-time", None))
         .await
         .unwrap();
     assert_eq!(first, AppCallOutcome::NeedsApproval);
     let denied = engine
+        .mcp()
         .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::Deny)))
         .await
         .unwrap_err();
     assert!(denied.to_string().contains("denied"), "{denied}");
     let once = engine
+        .mcp()
         .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::AllowOnce)))
         .await
         .unwrap();
     assert!(matches!(once, AppCallOutcome::Done { .. }), "{once:?}");
     let for_chat = engine
+        .mcp()
         .app_call_tool(call(
             "basic",
             "get-time",
@@ -231,6 +248,7 @@ async fn the_approval_policy_applies_to_an_apps_calls() {
         .unwrap();
     assert!(matches!(for_chat, AppCallOutcome::Done { .. }));
     let again = engine
+        .mcp()
         .app_call_tool(call("basic", "get-time", None))
         .await
         .unwrap();
@@ -239,10 +257,12 @@ async fn the_approval_policy_applies_to_an_apps_calls() {
         "allow for this chat was not kept"
     );
     engine
+        .mcp()
         .set_tool_policy("basic", "get-time", Some(Approval::Deny))
         .await
         .unwrap();
     let refused = engine
+        .mcp()
         .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::AllowOnce)))
         .await
         .unwrap_err();

@@ -21,10 +21,11 @@ use super::tasks_server;
 async fn start(engine: &Engine, name: &str, url: &str) {
     let doc = json!({"mcpServers": {name: {"type": "http", "url": url}}});
     engine
+        .mcp()
         .import_servers(&doc.to_string(), Conflict::Skip)
         .await
         .unwrap();
-    engine.start_server(name).await.unwrap();
+    engine.mcp().start_server(name).await.unwrap();
 }
 
 /// Waits (up to 20 s) for `ToolsChanged` of `server`.
@@ -44,7 +45,7 @@ async fn tools_changed(events: &mut broadcast::Receiver<SupervisorEvent>, server
 }
 
 fn names(engine: &Engine, server: &str) -> Vec<String> {
-    let tools = engine.supervisor().tools_for(&[server.to_owned()]);
+    let tools = engine.mcp().supervisor().tools_for(&[server.to_owned()]);
     tools.into_iter().map(|(_, t)| t.name).collect()
 }
 
@@ -60,9 +61,10 @@ async fn a_stateless_server_that_adds_a_tool_is_seen_through_subscriptions_liste
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(!names(&engine, "tasks").contains(&"added".to_owned()));
-    let mut events = engine.supervisor().subscribe();
+    let mut events = engine.mcp().supervisor().subscribe();
     let cancel = CancellationToken::new();
     let added = engine
+        .mcp()
         .supervisor()
         .call("tasks", "add_tool", json!({}), cancel)
         .await
@@ -75,6 +77,7 @@ async fn a_stateless_server_that_adds_a_tool_is_seen_through_subscriptions_liste
     tools_changed(&mut events, "tasks").await;
     assert!(names(&engine, "tasks").contains(&"added".to_owned()));
     let turn_tools = engine
+        .mcp()
         .supervisor()
         .current_tools_for(&["tasks".to_owned()])
         .await;
@@ -93,9 +96,10 @@ async fn an_expired_tool_list_that_came_back_different_publishes_tools_changed()
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     start(&engine, "mrtr", &server.url).await;
-    let mut events = engine.supervisor().subscribe();
+    let mut events = engine.mcp().supervisor().subscribe();
     *server.asking.extra_tool.lock().unwrap() = Some("ask_later".to_owned());
     let tools = engine
+        .mcp()
         .supervisor()
         .current_tools_for(&["mrtr".to_owned()])
         .await;

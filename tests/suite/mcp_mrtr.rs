@@ -14,11 +14,11 @@ use futures::future::BoxFuture;
 use serde_json::json;
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::interact::{ElicitationReply, ElicitationRequest};
-use switchboard_engine::mcp::types::{ResourceBody, ResultPart};
 use switchboard_engine::mcp::{
     HostCapabilities, HostHandler, InteractionEvent, McpClient, RootInfo, ServerNotification,
     ServerSpec, Transport,
 };
+use switchboard_engine::vocab::mcp::{ResourceBody, ResultPart};
 use tauri::Manager;
 use tokio::sync::broadcast;
 
@@ -121,11 +121,13 @@ fn a_tool_call_needing_a_form_a_model_and_the_roots_is_fulfilled_through_the_bro
     let roots = invoke(&h, "set_roots", json!({ "folders": [dir.path()] })).unwrap();
     let root_uri = roots[0]["uri"].as_str().unwrap().to_owned();
     add_mrtr(&h, &server.url);
-    let mut events = engine.supervisor().interactions().subscribe();
+    let mut events = engine.mcp().supervisor().interactions().subscribe();
     let call = tauri::async_runtime::spawn({
         let engine = engine.clone();
         async move {
-            let call = engine.call_tool("mrtr", "ask_all", json!({}), Default::default());
+            let call = engine
+                .mcp()
+                .call_tool("mrtr", "ask_all", json!({}), Default::default());
             call.await
         }
     });
@@ -178,7 +180,9 @@ fn a_server_that_never_stops_asking_is_cut_off_at_the_bound_with_a_clear_error()
     let engine = engine(&h);
     let server = tauri::async_runtime::block_on(mrtr_server::start(Asking::default()));
     add_mrtr(&h, &server.url);
-    let call = engine.call_tool("mrtr", "ask_forever", json!({}), Default::default());
+    let call = engine
+        .mcp()
+        .call_tool("mrtr", "ask_forever", json!({}), Default::default());
     let error = tauri::async_runtime::block_on(call).unwrap_err();
     assert_eq!(
         error.to_string(),

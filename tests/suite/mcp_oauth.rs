@@ -228,7 +228,7 @@ async fn engine(dir: &Path) -> (Engine, Arc<KeyringSecrets>) {
 
 /// Plays the user's browser: follows each published authorize URL (down to the loopback).
 fn browser(engine: &Engine) -> tokio::task::JoinHandle<Vec<String>> {
-    let mut events = engine.supervisor().subscribe();
+    let mut events = engine.mcp().supervisor().subscribe();
     tokio::spawn(async move {
         let mut opened = Vec::new();
         while let Ok(event) = events.recv().await {
@@ -249,6 +249,7 @@ async fn add_remote(engine: &Engine, origin: &str) {
         headers: Default::default(),
     };
     engine
+        .mcp()
         .add_server(ServerConfig::new("remote", transport))
         .await
         .unwrap();
@@ -263,8 +264,8 @@ async fn a_server_that_demands_oauth_is_authorized_once_and_its_token_kept_in_th
     add_remote(&engine, &origin).await;
     let browser = browser(&engine);
 
-    engine.start_server("remote").await.unwrap();
-    let tools = engine.server_tools("remote").unwrap();
+    engine.mcp().start_server("remote").await.unwrap();
+    let tools = engine.mcp().server_tools("remote").unwrap();
     assert_eq!(
         tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
         ["whoami"]
@@ -276,9 +277,9 @@ async fn a_server_that_demands_oauth_is_authorized_once_and_its_token_kept_in_th
     assert_eq!(stored["token_response"]["access_token"], "token-1");
 
     // A restart uses the stored token: no second registration or authorization.
-    engine.stop_server("remote").await;
-    engine.start_server("remote").await.unwrap();
-    engine.stop_server("remote").await;
+    engine.mcp().stop_server("remote").await;
+    engine.mcp().start_server("remote").await.unwrap();
+    engine.mcp().stop_server("remote").await;
     {
         let seen = seen.lock().unwrap();
         assert_eq!(
@@ -301,10 +302,10 @@ async fn a_refused_authorization_fails_the_server_with_the_authorization_servers
     add_remote(&engine, &origin).await;
     let browser = browser(&engine);
 
-    let error = engine.start_server("remote").await.unwrap_err();
+    let error = engine.mcp().start_server("remote").await.unwrap_err();
     assert!(error.to_string().contains("access_denied"), "{error}");
     assert!(matches!(
-        engine.supervisor().state("remote"),
+        engine.mcp().supervisor().state("remote"),
         Some(ServerState::Failed { .. } | ServerState::Restarting { .. })
     ));
     assert!(keychain.get("mcp-oauth:remote").unwrap().is_none_or(|s| {
@@ -334,10 +335,10 @@ async fn a_machine_client_signs_in_with_its_keychain_secret_and_no_browser() {
         grant: OAuthGrant::ClientCredentials,
         ..OAuthClient::default()
     };
-    engine.add_server(config).await.unwrap();
+    engine.mcp().add_server(config).await.unwrap();
     let browser = browser(&engine);
 
-    let error = engine.start_server("remote").await.unwrap_err();
+    let error = engine.mcp().start_server("remote").await.unwrap_err();
     assert!(
         error
             .to_string()
@@ -345,12 +346,16 @@ async fn a_machine_client_signs_in_with_its_keychain_secret_and_no_browser() {
         "{error}"
     );
     engine
+        .mcp()
         .set_server_client_secret("remote", Some("machine-secret-7".into()))
         .await
         .unwrap();
-    engine.start_server("remote").await.unwrap();
-    assert_eq!(engine.server_tools("remote").unwrap()[0].name, "whoami");
-    engine.stop_server("remote").await;
+    engine.mcp().start_server("remote").await.unwrap();
+    assert_eq!(
+        engine.mcp().server_tools("remote").unwrap()[0].name,
+        "whoami"
+    );
+    engine.mcp().stop_server("remote").await;
     engine.shutdown().await;
     browser.abort();
     let _ = browser.await;

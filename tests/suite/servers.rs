@@ -68,9 +68,10 @@ async fn an_import_skips_existing_names_unless_asked_to_replace_them() {
             cwd: None,
         },
     );
-    let original = engine.add_server(fs.clone()).await.unwrap();
+    let original = engine.mcp().add_server(fs.clone()).await.unwrap();
 
     let report = engine
+        .mcp()
         .import_servers(CLAUDE_DESKTOP, Conflict::Skip)
         .await
         .unwrap();
@@ -86,6 +87,7 @@ async fn an_import_skips_existing_names_unless_asked_to_replace_them() {
     assert_eq!(kept, original);
 
     let report = engine
+        .mcp()
         .import_servers(CLAUDE_DESKTOP, Conflict::Replace)
         .await
         .unwrap();
@@ -103,7 +105,7 @@ async fn an_import_skips_existing_names_unless_asked_to_replace_them() {
         replaced.config.command_line(),
         "npx -y @modelcontextprotocol/server-filesystem /Users/username/Desktop"
     );
-    let all = engine.list_servers().await.unwrap();
+    let all = engine.mcp().list_servers().await.unwrap();
     assert_eq!(names(&all), ["filesystem", "github", "legacy", "remote"]);
 }
 
@@ -112,11 +114,13 @@ async fn a_dry_run_reports_what_an_import_would_do_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     engine
+        .mcp()
         .import_servers(r#"{"github": {"command": "gh-mcp"}}"#, Conflict::Skip)
         .await
         .unwrap();
-    let before = engine.list_servers().await.unwrap();
+    let before = engine.mcp().list_servers().await.unwrap();
     let preview = engine
+        .mcp()
         .preview_import(CLAUDE_DESKTOP, Conflict::Skip)
         .await
         .unwrap();
@@ -163,11 +167,12 @@ async fn a_dry_run_reports_what_an_import_would_do_and_changes_nothing() {
         }
     );
     let replace = engine
+        .mcp()
         .preview_import(CLAUDE_DESKTOP, Conflict::Replace)
         .await
         .unwrap();
     assert_eq!(replace.report.replaced, strings(&["github"]));
-    assert_eq!(engine.list_servers().await.unwrap(), before);
+    assert_eq!(engine.mcp().list_servers().await.unwrap(), before);
 }
 
 #[tokio::test]
@@ -177,6 +182,7 @@ async fn a_broken_document_imports_nothing_and_names_every_problem() {
     let doc = r#"{"mcpServers": {"ok": {"command": "npx"}, "bad": {"url": "nope"},
                  "worse": {"command": "npx", "url": "http://h/mcp"}}}"#;
     let err = engine
+        .mcp()
         .import_servers(doc, Conflict::Skip)
         .await
         .unwrap_err();
@@ -186,7 +192,7 @@ async fn a_broken_document_imports_nothing_and_names_every_problem() {
         "server \"bad\": \"url\" is not an http(s) URL\n\
          server \"worse\": give either \"command\" or \"url\", not both"
     );
-    assert_eq!(engine.list_servers().await.unwrap(), vec![]);
+    assert_eq!(engine.mcp().list_servers().await.unwrap(), vec![]);
 }
 
 #[tokio::test]
@@ -194,6 +200,7 @@ async fn env_and_header_values_are_stored_apart_under_one_secrets_key() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     engine
+        .mcp()
         .import_servers(CLAUDE_DESKTOP, Conflict::Skip)
         .await
         .unwrap();
@@ -560,19 +567,24 @@ async fn a_servers_oauth_client_settings_round_trip_and_its_secret_stays_in_the_
         "oauth": {"clientId": "svc-42", "grant": "client_credentials", "scopes": ["read"],
                   "signingAlgorithm": "ES256"}
     }}}"#;
-    engine.import_servers(doc, Conflict::Skip).await.unwrap();
-    let corp = &engine.list_servers().await.unwrap()[0].config;
+    engine
+        .mcp()
+        .import_servers(doc, Conflict::Skip)
+        .await
+        .unwrap();
+    let corp = &engine.mcp().list_servers().await.unwrap()[0].config;
     assert_eq!(corp.oauth.client_id.as_deref(), Some("svc-42"));
     assert_eq!(corp.spec().oauth, corp.oauth);
-    assert!(!engine.server_client_secret_set("corp").await.unwrap());
+    assert!(!engine.mcp().server_client_secret_set("corp").await.unwrap());
     let pem =
         "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49-very-secret\n-----END PRIVATE KEY-----";
     engine
+        .mcp()
         .set_server_client_secret("corp", Some(pem.into()))
         .await
         .unwrap();
-    assert!(engine.server_client_secret_set("corp").await.unwrap());
-    let exported = engine.export_servers().await.unwrap();
+    assert!(engine.mcp().server_client_secret_set("corp").await.unwrap());
+    let exported = engine.mcp().export_servers().await.unwrap();
     let reread = switchboard_engine::mcp::config::parse(&exported).unwrap();
     assert_eq!(reread[0].oauth, corp.oauth, "{exported}");
     // The database file and its write-ahead log, as bytes.
@@ -582,11 +594,15 @@ async fn a_servers_oauth_client_settings_round_trip_and_its_secret_stays_in_the_
     let haystack = String::from_utf8_lossy(&database);
     assert!(haystack.contains("svc-42"));
     assert!(!haystack.contains("very-secret") && !exported.contains("very-secret"));
-    engine.remove_server("corp").await.unwrap();
+    engine.mcp().remove_server("corp").await.unwrap();
     let again = "{\"mcpServers\": {\"corp\": {\"url\": \"https://mcp.corp.test/mcp\"}}}";
-    engine.import_servers(again, Conflict::Skip).await.unwrap();
+    engine
+        .mcp()
+        .import_servers(again, Conflict::Skip)
+        .await
+        .unwrap();
     assert!(
-        !engine.server_client_secret_set("corp").await.unwrap(),
+        !engine.mcp().server_client_secret_set("corp").await.unwrap(),
         "removing a server forgets its secret"
     );
 }
@@ -599,6 +615,7 @@ async fn a_secret_in_the_oauth_object_is_refused_with_a_pointer_to_the_keychain(
         "oauth": {"clientId": "svc", "clientSecret": "hunter2-hunter2"}},
         "local": {"command": "node", "oauth": {}}}}"#;
     let err = engine
+        .mcp()
         .import_servers(doc, Conflict::Skip)
         .await
         .unwrap_err()
@@ -612,5 +629,5 @@ async fn a_secret_in_the_oauth_object_is_refused_with_a_pointer_to_the_keychain(
         "{err}"
     );
     assert!(!err.contains("hunter2"));
-    assert_eq!(engine.list_servers().await.unwrap(), vec![]);
+    assert_eq!(engine.mcp().list_servers().await.unwrap(), vec![]);
 }

@@ -1,5 +1,8 @@
-//! Switchboard's engine: everything but the window. The shell (Tauri) and the CLI both drive
-//! it through [`Engine`], the one facade; this crate has no Tauri dependency.
+//! Switchboard's engine: everything but the window; this crate has no Tauri dependency. The
+//! shell (Tauri) and the CLI open an [`Engine`], which builds the parts and hands them out:
+//! [`Engine::store`], [`Engine::providers`], [`Engine::mcp`] and [`Engine::agent`]. The parts and
+//! the direction of their dependencies are in `docs/architecture.md`; `vocab` holds the types
+//! they share.
 
 pub mod agent;
 pub mod error;
@@ -43,29 +46,28 @@ pub struct AppInfo {
     pub schema_version: i64,
 }
 
-/// The engine of one profile: its directories and its store.
+/// The engine of one profile: its directories, and the parts it builds and wires together —
+/// the store, the providers, the MCP host and the agent. It holds no behaviour of its own
+/// beyond opening, shutting down and describing the profile: callers use the parts.
 #[derive(Clone, Debug)]
 pub struct Engine {
     paths: Paths,
     store: Store,
     redactor: Redactor,
     secrets: Secrets,
-    supervisor: mcp::Supervisor,
-    policies: mcp::Policies,
-    agent: agent::AgentState,
-    /// The MCP App documents served to frames.
-    app_views: mcp::apps::AppViews,
-    /// The HTTP client every provider shares (built on first use).
-    http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
+    providers: providers::Providers,
+    mcp: mcp::McpHost,
+    agent: agent::Agent,
     /// The profile's lock, when this engine owns the profile's crash recovery (see
     /// [`profile_lock`]).
     owner: Option<std::sync::Arc<profile_lock::ProfileLock>>,
 }
 
 impl Engine {
-    /// Creates the profile's directories, opens (and migrates) its database, and — when no
-    /// other process has the profile open (see [`profile_lock`]) — marks any message a previous
-    /// crash left streaming as interrupted and resumes the MCP tasks it left running.
+    /// Creates the profile's directories, opens (and migrates) its database, builds the parts,
+    /// and — when no other process has the profile open (see [`profile_lock`]) — marks any
+    /// message a previous crash left streaming as interrupted and resumes the MCP tasks it left
+    /// running.
     pub async fn open(
         paths: Paths,
         redactor: Redactor,
@@ -81,26 +83,24 @@ impl Engine {
             }
         }
         tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
-        let (backoff, limits) = (mcp::Backoff::default(), mcp::Limits::default());
-        let supervisor =
-            mcp::Supervisor::with_oauth(backoff, limits, secrets.store(), redactor.clone());
-        let engine = Self {
+        let providers = providers::Providers::new(store.clone(), secrets.clone());
+        let mcp = mcp::McpHost::new(store.clone(), secrets.clone(), redactor.clone());
+        let agent = agent::Agent::new(store.clone(), mcp.clone(), providers.clone());
+        mcp.set_sampler(std::sync::Arc::new(agent.clone()));
+        mcp.load_settings().await?;
+        if owner.is_some() {
+            agent.resume_tasks().await?;
+        }
+        Ok(Self {
             paths,
             store,
             redactor,
             secrets,
-            supervisor,
-            policies: mcp::Policies::default(),
-            agent: agent::AgentState::default(),
-            app_views: Default::default(),
-            http: Default::default(),
+            providers,
+            mcp,
+            agent,
             owner,
-        };
-        engine.load_mcp_settings().await?;
-        if engine.owner.is_some() {
-            engine.resume_tasks().await?;
-        }
-        Ok(engine)
+        })
     }
 
     /// Whether this engine owns the profile's crash recovery (no other process had it open).
@@ -108,23 +108,24 @@ impl Engine {
         self.owner.is_some()
     }
 
-    /// The HTTP client shared by every provider (connections are reused across turns).
-    pub fn http_client(&self) -> Result<reqwest::Client, EngineError> {
-        if let Some(c) = self.http.get() {
-            return Ok(c.clone());
-        }
-        let client = provider::HttpProvider::client(&provider::HttpOptions::default())?;
-        Ok(self.http.get_or_init(|| client).clone())
-    }
-
-    /// The MCP App documents served to frames.
-    pub fn app_views(&self) -> &mcp::apps::AppViews {
-        &self.app_views
-    }
-
-    /// The store.
+    /// The store: conversations, messages, settings, configured servers and providers.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The configured model providers.
+    pub fn providers(&self) -> &providers::Providers {
+        &self.providers
+    }
+
+    /// The MCP host: configured and running servers, approval, Apps.
+    pub fn mcp(&self) -> &mcp::McpHost {
+        &self.mcp
+    }
+
+    /// The agent: turns, approvals, tasks, sampling.
+    pub fn agent(&self) -> &agent::Agent {
+        &self.agent
     }
 
     /// The profile's directories.
@@ -135,16 +136,6 @@ impl Engine {
     /// API keys and tokens.
     pub fn secrets(&self) -> &Secrets {
         &self.secrets
-    }
-
-    /// The running MCP servers (none until started).
-    pub fn supervisor(&self) -> &mcp::Supervisor {
-        &self.supervisor
-    }
-
-    /// Tool approval policies.
-    pub fn policies(&self) -> &mcp::Policies {
-        &self.policies
     }
 
     /// The secrets scrubbed from logs.
@@ -165,7 +156,7 @@ impl Engine {
 
     /// Stops every MCP server (in parallel) and closes the database cleanly; call at exit.
     pub async fn shutdown(&self) {
-        self.supervisor.shutdown_all().await;
+        self.mcp.supervisor().shutdown_all().await;
         self.store.close().await;
         tracing::info!("engine shut down");
     }

@@ -7,8 +7,6 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::Engine;
-
 /// Where Ollama listens by default (also the `ollama` preset's base URL).
 pub const OLLAMA_URL: &str = "http://127.0.0.1:11434";
 
@@ -61,11 +59,9 @@ pub async fn probe(base_url: &str, timeout: Duration) -> Option<LocalOllama> {
     }
 }
 
-impl Engine {
-    /// A local Ollama on 127.0.0.1:11434, if one answers within [`PROBE_TIMEOUT`].
-    pub async fn detect_ollama(&self) -> Option<LocalOllama> {
-        probe(OLLAMA_URL, PROBE_TIMEOUT).await
-    }
+/// A local Ollama on 127.0.0.1:11434, if one answers within [`PROBE_TIMEOUT`].
+pub async fn detect() -> Option<LocalOllama> {
+    probe(OLLAMA_URL, PROBE_TIMEOUT).await
 }
 
 #[cfg(test)]

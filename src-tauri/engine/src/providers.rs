@@ -9,11 +9,13 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::EngineError;
 use crate::provider::presets::{self, Preset};
 use crate::provider::{Endpoint, HttpOptions, HttpProvider, ModelInfo, Provider};
 use crate::secrets::KeySource;
+use crate::secrets::{Secrets, blocking};
+use crate::store::Store;
 use crate::store::{ProviderRecord, ProviderSettings, StoreError};
-use crate::{Engine, EngineError};
 
 /// What the user fills in to add a provider.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, TS)]
@@ -109,7 +111,47 @@ fn check_url(url: &str) -> Result<String, EngineError> {
     }
 }
 
-impl Engine {
+/// The configured model providers of one profile (cheap to clone: every part is shared).
+#[derive(Clone, Debug)]
+pub struct Providers {
+    store: Store,
+    secrets: Secrets,
+    /// The HTTP client every provider shares (built on first use).
+    http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
+}
+
+impl Providers {
+    /// The providers configured in `store`, their keys in `secrets`.
+    pub fn new(store: Store, secrets: Secrets) -> Self {
+        Self {
+            store,
+            secrets,
+            http: Default::default(),
+        }
+    }
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn secrets(&self) -> &Secrets {
+        &self.secrets
+    }
+
+    /// The HTTP client shared by every provider (connections are reused across turns).
+    pub fn http_client(&self) -> Result<reqwest::Client, EngineError> {
+        if let Some(c) = self.http.get() {
+            return Ok(c.clone());
+        }
+        let client = HttpProvider::client(&HttpOptions::default())?;
+        Ok(self.http.get_or_init(|| client).clone())
+    }
+
+    /// A local Ollama on 127.0.0.1:11434, if one answers (see [`crate::local_ollama`]).
+    pub async fn detect_ollama(&self) -> Option<crate::local_ollama::LocalOllama> {
+        crate::local_ollama::detect().await
+    }
+
     /// Every preset.
     pub fn presets(&self) -> &'static [Preset] {
         presets::presets()
@@ -239,7 +281,7 @@ impl Engine {
     async fn store_key(&self, id: &str, key: SecretString) -> Result<(), EngineError> {
         let secrets = self.secrets().clone();
         let account = account(id);
-        blocking(move || secrets.set_key(&account, &key)).await
+        Ok(blocking(move || secrets.set_key(&account, &key)).await?)
     }
 
     async fn key_of(
@@ -249,7 +291,7 @@ impl Engine {
         let secrets = self.secrets().clone();
         let account = account(&record.id);
         let env = record.settings.key_env.clone();
-        blocking(move || secrets.key(&account, env.as_deref())).await
+        Ok(blocking(move || secrets.key(&account, env.as_deref())).await?)
     }
 
     async fn view(&self, provider: ProviderRecord) -> Result<ProviderView, EngineError> {
@@ -262,19 +304,4 @@ impl Engine {
             provider,
         })
     }
-}
-
-/// Runs a blocking secret-store call off the async threads.
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, crate::secrets::SecretError> + Send + 'static,
-) -> Result<T, EngineError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| {
-            EngineError::Secret(crate::secrets::SecretError::Store {
-                store: "secret store".into(),
-                reason: e.to_string(),
-            })
-        })?
-        .map_err(EngineError::Secret)
 }

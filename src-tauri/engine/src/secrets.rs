@@ -346,6 +346,18 @@ impl std::fmt::Debug for Secrets {
     }
 }
 
+/// Runs a blocking secret-store call off the async threads.
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, SecretError> + Send + 'static,
+) -> Result<T, SecretError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| SecretError::Store {
+            store: "secret store".into(),
+            reason: e.to_string(),
+        })?
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

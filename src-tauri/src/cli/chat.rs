@@ -52,7 +52,7 @@ pub async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
     let turn = {
         let engine = engine.clone();
         let (id, prompt) = (conv.id.clone(), args.prompt.clone());
-        tokio::spawn(async move { engine.send_message(&id, &prompt, tx).await })
+        tokio::spawn(async move { engine.agent().send_message(&id, &prompt, tx).await })
     };
     let mut printer = Printer::new(args.json);
     let mut error: Option<String> = None;
@@ -60,7 +60,7 @@ pub async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
         let event = tokio::select! {
             e = rx.recv() => e,
             _ = tokio::signal::ctrl_c() => {
-                engine.stop_turn(&conv.id);
+                engine.agent().stop_turn(&conv.id);
                 continue;
             }
         };
@@ -71,7 +71,7 @@ pub async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
         if let ChatEvent::ApprovalNeeded { approval_id, call } = &event {
             printer.event(&event)?;
             let answer = approve(args.yes, call, &mut printer).await?;
-            engine.answer_approval(approval_id, answer);
+            engine.agent().answer_approval(approval_id, answer);
             continue;
         }
         printer.event(&event)?;
@@ -118,12 +118,12 @@ async fn start_servers(engine: &Engine, conv: &Conversation) {
     match ChatSettings::of(conv).servers {
         Some(names) => {
             for name in names {
-                if let Err(e) = engine.start_server(&name).await {
+                if let Err(e) = engine.mcp().start_server(&name).await {
                     eprintln!("warning: server {name} did not start: {e}");
                 }
             }
         }
-        None => match engine.start_servers().await {
+        None => match engine.mcp().start_servers().await {
             Ok(states) => {
                 for (name, state) in states {
                     if let switchboard_engine::mcp::ServerState::Failed { reason } = state {

@@ -90,7 +90,7 @@ pub async fn run(engine: &Engine, cmd: &ConversationsCmd) -> Result<(), CliError
             writeln!(out, "renamed {} to {:?}", c.id, c.title)?;
         }
         ConversationsCmd::Show { id, json } => {
-            let messages = engine.conversation_branch(id).await?;
+            let messages = engine.agent().conversation_branch(id).await?;
             if *json {
                 serde_json::to_writer_pretty(&mut out, &messages).map_err(std::io::Error::from)?;
                 writeln!(out)?;

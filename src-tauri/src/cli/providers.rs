@@ -68,7 +68,7 @@ pub async fn run(engine: &Engine, cmd: &ProvidersCmd) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cmd {
         ProvidersCmd::Presets => {
-            for p in engine.presets() {
+            for p in engine.providers().presets() {
                 let url = if p.base_url.is_empty() {
                     "(your URL)"
                 } else {
@@ -95,11 +95,11 @@ pub async fn run(engine: &Engine, cmd: &ProvidersCmd) -> Result<(), CliError> {
                 },
                 headers: parse_headers(headers)?,
             };
-            let view = engine.add_provider(new).await?;
+            let view = engine.providers().add_provider(new).await?;
             writeln!(out, "added {}", describe(&view))?;
         }
         ProvidersCmd::List { json } => {
-            let views = engine.list_providers().await?;
+            let views = engine.providers().list_providers().await?;
             if *json {
                 serde_json::to_writer_pretty(&mut out, &views).map_err(std::io::Error::from)?;
                 writeln!(out)?;
@@ -114,21 +114,21 @@ pub async fn run(engine: &Engine, cmd: &ProvidersCmd) -> Result<(), CliError> {
             }
         }
         ProvidersCmd::Models { name } => {
-            for m in engine.provider_models(name).await? {
+            for m in engine.providers().provider_models(name).await? {
                 writeln!(out, "{}", m.id)?;
             }
         }
         ProvidersCmd::Test { name } => {
-            let t = engine.test_provider(name).await?;
+            let t = engine.providers().test_provider(name).await?;
             writeln!(out, "ok: {} models in {} ms", t.models, t.latency_ms)?;
         }
         ProvidersCmd::Key { name, clear } => {
             let key = if *clear { None } else { Some(read_line()?) };
-            let view = engine.set_provider_key(name, key).await?;
+            let view = engine.providers().set_provider_key(name, key).await?;
             writeln!(out, "{}", describe(&view))?;
         }
         ProvidersCmd::Remove { name } => {
-            engine.remove_provider(name).await?;
+            engine.providers().remove_provider(name).await?;
             writeln!(out, "removed {name}")?;
         }
     }

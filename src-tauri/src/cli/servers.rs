@@ -118,9 +118,9 @@ pub enum ServersCmd {
 pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cmd {
-        ServersCmd::List { json } => list(&mut out, &engine.list_servers().await?, *json)?,
+        ServersCmd::List { json } => list(&mut out, &engine.mcp().list_servers().await?, *json)?,
         ServersCmd::Add { name, .. } => {
-            let record = engine.add_server(config_of(name, cmd)?).await?;
+            let record = engine.mcp().add_server(config_of(name, cmd)?).await?;
             writeln!(out, "added {}", describe(&record))?;
         }
         ServersCmd::Import {
@@ -135,22 +135,28 @@ pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
                 Conflict::Skip
             };
             if *dry_run {
-                print_preview(&mut out, &engine.preview_import(&text, on_conflict).await?)?;
+                print_preview(
+                    &mut out,
+                    &engine.mcp().preview_import(&text, on_conflict).await?,
+                )?;
             } else {
-                print_report(&mut out, &engine.import_servers(&text, on_conflict).await?)?;
+                print_report(
+                    &mut out,
+                    &engine.mcp().import_servers(&text, on_conflict).await?,
+                )?;
             }
         }
-        ServersCmd::Export => writeln!(out, "{}", engine.export_servers().await?)?,
+        ServersCmd::Export => writeln!(out, "{}", engine.mcp().export_servers().await?)?,
         ServersCmd::Enable { name } => {
-            let record = engine.set_server_enabled(name, true).await?;
+            let record = engine.mcp().set_server_enabled(name, true).await?;
             writeln!(out, "enabled {}", record.config.name)?;
         }
         ServersCmd::Disable { name } => {
-            let record = engine.set_server_enabled(name, false).await?;
+            let record = engine.mcp().set_server_enabled(name, false).await?;
             writeln!(out, "disabled {}", record.config.name)?;
         }
         ServersCmd::Remove { name } => {
-            engine.remove_server(name).await?;
+            engine.mcp().remove_server(name).await?;
             writeln!(out, "removed {name}")?;
         }
         ServersCmd::Start { name } => super::servers_run::start(engine, &mut out, name).await?,

@@ -17,8 +17,8 @@ use super::CliError;
 /// Starts `name`, prints one line saying it is ready (name, version, protocol, tools), stops it.
 pub async fn start(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
     let server = started(engine, name).await?;
-    let state = engine.supervisor().state(&server);
-    engine.stop_server(&server).await;
+    let state = engine.mcp().supervisor().state(&server);
+    engine.mcp().stop_server(&server).await;
     if let Some(ServerState::Ready { info, tools }) = state {
         writeln!(
             out,
@@ -32,8 +32,8 @@ pub async fn start(engine: &Engine, out: &mut impl Write, name: &str) -> Result<
 /// Prints `name`'s tools, one line each: the name and the first line of its description.
 pub async fn tools(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
     let server = started(engine, name).await?;
-    let tools = engine.server_tools(&server);
-    engine.stop_server(&server).await;
+    let tools = engine.mcp().server_tools(&server);
+    engine.mcp().stop_server(&server).await;
     for tool in tools? {
         let description = tool.description.unwrap_or_default();
         let first = description.lines().next().unwrap_or_default().trim();
@@ -53,13 +53,14 @@ pub async fn call(
     let args: serde_json::Value = serde_json::from_str(json)
         .map_err(|e| CliError::Usage(format!("the arguments are not valid JSON: {e}")))?;
     let server = started(engine, name).await?;
-    let requests = engine.supervisor().interactions().subscribe();
+    let requests = engine.mcp().supervisor().interactions().subscribe();
     let refusing = tokio::spawn(refuse_interactions(engine.clone(), requests));
     let result = engine
+        .mcp()
         .call_tool(&server, tool, args, CancellationToken::new())
         .await;
     refusing.abort();
-    engine.stop_server(&server).await;
+    engine.mcp().stop_server(&server).await;
     let result = result?;
     print_result(out, &result)?;
     if result.is_error {
@@ -75,8 +76,8 @@ pub async fn logs(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(
     let server = started(engine, name).await?;
     // Read before stopping: what a server writes while it is being stopped (e.g. a broken
     // pipe on a write in flight) is not what it wrote while starting.
-    let logs = engine.supervisor().logs(&server).unwrap_or_default();
-    engine.stop_server(&server).await;
+    let logs = engine.mcp().supervisor().logs(&server).unwrap_or_default();
+    engine.mcp().stop_server(&server).await;
     for line in logs.stderr.iter().chain(&logs.messages) {
         writeln!(out, "{line}")?;
     }
@@ -101,7 +102,7 @@ async fn refuse_interactions(
             InteractionEvent::Closed { .. } => continue,
         };
         eprintln!("{server} asked for {what}; a terminal command cannot answer, so it was refused");
-        let _ = engine.answer_interaction(&id, answer);
+        let _ = engine.mcp().answer_interaction(&id, answer);
     }
 }
 
@@ -109,7 +110,7 @@ async fn refuse_interactions(
 /// demands OAuth gets its authorize URL printed on stderr, to open in a browser.
 async fn started(engine: &Engine, name: &str) -> Result<String, CliError> {
     let record = engine.store().find_server(name).await?;
-    let mut events = engine.supervisor().subscribe();
+    let mut events = engine.mcp().supervisor().subscribe();
     let printer = tokio::spawn(async move {
         while let Ok(event) = events.recv().await {
             if let SupervisorEvent::AuthorizationNeeded { server, url } = event {
@@ -119,7 +120,7 @@ async fn started(engine: &Engine, name: &str) -> Result<String, CliError> {
             }
         }
     });
-    let result = engine.start_server(&record.config.name).await;
+    let result = engine.mcp().start_server(&record.config.name).await;
     printer.abort();
     result?;
     Ok(record.config.name)

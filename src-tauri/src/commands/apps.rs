@@ -13,18 +13,18 @@ use super::CmdResult;
 /// loads (`mcpapp://localhost/<token>`).
 #[tauri::command]
 pub fn open_app_view(engine: State<'_, Engine>, html: String, csp: AppCsp) -> CmdResult<String> {
-    Ok(engine.open_app_view(&html, &csp)?)
+    Ok(engine.mcp().open_app_view(&html, &csp)?)
 }
 
 /// Forgets an App document (its frame was unmounted).
 #[tauri::command]
 pub fn close_app_view(engine: State<'_, Engine>, token: String) -> CmdResult<()> {
-    engine.close_app_view(&token);
+    engine.mcp().close_app_view(&token);
     Ok(())
 }
 
 /// Runs an App's `tools/call` on its own server, if the App rules and the policy allow it.
 #[tauri::command]
 pub async fn app_call_tool(engine: State<'_, Engine>, call: AppCall) -> CmdResult<AppCallOutcome> {
-    Ok(engine.app_call_tool(call).await?)
+    Ok(engine.mcp().app_call_tool(call).await?)
 }

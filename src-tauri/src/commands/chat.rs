@@ -46,7 +46,7 @@ where
 
 /// Refuses a second turn in a conversation before anything is stored.
 fn not_busy(engine: &Engine, conversation: &str) -> CmdResult<()> {
-    if engine.turn_running(conversation) {
+    if engine.agent().turn_running(conversation) {
         return Err(EngineError::from(AgentError::Busy).into());
     }
     Ok(())
@@ -65,7 +65,10 @@ pub async fn send_message(
     let engine = engine.inner().clone();
     let attachments = attachments.unwrap_or_default();
     spawn_turn(on_event, move |tx| async move {
-        (engine.send_with_attachments(&conversation_id, &text, attachments, tx)).await
+        (engine
+            .agent()
+            .send_with_attachments(&conversation_id, &text, attachments, tx))
+        .await
     });
     Ok(())
 }
@@ -80,7 +83,7 @@ pub async fn regenerate(
     not_busy(&engine, &conversation_id)?;
     let engine = engine.inner().clone();
     spawn_turn(on_event, move |tx| async move {
-        engine.regenerate(&conversation_id, tx).await
+        engine.agent().regenerate(&conversation_id, tx).await
     });
     Ok(())
 }
@@ -101,7 +104,7 @@ pub async fn edit_and_resend(
     not_busy(&engine, &conversation)?;
     let engine = engine.inner().clone();
     spawn_turn(on_event, move |tx| async move {
-        engine.edit_and_resend(&message_id, &text, tx).await
+        engine.agent().edit_and_resend(&message_id, &text, tx).await
     });
     Ok(())
 }
@@ -109,13 +112,13 @@ pub async fn edit_and_resend(
 /// Stops the turn running in a conversation; false when none runs.
 #[tauri::command]
 pub fn stop_generation(engine: State<'_, Engine>, conversation_id: String) -> bool {
-    engine.stop_turn(&conversation_id)
+    engine.agent().stop_turn(&conversation_id)
 }
 
 /// Cancels the task a tool call runs as, on its server.
 #[tauri::command]
 pub async fn cancel_task(engine: State<'_, Engine>, call_id: String) -> CmdResult<()> {
-    Ok(engine.cancel_task(&call_id).await?)
+    Ok(engine.agent().cancel_task(&call_id).await?)
 }
 
 /// Answers a tool-call approval question; false when it no longer waits.
@@ -125,7 +128,7 @@ pub fn answer_approval(
     approval_id: String,
     answer: ApprovalAnswer,
 ) -> bool {
-    engine.answer_approval(&approval_id, answer)
+    engine.agent().answer_approval(&approval_id, answer)
 }
 
 /// The messages of the branch a conversation shows, oldest first: all of them, or with
@@ -138,10 +141,11 @@ pub async fn conversation_messages(
     limit: Option<u32>,
 ) -> CmdResult<Vec<Message>> {
     if before.is_none() && limit.is_none() {
-        return Ok(engine.conversation_branch(&conversation_id).await?);
+        return Ok(engine.agent().conversation_branch(&conversation_id).await?);
     }
     let limit = limit.unwrap_or(u32::MAX);
     Ok(engine
+        .agent()
         .conversation_branch_page(&conversation_id, before.as_deref(), limit)
         .await?)
 }
@@ -161,7 +165,7 @@ pub async fn switch_branch(
     engine: State<'_, Engine>,
     message_id: String,
 ) -> CmdResult<Conversation> {
-    Ok(engine.switch_branch(&message_id).await?)
+    Ok(engine.agent().switch_branch(&message_id).await?)
 }
 
 /// Changes a conversation's provider, model, system prompt or settings.
@@ -187,5 +191,5 @@ pub async fn search_messages(
 /// Each supervised server's tool count and the estimated tokens of their definitions.
 #[tauri::command]
 pub fn tool_costs(engine: State<'_, Engine>) -> Vec<ToolCost> {
-    engine.tool_costs()
+    engine.agent().tool_costs()
 }

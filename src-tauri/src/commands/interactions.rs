@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::{InteractionAnswer, RootInfo, SamplingModel};
+use switchboard_engine::agent::SamplingModel;
+use switchboard_engine::mcp::{InteractionAnswer, RootInfo};
 use tauri::{AppHandle, Runtime, State};
 
 use super::CmdResult;
@@ -18,7 +19,7 @@ pub fn answer_interaction<R: Runtime>(
     id: String,
     answer: InteractionAnswer,
 ) -> CmdResult<()> {
-    let Some(url) = engine.answer_interaction(&id, answer)? else {
+    let Some(url) = engine.mcp().answer_interaction(&id, answer)? else {
         return Ok(());
     };
     if let Err(error) = super::app::open_external(app, url) {
@@ -30,7 +31,7 @@ pub fn answer_interaction<R: Runtime>(
 /// The folders advertised to servers as roots.
 #[tauri::command]
 pub fn list_roots(engine: State<'_, Engine>) -> CmdResult<Vec<RootInfo>> {
-    Ok(engine.roots())
+    Ok(engine.mcp().roots())
 }
 
 /// Replaces the roots (existing absolute folders) and tells the running servers.
@@ -39,13 +40,13 @@ pub async fn set_roots(
     engine: State<'_, Engine>,
     folders: Vec<PathBuf>,
 ) -> CmdResult<Vec<RootInfo>> {
-    Ok(engine.set_roots(folders).await?)
+    Ok(engine.mcp().set_roots(folders).await?)
 }
 
 /// The provider and model that answer sampling requests, if chosen.
 #[tauri::command]
 pub async fn sampling_model(engine: State<'_, Engine>) -> CmdResult<Option<SamplingModel>> {
-    Ok(engine.sampling_model().await?)
+    Ok(engine.agent().sampling_model().await?)
 }
 
 /// Chooses (or with `null` clears) the provider and model that answer sampling requests.
@@ -54,5 +55,5 @@ pub async fn set_sampling_model(
     engine: State<'_, Engine>,
     choice: Option<SamplingModel>,
 ) -> CmdResult<()> {
-    Ok(engine.set_sampling_model(choice).await?)
+    Ok(engine.agent().set_sampling_model(choice).await?)
 }

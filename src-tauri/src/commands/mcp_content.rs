@@ -16,7 +16,7 @@ pub async fn server_resource_templates(
     engine: State<'_, Engine>,
     name: String,
 ) -> CmdResult<Vec<ResourceTemplateInfo>> {
-    Ok(engine.server_resource_templates(&name).await?)
+    Ok(engine.mcp().server_resource_templates(&name).await?)
 }
 
 /// Reads a resource of a running server.
@@ -26,7 +26,7 @@ pub async fn read_resource(
     server: String,
     uri: String,
 ) -> CmdResult<Vec<ResourceContent>> {
-    Ok(engine.read_resource(&server, &uri).await?)
+    Ok(engine.mcp().read_resource(&server, &uri).await?)
 }
 
 /// Expands a prompt of a running server with its arguments.
@@ -37,5 +37,5 @@ pub async fn get_prompt(
     name: String,
     args: BTreeMap<String, String>,
 ) -> CmdResult<Prompt> {
-    Ok(engine.get_prompt(&server, &name, args).await?)
+    Ok(engine.mcp().get_prompt(&server, &name, args).await?)
 }

@@ -14,13 +14,13 @@ use super::CmdResult;
 /// The presets a provider can be made from.
 #[tauri::command]
 pub fn list_presets(engine: State<'_, Engine>) -> Vec<Preset> {
-    engine.presets().to_vec()
+    engine.providers().presets().to_vec()
 }
 
 /// Every configured provider with its key status.
 #[tauri::command]
 pub async fn list_providers(engine: State<'_, Engine>) -> CmdResult<Vec<ProviderView>> {
-    Ok(engine.list_providers().await?)
+    Ok(engine.providers().list_providers().await?)
 }
 
 /// Adds a provider; its key goes to the keychain.
@@ -29,7 +29,7 @@ pub async fn add_provider(
     engine: State<'_, Engine>,
     input: NewProvider,
 ) -> CmdResult<ProviderView> {
-    Ok(engine.add_provider(input).await?)
+    Ok(engine.providers().add_provider(input).await?)
 }
 
 /// Sets, or with `null` forgets, a provider's key.
@@ -39,7 +39,7 @@ pub async fn set_provider_key(
     id: String,
     key: Option<String>,
 ) -> CmdResult<ProviderView> {
-    Ok(engine.set_provider_key(&id, key).await?)
+    Ok(engine.providers().set_provider_key(&id, key).await?)
 }
 
 /// Replaces a provider's model settings (default model, tool modes, strict tools).
@@ -49,29 +49,32 @@ pub async fn set_provider_settings(
     id: String,
     settings: ProviderSettings,
 ) -> CmdResult<ProviderView> {
-    Ok(engine.set_provider_settings(&id, settings).await?)
+    Ok(engine
+        .providers()
+        .set_provider_settings(&id, settings)
+        .await?)
 }
 
 /// Removes a provider and its key.
 #[tauri::command]
 pub async fn remove_provider(engine: State<'_, Engine>, id: String) -> CmdResult<()> {
-    Ok(engine.remove_provider(&id).await?)
+    Ok(engine.providers().remove_provider(&id).await?)
 }
 
 /// The models a provider offers.
 #[tauri::command]
 pub async fn provider_models(engine: State<'_, Engine>, id: String) -> CmdResult<Vec<ModelInfo>> {
-    Ok(engine.provider_models(&id).await?)
+    Ok(engine.providers().provider_models(&id).await?)
 }
 
 /// Checks that a provider answers with its credentials.
 #[tauri::command]
 pub async fn test_provider(engine: State<'_, Engine>, id: String) -> CmdResult<ConnectionTest> {
-    Ok(engine.test_provider(&id).await?)
+    Ok(engine.providers().test_provider(&id).await?)
 }
 
 /// A local Ollama on 127.0.0.1:11434 and its models, or `null` when none answers at once.
 #[tauri::command]
 pub async fn detect_ollama(engine: State<'_, Engine>) -> CmdResult<Option<LocalOllama>> {
-    Ok(engine.detect_ollama().await)
+    Ok(engine.providers().detect_ollama().await)
 }

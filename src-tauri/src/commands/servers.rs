@@ -19,7 +19,7 @@ fn conflict(replace: bool) -> Conflict {
 /// Every configured server, by name.
 #[tauri::command]
 pub async fn list_servers(engine: State<'_, Engine>) -> CmdResult<Vec<ServerRecord>> {
-    Ok(engine.list_servers().await?)
+    Ok(engine.mcp().list_servers().await?)
 }
 
 /// What importing `json` would do (with `replace`, existing names are replaced); changes
@@ -31,7 +31,7 @@ pub async fn preview_import_servers(
     replace: Option<bool>,
 ) -> CmdResult<ImportPreview> {
     let on_conflict = conflict(replace.unwrap_or(false));
-    Ok(engine.preview_import(&json, on_conflict).await?)
+    Ok(engine.mcp().preview_import(&json, on_conflict).await?)
 }
 
 /// Imports the servers of an `mcpServers` document, all or nothing.
@@ -41,13 +41,16 @@ pub async fn import_servers(
     json: String,
     replace: bool,
 ) -> CmdResult<ImportReport> {
-    Ok(engine.import_servers(&json, conflict(replace)).await?)
+    Ok(engine
+        .mcp()
+        .import_servers(&json, conflict(replace))
+        .await?)
 }
 
 /// Adds one server.
 #[tauri::command]
 pub async fn add_server(engine: State<'_, Engine>, input: ServerConfig) -> CmdResult<ServerRecord> {
-    Ok(engine.add_server(input).await?)
+    Ok(engine.mcp().add_server(input).await?)
 }
 
 /// Replaces the configuration of a server (by id or name); its id and tool policies stay.
@@ -57,7 +60,7 @@ pub async fn update_server(
     id: String,
     input: ServerConfig,
 ) -> CmdResult<ServerRecord> {
-    Ok(engine.update_server(&id, input).await?)
+    Ok(engine.mcp().update_server(&id, input).await?)
 }
 
 /// Turns a server (by id or name) on or off.
@@ -67,13 +70,13 @@ pub async fn set_server_enabled(
     id: String,
     enabled: bool,
 ) -> CmdResult<ServerRecord> {
-    Ok(engine.set_server_enabled(&id, enabled).await?)
+    Ok(engine.mcp().set_server_enabled(&id, enabled).await?)
 }
 
 /// Removes a server (by id or name).
 #[tauri::command]
 pub async fn remove_server(engine: State<'_, Engine>, id: String) -> CmdResult<()> {
-    Ok(engine.remove_server(&id).await?)
+    Ok(engine.mcp().remove_server(&id).await?)
 }
 
 /// Sets, or with `null` forgets, a remote server's OAuth client secret or PEM private key
@@ -85,17 +88,17 @@ pub async fn set_server_client_secret(
     secret: Option<String>,
 ) -> CmdResult<()> {
     let secret = secret.filter(|s| !s.trim().is_empty()).map(Into::into);
-    Ok(engine.set_server_client_secret(&id, secret).await?)
+    Ok(engine.mcp().set_server_client_secret(&id, secret).await?)
 }
 
 /// Whether a remote server has an OAuth client secret or private key stored.
 #[tauri::command]
 pub async fn server_client_secret_set(engine: State<'_, Engine>, id: String) -> CmdResult<bool> {
-    Ok(engine.server_client_secret_set(&id).await?)
+    Ok(engine.mcp().server_client_secret_set(&id).await?)
 }
 
 /// Every server as an `mcpServers` JSON document.
 #[tauri::command]
 pub async fn export_servers(engine: State<'_, Engine>) -> CmdResult<String> {
-    Ok(engine.export_servers().await?)
+    Ok(engine.mcp().export_servers().await?)
 }

@@ -14,37 +14,37 @@ use super::CmdResult;
 /// Starts a configured server (by name or id) and waits until it is ready; fails with why not.
 #[tauri::command]
 pub async fn start_server(engine: State<'_, Engine>, name: String) -> CmdResult<()> {
-    Ok(engine.start_server(&name).await?)
+    Ok(engine.mcp().start_server(&name).await?)
 }
 
 /// Stops a running server; `false` if it was not running.
 #[tauri::command]
 pub async fn stop_server(engine: State<'_, Engine>, name: String) -> CmdResult<bool> {
-    Ok(engine.stop_server(&name).await)
+    Ok(engine.mcp().stop_server(&name).await)
 }
 
 /// Stops a server if running and starts it again.
 #[tauri::command]
 pub async fn restart_server(engine: State<'_, Engine>, name: String) -> CmdResult<()> {
-    Ok(engine.restart_server(&name).await?)
+    Ok(engine.mcp().restart_server(&name).await?)
 }
 
 /// Every supervised server and its state.
 #[tauri::command]
 pub fn server_states(engine: State<'_, Engine>) -> CmdResult<Vec<ServerStatus>> {
-    Ok(engine.server_states())
+    Ok(engine.mcp().server_states())
 }
 
 /// A server's stderr lines and MCP log messages.
 #[tauri::command]
 pub fn server_logs(engine: State<'_, Engine>, name: String) -> CmdResult<ServerLogs> {
-    Ok(engine.server_logs(&name)?)
+    Ok(engine.mcp().server_logs(&name)?)
 }
 
 /// The tools of a running server.
 #[tauri::command]
 pub fn server_tools(engine: State<'_, Engine>, name: String) -> CmdResult<Vec<ToolInfo>> {
-    Ok(engine.server_tools(&name)?)
+    Ok(engine.mcp().server_tools(&name)?)
 }
 
 /// The resources a running server lists.
@@ -53,13 +53,13 @@ pub async fn server_resources(
     engine: State<'_, Engine>,
     name: String,
 ) -> CmdResult<Vec<ResourceInfo>> {
-    Ok(engine.server_resources(&name).await?)
+    Ok(engine.mcp().server_resources(&name).await?)
 }
 
 /// The prompts a running server lists.
 #[tauri::command]
 pub async fn server_prompts(engine: State<'_, Engine>, name: String) -> CmdResult<Vec<PromptInfo>> {
-    Ok(engine.server_prompts(&name).await?)
+    Ok(engine.mcp().server_prompts(&name).await?)
 }
 
 /// Calls a tool of a running server with JSON arguments (checked against its schema).
@@ -71,7 +71,7 @@ pub async fn call_tool(
     args: Value,
 ) -> CmdResult<ToolResult> {
     let cancel = CancellationToken::new();
-    Ok(engine.call_tool(&server, &tool, args, cancel).await?)
+    Ok(engine.mcp().call_tool(&server, &tool, args, cancel).await?)
 }
 
 /// The approval policies the user set for a server's tools, by tool name.
@@ -80,7 +80,7 @@ pub async fn tool_policies(
     engine: State<'_, Engine>,
     server: String,
 ) -> CmdResult<std::collections::BTreeMap<String, Approval>> {
-    Ok(engine.tool_policies(&server).await?)
+    Ok(engine.mcp().tool_policies(&server).await?)
 }
 
 /// Sets (or with `null` clears) the approval policy of one tool: ask, allow or deny.
@@ -91,5 +91,5 @@ pub async fn set_tool_policy(
     tool: String,
     policy: Option<Approval>,
 ) -> CmdResult<()> {
-    Ok(engine.set_tool_policy(&server, &tool, policy).await?)
+    Ok(engine.mcp().set_tool_policy(&server, &tool, policy).await?)
 }

@@ -4,8 +4,8 @@
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, TurnEnd};
-use switchboard_engine::content::ContentPart;
 use switchboard_engine::mcp::Conflict;
+use switchboard_engine::vocab::content::ContentPart;
 
 use super::model::{Model, Say};
 use super::{Wire, conversation, engine, send};
@@ -30,10 +30,11 @@ async fn an_app_tool_result_keeps_its_app_in_history_and_app_only_tools_stay_hid
     let doc = json!({"mcpServers": {"monitor": {
         "command": "node", "args": [monitor_js(), "--stdio"], "approval": "allow"}}});
     engine
+        .mcp()
         .import_servers(&doc.to_string(), Conflict::Skip)
         .await
         .unwrap();
-    engine.start_server("monitor").await.unwrap();
+    engine.mcp().start_server("monitor").await.unwrap();
     let model = Model::start(vec![
         Say::Calls(vec![("monitor__get-system-info".into(), json!({}))]),
         Say::Text("Here is your system.".into()),
@@ -57,7 +58,7 @@ async fn an_app_tool_result_keeps_its_app_in_history_and_app_only_tools_stay_hid
         "the model saw the App"
     );
 
-    let branch = engine.conversation_branch(&conv).await.unwrap();
+    let branch = engine.agent().conversation_branch(&conv).await.unwrap();
     let stored = branch
         .iter()
         .flat_map(|m| &m.content)

@@ -33,10 +33,11 @@ async fn setup(
         headers: Default::default(),
     };
     engine
+        .mcp()
         .add_server(ServerConfig::new("mrtr", transport))
         .await
         .unwrap();
-    engine.start_server("mrtr").await.unwrap();
+    engine.mcp().start_server("mrtr").await.unwrap();
     let model = Model::start(vec![Say::Text("Fine.".into()); turns]).await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
     (engine, server, model, conv)

@@ -74,7 +74,7 @@ async fn killing_the_cli_mid_answer_twenty_times_loses_no_committed_message() {
         .await
         .unwrap();
     assert_eq!(check, "ok");
-    let branch = engine.conversation_branch(&conv).await.unwrap();
+    let branch = engine.agent().conversation_branch(&conv).await.unwrap();
     let users: Vec<String> = branch
         .iter()
         .filter(|m| m.role == Role::User)
@@ -111,7 +111,7 @@ fn history_text(m: &switchboard_engine::store::Message) -> String {
     m.content
         .iter()
         .filter_map(|p| match p {
-            switchboard_engine::content::ContentPart::Text { text } => Some(text.as_str()),
+            switchboard_engine::vocab::content::ContentPart::Text { text } => Some(text.as_str()),
             _ => None,
         })
         .collect()

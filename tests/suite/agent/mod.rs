@@ -50,10 +50,11 @@ pub async fn with_everything(engine: &Engine, approval: &str) {
     let doc = serde_json::json!({"mcpServers": {"everything": {
         "command": "node", "args": [everything_js(), "stdio"], "approval": approval}}});
     engine
+        .mcp()
         .import_servers(&doc.to_string(), Conflict::Skip)
         .await
         .unwrap();
-    engine.start_server("everything").await.unwrap();
+    engine.mcp().start_server("everything").await.unwrap();
 }
 
 /// Which wire format the scripted model speaks to the engine.
@@ -70,6 +71,7 @@ pub async fn conversation(engine: &Engine, url: &str, wire: Wire) -> String {
         Wire::Ollama => ("ollama", url.to_owned()),
     };
     let p = engine
+        .providers()
         .add_provider(NewProvider {
             name: format!("fake-{preset}"),
             preset: preset.into(),
@@ -113,16 +115,19 @@ pub async fn send(engine: &Engine, conv: &str, text: &str, answer: ApprovalAnswe
         let mut events = Vec::new();
         while let Some(ev) = rx.recv().await {
             if let ChatEvent::ApprovalNeeded { approval_id, .. } = &ev {
-                e.answer_approval(approval_id, answer);
+                e.agent().answer_approval(approval_id, answer);
             }
             events.push(ev);
         }
         events
     });
-    let end = tokio::time::timeout(Duration::from_secs(60), engine.send_message(conv, text, tx))
-        .await
-        .expect("the turn hung")
-        .unwrap();
+    let end = tokio::time::timeout(
+        Duration::from_secs(60),
+        engine.agent().send_message(conv, text, tx),
+    )
+    .await
+    .expect("the turn hung")
+    .unwrap();
     let events = answering.await.unwrap();
     Ran { end, events }
 }

@@ -76,22 +76,25 @@ impl Drop for TaskServer {
 pub(super) async fn with_tasks_server(engine: &Engine, url: &str) {
     let doc = json!({"mcpServers": {"tasks": {"type": "http", "url": url, "approval": "allow"}}});
     engine
+        .mcp()
         .import_servers(&doc.to_string(), Conflict::Skip)
         .await
         .unwrap();
-    engine.start_server("tasks").await.unwrap();
+    engine.mcp().start_server("tasks").await.unwrap();
 }
 
 /// The result parts stored in the conversation's tool messages: (text, is_error).
 pub(super) async fn stored_results(engine: &Engine, conv: &str) -> Vec<(String, bool)> {
-    let branch = engine.conversation_branch(conv).await.unwrap();
+    let branch = engine.agent().conversation_branch(conv).await.unwrap();
     branch
         .iter()
         .filter(|m| m.role == Role::Tool)
         .flat_map(|m| m.content.clone())
         .filter_map(|p| match p {
-            switchboard_engine::content::ContentPart::ToolResult {
-                content, is_error, ..
+            switchboard_engine::vocab::content::ContentPart::ToolResult {
+                content,
+                is_error,
+                ..
             } => Some((
                 switchboard_engine::agent::history::result_text(&content),
                 is_error,
@@ -122,7 +125,7 @@ pub(super) async fn endless_turn(
         }
         events
     });
-    let turn = engine.send_message(conv, "Go", tx);
+    let turn = engine.agent().send_message(conv, "Go", tx);
     let end = tokio::time::timeout(Duration::from_secs(60), turn);
     let end = end.await.expect("the turn hung").unwrap();
     (end, watcher.await.unwrap())
@@ -133,7 +136,7 @@ pub(super) async fn endless_turn(
 /// its message complete. Returns the open engine.
 pub(super) async fn result_after_reopening(dir: &Path, conv: &str) -> Engine {
     let engine = engine(dir).await;
-    engine.start_server("tasks").await.unwrap();
+    engine.mcp().start_server("tasks").await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     let stored = loop {
         let stored = stored_results(&engine, conv).await;
@@ -146,7 +149,7 @@ pub(super) async fn result_after_reopening(dir: &Path, conv: &str) -> Engine {
         stored,
         vec![("report on tides after 15 steps".to_owned(), false)]
     );
-    let branch = engine.conversation_branch(conv).await.unwrap();
+    let branch = engine.agent().conversation_branch(conv).await.unwrap();
     let tool = branch.iter().find(|m| m.role == Role::Tool).unwrap();
     assert_eq!(tool.status, MessageStatus::Complete);
     engine
@@ -194,13 +197,14 @@ async fn a_task_that_needs_input_asks_the_user_through_tasks_result_and_then_com
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     with_everything(&engine, "allow").await;
-    let mut asked = engine.supervisor().interactions().subscribe();
+    let mut asked = engine.mcp().supervisor().interactions().subscribe();
     let e = engine.clone();
     let answering = tokio::spawn(async move {
         while let Ok(event) = asked.recv().await {
             if let InteractionEvent::ElicitationRequested { id, .. } = event {
                 let content = Some(json!({"interpretation": "snake"}));
-                e.answer_interaction(&id, InteractionAnswer::Accept { content })
+                e.mcp()
+                    .answer_interaction(&id, InteractionAnswer::Accept { content })
                     .unwrap();
                 return true;
             }
@@ -245,7 +249,7 @@ async fn cancelling_a_task_from_its_card_cancels_it_on_the_server() {
     .await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
     let (end, events) = endless_turn(&engine, &conv, |e, _, call_id| {
-        tokio::spawn(async move { e.cancel_task(&call_id).await.unwrap() });
+        tokio::spawn(async move { e.agent().cancel_task(&call_id).await.unwrap() });
     })
     .await;
     assert_eq!(end, TurnEnd::Done);
@@ -273,7 +277,7 @@ async fn stopping_the_turn_cancels_its_running_task_on_the_server() {
     .await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
     let (end, events) = endless_turn(&engine, &conv, |e, c, _| {
-        assert!(e.stop_turn(&c));
+        assert!(e.agent().stop_turn(&c));
     })
     .await;
     assert_eq!(end, TurnEnd::Cancelled);
@@ -323,10 +327,11 @@ pub(super) fn start_task_then_drop_the_engine(dir: &Path, server_url: &str) -> S
             let server =
                 json!({"mcpServers": {"tasks": {"type": "http", "url": url, "approval": "allow"}}});
             engine
+                .mcp()
                 .import_servers(&server.to_string(), Conflict::Skip)
                 .await
                 .unwrap();
-            engine.start_server("tasks").await.unwrap();
+            engine.mcp().start_server("tasks").await.unwrap();
             let script = vec![
                 call("tasks__report", json!({"steps": 15, "label": "tides"})),
                 Say::Text("Done.".into()),
@@ -336,7 +341,7 @@ pub(super) fn start_task_then_drop_the_engine(dir: &Path, server_url: &str) -> S
             let (tx, mut rx) = mpsc::unbounded_channel();
             let turn = engine.clone();
             let c = conv.clone();
-            tokio::spawn(async move { turn.send_message(&c, "Report", tx).await });
+            tokio::spawn(async move { turn.agent().send_message(&c, "Report", tx).await });
             let created = async {
                 while let Some(ev) = rx.recv().await {
                     if matches!(ev, ChatEvent::ToolTask { .. }) {

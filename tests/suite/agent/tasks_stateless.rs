@@ -64,14 +64,15 @@ async fn a_2026_task_that_needs_input_is_answered_through_the_broker_with_tasks_
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     with_tasks_server(&engine, &server.url).await;
-    let mut asked = engine.supervisor().interactions().subscribe();
+    let mut asked = engine.mcp().supervisor().interactions().subscribe();
     let e = engine.clone();
     let answering = tokio::spawn(async move {
         while let Ok(event) = asked.recv().await {
             if let InteractionEvent::ElicitationRequested { id, server, .. } = event {
                 assert_eq!(server, "tasks");
                 let content = Some(json!({"name": "Ada"}));
-                e.answer_interaction(&id, InteractionAnswer::Accept { content })
+                e.mcp()
+                    .answer_interaction(&id, InteractionAnswer::Accept { content })
                     .unwrap();
                 return true;
             }
@@ -92,7 +93,7 @@ async fn a_2026_task_that_needs_input_is_answered_through_the_broker_with_tasks_
     assert_eq!(seen.last(), Some(&TaskStatus::Completed), "{seen:?}");
     assert_eq!(results(&ran.events), vec![("hello Ada".to_owned(), false)]);
     assert_eq!(server.counts.updates.load(Ordering::SeqCst), 1);
-    let logs = engine.supervisor().logs("tasks").unwrap().messages;
+    let logs = engine.mcp().supervisor().logs("tasks").unwrap().messages;
     assert!(
         logs.iter()
             .any(|l| l.contains("tasks/update") && l.contains("name")),
@@ -138,7 +139,7 @@ async fn cancelling_a_2026_task_from_its_card_sends_tasks_cancel() {
     .await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
     let (end, events) = endless_turn(&engine, &conv, |e, _, call_id| {
-        tokio::spawn(async move { e.cancel_task(&call_id).await.unwrap() });
+        tokio::spawn(async move { e.agent().cancel_task(&call_id).await.unwrap() });
     })
     .await;
     assert_eq!(end, TurnEnd::Done);
@@ -164,7 +165,7 @@ async fn stopping_the_turn_cancels_its_2026_task_on_the_server() {
     let model = Model::start(vec![call("tasks__endless", json!({}))]).await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
     let (end, events) = endless_turn(&engine, &conv, |e, c, _| {
-        assert!(e.stop_turn(&c));
+        assert!(e.agent().stop_turn(&c));
     })
     .await;
     assert_eq!(end, TurnEnd::Cancelled);

@@ -59,7 +59,7 @@ async fn one_tool_call_runs_on_the_real_server_and_the_model_answers_with_its_re
         vec![("Echo: rain in California".to_owned(), false)]
     );
     assert_eq!(text(&ran.events), "The tool says: rain in California.");
-    let branch = engine.conversation_branch(&conv).await.unwrap();
+    let branch = engine.agent().conversation_branch(&conv).await.unwrap();
     let roles: Vec<Role> = branch.iter().map(|m| m.role).collect();
     assert_eq!(
         roles,
@@ -162,7 +162,7 @@ async fn a_denied_call_does_not_run_and_the_model_is_told_the_user_refused() {
     assert_eq!(r.len(), 1);
     assert!(r[0].1 && r[0].0.contains("denied"), "{r:?}");
     assert_eq!(model.rejected(), Vec::<String>::new());
-    assert_eq!(engine.approvals().waiting(), 0);
+    assert_eq!(engine.agent().approvals().waiting(), 0);
     engine.shutdown().await;
 }
 
@@ -292,16 +292,19 @@ async fn send_and_stop(
         let mut events = Vec::new();
         while let Some(ev) = rx.recv().await {
             if when(&ev) {
-                assert!(e.stop_turn(&c));
+                assert!(e.agent().stop_turn(&c));
             }
             events.push(ev);
         }
         events
     });
-    let end = tokio::time::timeout(Duration::from_secs(30), engine.send_message(conv, text, tx))
-        .await
-        .expect("the turn hung")
-        .unwrap();
+    let end = tokio::time::timeout(
+        Duration::from_secs(30),
+        engine.agent().send_message(conv, text, tx),
+    )
+    .await
+    .expect("the turn hung")
+    .unwrap();
     Ran {
         end,
         events: watcher.await.unwrap(),
@@ -324,13 +327,13 @@ async fn a_stop_while_streaming_keeps_the_partial_answer_and_the_next_turn_is_ac
     })
     .await;
     assert_eq!(ran.end, TurnEnd::Cancelled);
-    let branch = engine.conversation_branch(&conv).await.unwrap();
+    let branch = engine.agent().conversation_branch(&conv).await.unwrap();
     let last = branch.last().unwrap();
     assert_eq!(
         (last.role, last.status),
         (Role::Assistant, MessageStatus::Cancelled)
     );
-    assert!(!engine.turn_running(&conv));
+    assert!(!engine.agent().turn_running(&conv));
     let ran = send(&engine, &conv, "go on", ApprovalAnswer::Deny).await;
     assert_eq!(ran.end, TurnEnd::Done);
     let last = model.requests().last().unwrap().clone();
@@ -445,10 +448,13 @@ async fn regenerate_and_edit_make_sibling_branches_and_switching_shows_the_old_o
     let model = Model::start(vec![say("first"), say("second"), say("edited answer")]).await;
     let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
     send(&engine, &conv, "hi", ApprovalAnswer::Deny).await;
-    let first = engine.conversation_branch(&conv).await.unwrap();
+    let first = engine.agent().conversation_branch(&conv).await.unwrap();
     let (tx, _rx) = mpsc::unbounded_channel();
-    assert_eq!(engine.regenerate(&conv, tx).await.unwrap(), TurnEnd::Done);
-    let second = engine.conversation_branch(&conv).await.unwrap();
+    assert_eq!(
+        engine.agent().regenerate(&conv, tx).await.unwrap(),
+        TurnEnd::Done
+    );
+    let second = engine.agent().conversation_branch(&conv).await.unwrap();
     assert_eq!(second[0].id, first[0].id, "same user message");
     assert_ne!(second[1].id, first[1].id);
     assert_eq!(
@@ -457,14 +463,15 @@ async fn regenerate_and_edit_make_sibling_branches_and_switching_shows_the_old_o
     );
     let (tx, _rx) = mpsc::unbounded_channel();
     engine
+        .agent()
         .edit_and_resend(&first[0].id, "hello", tx)
         .await
         .unwrap();
-    let edited = engine.conversation_branch(&conv).await.unwrap();
+    let edited = engine.agent().conversation_branch(&conv).await.unwrap();
     assert_eq!(edited.len(), 2);
     assert_ne!(edited[0].id, first[0].id);
-    engine.switch_branch(&first[0].id).await.unwrap();
-    let back = engine.conversation_branch(&conv).await.unwrap();
+    engine.agent().switch_branch(&first[0].id).await.unwrap();
+    let back = engine.agent().conversation_branch(&conv).await.unwrap();
     assert_eq!(back[0].id, first[0].id);
     assert_eq!(
         back[1].id, second[1].id,
@@ -542,6 +549,7 @@ async fn an_always_allowed_tool_runs_without_asking_in_later_turns() {
     };
     assert_eq!(asked(&first), 1);
     let decision = engine
+        .mcp()
         .decide("everything", "echo", "another chat")
         .await
         .unwrap();

@@ -9,9 +9,11 @@ use futures::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::Agent;
 use super::Events;
 use super::setup::Setup;
-use crate::mcp::policy::Decision;
+use crate::EngineError;
+use crate::mcp::host::approval::Verdict;
 use crate::mcp::tasks::CallOutcome;
 use crate::provider::ToolCall;
 use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role};
@@ -19,7 +21,6 @@ use crate::vocab::ApprovalAnswer;
 use crate::vocab::chat::{CallView, ChatEvent};
 use crate::vocab::content::ContentPart;
 use crate::vocab::mcp::{ResultPart, ToolResult};
-use crate::{Engine, EngineError};
 
 /// How many times the same failing call may repeat in a turn before the loop is broken.
 pub const BREAK_AFTER: u32 = 3;
@@ -106,7 +107,7 @@ fn non_empty_id(id: String, n: usize) -> String {
 
 /// What a turn's tool phase needs.
 pub(super) struct Ctx<'a> {
-    pub engine: &'a Engine,
+    pub agent: &'a Agent,
     pub conversation: &'a str,
     pub events: &'a Events,
     pub cancel: &'a CancellationToken,
@@ -125,7 +126,7 @@ pub(super) async fn run_all(
     assistant_id: &str,
     calls: Vec<Planned>,
 ) -> Result<Done, EngineError> {
-    let store = ctx.engine.store();
+    let store = ctx.agent.store();
     let msg = store
         .append_message(NewMessage {
             conversation_id: ctx.conversation.to_owned(),
@@ -184,7 +185,7 @@ async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult
         None => approved_then_run(ctx, message_id, &call.view).await,
     };
     let (server, tool) = (&call.view.server, &call.view.tool);
-    let content = crate::mcp::apps_result_json(ctx.engine, server, tool, &result).await;
+    let content = crate::mcp::apps_result_json(ctx.agent.mcp(), server, tool, &result).await;
     let _ = ctx.events.send(ChatEvent::ToolResult {
         message_id: message_id.to_owned(),
         call_id: call.view.id.clone(),
@@ -195,26 +196,24 @@ async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult
 }
 
 async fn approved_then_run(ctx: &Ctx<'_>, message_id: &str, call: &CallView) -> ToolResult {
-    let engine = ctx.engine;
-    let decision = match engine
-        .decide(&call.server, &call.tool, ctx.conversation)
+    let agent = ctx.agent;
+    let (server, tool) = (&call.server, &call.tool);
+    let asked = ask(ctx, call);
+    match agent
+        .mcp()
+        .approve(ctx.conversation, server, tool, asked)
         .await
     {
-        Ok(d) => d,
+        Ok(Verdict::Run) => {}
+        Ok(Verdict::Refused) => {
+            return error_result(
+                "The user denied this tool call. Do not retry it; answer without it or ask the user.",
+            );
+        }
+        Ok(Verdict::Unanswered) => {
+            return error_result("The call was stopped before the user answered.");
+        }
         Err(e) => return error_result(e.to_string()),
-    };
-    let allowed = match decision {
-        Decision::Allow => true,
-        Decision::Deny => false,
-        Decision::Ask => match ask(ctx, call).await {
-            Some(answer) => answer != ApprovalAnswer::Deny,
-            None => return error_result("The call was stopped before the user answered."),
-        },
-    };
-    if !allowed {
-        return error_result(
-            "The user denied this tool call. Do not retry it; answer without it or ask the user.",
-        );
     }
     let _ = ctx.events.send(ChatEvent::ToolStarted {
         call_id: call.id.clone(),
@@ -223,15 +222,20 @@ async fn approved_then_run(ctx: &Ctx<'_>, message_id: &str, call: &CallView) -> 
     let token = ctx.cancel.child_token();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let forward = forward_progress(rx, call.id.clone(), ctx.events.clone());
-    let run =
-        (engine.supervisor()).call_outcome(&call.server, &call.tool, args, token.clone(), Some(tx));
+    let run = (agent.mcp().supervisor()).call_outcome(
+        &call.server,
+        &call.tool,
+        args,
+        token.clone(),
+        Some(tx),
+    );
     let result = run.await;
     let _ = forward.await;
     match result.map_err(EngineError::from) {
         Ok(CallOutcome::Done(r)) => r,
         Ok(CallOutcome::Task(state)) => {
             let conv = ctx.conversation;
-            super::tasks::follow(engine, conv, message_id, call, state, ctx.events, token).await
+            super::tasks::follow(agent, conv, message_id, call, state, ctx.events, token).await
         }
         Err(_) if ctx.cancel.is_cancelled() => error_result("The user stopped this tool call."),
         Err(e) => error_result(format!("The tool call failed: {e}")),
@@ -256,9 +260,9 @@ fn forward_progress(
     })
 }
 
-/// Asks the user; `None` when the turn was stopped first.
+/// Asks the user (the host remembers the answer); `None` when the turn was stopped first.
 async fn ask(ctx: &Ctx<'_>, call: &CallView) -> Option<ApprovalAnswer> {
-    let approvals = ctx.engine.approvals();
+    let approvals = ctx.agent.approvals();
     let (approval_id, rx) = approvals.ask();
     let _ = ctx.events.send(ChatEvent::ApprovalNeeded {
         approval_id: approval_id.clone(),
@@ -269,12 +273,7 @@ async fn ask(ctx: &Ctx<'_>, call: &CallView) -> Option<ApprovalAnswer> {
         () = ctx.cancel.cancelled() => None,
     };
     approvals.forget(&approval_id);
-    let answer = answer?;
-    let (server, tool) = (&call.server, &call.tool);
-    (ctx.engine)
-        .remember_approval(ctx.conversation, server, tool, answer)
-        .await;
-    Some(answer)
+    answer
 }
 
 /// Counts failing calls by tool and arguments; trips when one repeats too often.

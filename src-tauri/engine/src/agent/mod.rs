@@ -1,5 +1,6 @@
 //! The agent: one user message → model calls and tool calls until a final answer. This
-//! module owns the turn's public API on [`Engine`] (send, regenerate, edit and resend, stop,
+//! module owns [`Agent`], the chat service built from its parts (the store, the MCP host, the
+//! providers) — the turn's public API (send, regenerate, edit and resend, stop,
 //! answer an approval, switch branch), the per-conversation settings, and the registry of
 //! running turns; the loop itself is in `turn`, tool execution in `calls`.
 
@@ -9,6 +10,7 @@ pub mod budget;
 mod calls;
 pub mod coalesce;
 pub mod history;
+pub mod sampling;
 mod setup;
 mod tasks;
 pub mod title;
@@ -30,13 +32,17 @@ pub use crate::vocab::ApprovalAnswer;
 pub use crate::vocab::chat::{CallView, ChatEvent, TurnEnd};
 pub use crate::vocab::error::AgentError;
 pub use approval::Approvals;
+pub use sampling::SamplingModel;
 pub use tasks::RunningTasks;
 pub use tool_costs::ToolCost;
 
+use crate::EngineError;
+use crate::mcp::McpHost;
 use crate::provider::prompt_tools::ToolMode;
+use crate::providers::Providers;
+use crate::store::Store;
 use crate::store::{Conversation, Message, MessageStatus, NewMessage, Role, StoreError};
 use crate::vocab::content::{Attachment, ContentPart};
-use crate::{Engine, EngineError};
 
 /// Where a turn's events go (the receiver may be dropped: the turn goes on and is stored).
 pub type Events = UnboundedSender<ChatEvent>;
@@ -113,10 +119,45 @@ impl AgentState {
     }
 }
 
-impl Engine {
+/// The chat service: runs turns on its parts. The turn loop takes an `&Agent`, so it sees only
+/// the store, the MCP host and the providers, never the rest of the engine.
+#[derive(Clone, Debug)]
+pub struct Agent {
+    store: Store,
+    mcp: McpHost,
+    providers: Providers,
+    state: AgentState,
+}
+
+impl Agent {
+    /// An agent with no turn running.
+    pub fn new(store: Store, mcp: McpHost, providers: Providers) -> Self {
+        Self {
+            store,
+            mcp,
+            providers,
+            state: AgentState::default(),
+        }
+    }
+
+    /// The store the turns write to.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The MCP host whose tools the turns call.
+    pub(crate) fn mcp(&self) -> &McpHost {
+        &self.mcp
+    }
+
+    /// The providers whose models answer.
+    pub(crate) fn providers(&self) -> &Providers {
+        &self.providers
+    }
+
     /// The approval questions of running turns.
     pub fn approvals(&self) -> &Approvals {
-        &self.agent.approvals
+        &self.state.approvals
     }
 
     /// Sends `text` as the user in `conversation` (after the message shown last) and runs the
@@ -131,7 +172,7 @@ impl Engine {
             .await
     }
 
-    /// [`Engine::send_message`] with MCP resources attached to the user message (stored with
+    /// [`Agent::send_message`] with MCP resources attached to the user message (stored with
     /// it, and sent to the model after the text).
     pub async fn send_with_attachments(
         &self,
@@ -177,7 +218,7 @@ impl Engine {
         let Some(user) = branch.iter().rev().find(|m| m.role == Role::User) else {
             return Err(invalid("there is no message to answer again"));
         };
-        let (guard, cancel) = self.agent.begin(conversation)?;
+        let (guard, cancel) = self.state.begin(conversation)?;
         let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
         drop(guard);
         finished(result, &events)
@@ -185,7 +226,7 @@ impl Engine {
 
     /// Stops the turn running in `conversation`; false when none runs.
     pub fn stop_turn(&self, conversation: &str) -> bool {
-        match self.agent.lock().get(conversation) {
+        match self.state.lock().get(conversation) {
             Some(token) => {
                 token.cancel();
                 true
@@ -196,12 +237,12 @@ impl Engine {
 
     /// Whether a turn runs in `conversation`.
     pub fn turn_running(&self, conversation: &str) -> bool {
-        self.agent.lock().contains_key(conversation)
+        self.state.lock().contains_key(conversation)
     }
 
     /// Answers an approval question; false when it no longer waits.
     pub fn answer_approval(&self, approval_id: &str, answer: ApprovalAnswer) -> bool {
-        self.agent.approvals.answer(approval_id, answer)
+        self.state.approvals.answer(approval_id, answer)
     }
 
     /// The messages of the branch `conversation` shows, oldest first.
@@ -269,7 +310,7 @@ impl Engine {
             content.push(ContentPart::text(text));
         }
         content.extend(attached);
-        let (guard, cancel) = self.agent.begin(&conv.id)?;
+        let (guard, cancel) = self.state.begin(&conv.id)?;
         let user = self
             .store()
             .append_message(NewMessage {

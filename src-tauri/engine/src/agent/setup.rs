@@ -2,13 +2,14 @@
 //! mode), the model, the tools of the conversation's servers under provider-safe names, and
 //! the sampling settings.
 
+use crate::EngineError;
 use crate::provider::names::ToolNames;
 use crate::provider::prompt_tools::{ModeSwitch, ToolMode};
 use crate::provider::{Provider, ToolSpec};
 use crate::store::{Conversation, ProviderRecord};
 use crate::vocab::mcp::ToolInfo;
-use crate::{Engine, EngineError};
 
+use super::Agent;
 use super::{AgentError, ChatSettings};
 
 /// The setting naming the provider (id or name) used when a conversation names none.
@@ -36,23 +37,23 @@ impl Setup {
     }
 
     /// Resolves the provider, model and tools of `conv`.
-    pub async fn of(engine: &Engine, conv: &Conversation) -> Result<Self, EngineError> {
-        Self::build(engine, conv, true).await
+    pub async fn of(agent: &Agent, conv: &Conversation) -> Result<Self, EngineError> {
+        Self::build(agent, conv, true).await
     }
 
     /// [`Setup::of`] without tools, for a request that offers none (a title): it never lists a
     /// server's tools.
-    pub async fn without_tools(engine: &Engine, conv: &Conversation) -> Result<Self, EngineError> {
-        Self::build(engine, conv, false).await
+    pub async fn without_tools(agent: &Agent, conv: &Conversation) -> Result<Self, EngineError> {
+        Self::build(agent, conv, false).await
     }
 
     async fn build(
-        engine: &Engine,
+        agent: &Agent,
         conv: &Conversation,
         with_tools: bool,
     ) -> Result<Self, EngineError> {
         let settings = ChatSettings::of(conv);
-        let record = provider_of(engine, conv).await?;
+        let record = provider_of(agent, conv).await?;
         let model = conv
             .model
             .clone()
@@ -64,9 +65,9 @@ impl Setup {
             .tool_mode
             .or_else(|| record.settings.tool_modes.get(&model).copied())
             .unwrap_or(ToolMode::Auto);
-        let client = engine.provider_client(&record.id).await?;
+        let client = agent.providers().provider_client(&record.id).await?;
         let tools = if with_tools {
-            tools_of(engine, &settings).await
+            tools_of(agent, &settings).await
         } else {
             Vec::new()
         };
@@ -94,14 +95,14 @@ impl Setup {
 }
 
 /// The conversation's provider, the default one, or the only one.
-async fn provider_of(engine: &Engine, conv: &Conversation) -> Result<ProviderRecord, EngineError> {
+async fn provider_of(agent: &Agent, conv: &Conversation) -> Result<ProviderRecord, EngineError> {
     if let Some(id) = &conv.provider_id {
-        return Ok(engine.store().find_provider(id).await?);
+        return Ok(agent.store().find_provider(id).await?);
     }
-    if let Some(serde_json::Value::String(name)) = engine.store().setting(DEFAULT_PROVIDER).await? {
-        return Ok(engine.store().find_provider(&name).await?);
+    if let Some(serde_json::Value::String(name)) = agent.store().setting(DEFAULT_PROVIDER).await? {
+        return Ok(agent.store().find_provider(&name).await?);
     }
-    let all = engine.store().list_providers().await?;
+    let all = agent.store().list_providers().await?;
     all.into_iter()
         .next()
         .ok_or_else(|| AgentError::NoProvider.into())
@@ -109,17 +110,18 @@ async fn provider_of(engine: &Engine, conv: &Conversation) -> Result<ProviderRec
 
 /// The tools of the conversation's servers (all running servers when it names none); lists
 /// whose cache hint ran out are listed again, the others reused with no request.
-async fn tools_of(engine: &Engine, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
+async fn tools_of(agent: &Agent, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
     let servers: Vec<String> = match &settings.servers {
         Some(list) => list.clone(),
-        None => engine
+        None => agent
+            .mcp()
             .supervisor()
             .states()
             .into_iter()
             .map(|(name, _)| name)
             .collect(),
     };
-    let mut tools = engine.supervisor().current_tools_for(&servers).await;
+    let mut tools = agent.mcp().supervisor().current_tools_for(&servers).await;
     tools.retain(|(_, t)| crate::mcp::apps::visible_to_model(t.ui.as_ref()));
     tools
 }

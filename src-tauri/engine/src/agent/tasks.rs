@@ -2,7 +2,7 @@
 //! a task is followed here: its handle is stored (so it survives a restart), it is polled at
 //! the server's pace while other calls go on, each status is reported as a `tool_task` event,
 //! and its result is fetched when it ends. Stopping the turn, or the user's cancel button
-//! ([`Engine::cancel_task`]), cancels it on the server. On start, [`Engine::resume_tasks`]
+//! ([`Agent::cancel_task`]), cancels it on the server. On start, [`Agent::resume_tasks`]
 //! asks the servers about the tasks a previous run left open and completes their results.
 
 use std::collections::HashMap;
@@ -10,14 +10,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
+use super::Agent;
 use super::Events;
 use super::calls::error_result;
+use crate::EngineError;
 use crate::mcp::tasks::{TaskState, TaskStatus};
 use crate::store::TaskRecord;
 use crate::vocab::chat::{CallView, ChatEvent};
 use crate::vocab::content::ContentPart;
 use crate::vocab::mcp::ToolResult;
-use crate::{Engine, EngineError};
 
 /// How many polls in a row may fail (the server restarting, say) before we give up waiting.
 const POLL_FAILURES: u32 = 60;
@@ -64,7 +65,7 @@ impl RunningTasks {
 
 /// Where a followed task reports to.
 struct Follow<'a> {
-    engine: &'a Engine,
+    agent: &'a Agent,
     record: TaskRecord,
     events: Option<&'a Events>,
     /// The status and message last reported (polls that change nothing report nothing).
@@ -81,7 +82,7 @@ impl Follow<'_> {
         self.last = now;
         let message = state.message.as_deref();
         let stored = self
-            .engine
+            .agent
             .store()
             .set_task_status(&state.task_id, state.status, message);
         if let Err(e) = stored.await {
@@ -102,7 +103,7 @@ impl Follow<'_> {
 /// Follows the task call `call` became, from its first `state` to its result. The handle is
 /// stored under tool message `message_id` first.
 pub(super) async fn follow(
-    engine: &Engine,
+    agent: &Agent,
     conversation: &str,
     message_id: &str,
     call: &CallView,
@@ -120,12 +121,12 @@ pub(super) async fn follow(
         status: state.status,
         status_message: state.message.clone(),
     };
-    if let Err(e) = engine.store().insert_task(&record).await {
+    if let Err(e) = agent.store().insert_task(&record).await {
         tracing::warn!(error = %e, "could not store a task's handle; it will not survive a restart");
     }
-    let _waiting = engine.agent.tasks.register(&call.id, cancel.clone());
+    let _waiting = agent.state.tasks.register(&call.id, cancel.clone());
     let mut follow = Follow {
-        engine,
+        agent,
         record,
         events: Some(events),
         last: None,
@@ -144,7 +145,7 @@ async fn wait(
     mut state: TaskState,
     cancel: &CancellationToken,
 ) -> Result<ToolResult, ToolResult> {
-    let (engine, server) = (follow.engine, follow.record.server.clone());
+    let (agent, server) = (follow.agent, follow.record.server.clone());
     let mut failures = 0;
     loop {
         follow.report(&state).await;
@@ -163,7 +164,8 @@ async fn wait(
                 }
             }
         }
-        match engine
+        match agent
+            .mcp()
             .supervisor()
             .task_status(&server, &state.task_id)
             .await
@@ -185,7 +187,7 @@ async fn answer(
     state: &TaskState,
     cancel: &CancellationToken,
 ) -> Result<(), ToolResult> {
-    let supervisor = follow.engine.supervisor();
+    let supervisor = follow.agent.mcp().supervisor();
     let server = follow.record.server.clone();
     match supervisor.task_input(&server, state, cancel).await {
         Ok(()) => Ok(()),
@@ -206,7 +208,7 @@ async fn fetch(
     state: &TaskState,
     cancel: &CancellationToken,
 ) -> Result<ToolResult, ToolResult> {
-    let supervisor = follow.engine.supervisor();
+    let supervisor = follow.agent.mcp().supervisor();
     let server = follow.record.server.clone();
     match supervisor.task_result(&server, state, cancel.clone()).await {
         Ok(result) => {
@@ -230,7 +232,7 @@ async fn fetch(
 
 /// Sends `tasks/cancel` and reports what the server says the task is now.
 async fn cancel_on_server(follow: &mut Follow<'_>, state: &TaskState) -> ToolResult {
-    let supervisor = follow.engine.supervisor();
+    let supervisor = follow.agent.mcp().supervisor();
     match supervisor
         .task_cancel(&follow.record.server, &state.task_id)
         .await
@@ -241,11 +243,11 @@ async fn cancel_on_server(follow: &mut Follow<'_>, state: &TaskState) -> ToolRes
     error_result("The user cancelled this task.")
 }
 
-impl Engine {
+impl Agent {
     /// Cancels the task of tool call `call_id`: the running wait is told to cancel it on its
     /// server; a task no wait follows here (a stored one) is cancelled on its server directly.
     pub async fn cancel_task(&self, call_id: &str) -> Result<(), EngineError> {
-        if self.agent.tasks.cancel(call_id) {
+        if self.state.tasks.cancel(call_id) {
             return Ok(());
         }
         let Some(record) = self.store().task_of_call(call_id).await? else {
@@ -256,6 +258,7 @@ impl Engine {
             .into());
         };
         let after = self
+            .mcp()
             .supervisor()
             .task_cancel(&record.server, &record.task_id)
             .await?;
@@ -280,9 +283,9 @@ impl Engine {
 
 /// Follows one stored task to its end and stores its result (not when its server could not
 /// be reached: then the next start tries again).
-async fn resume(engine: Engine, record: TaskRecord) {
+async fn resume(agent: Agent, record: TaskRecord) {
     let cancel = CancellationToken::new();
-    let _waiting = engine.agent.tasks.register(&record.call_id, cancel.clone());
+    let _waiting = agent.state.tasks.register(&record.call_id, cancel.clone());
     let state = TaskState {
         task_id: record.task_id.clone(),
         status: TaskStatus::Working,
@@ -293,7 +296,7 @@ async fn resume(engine: Engine, record: TaskRecord) {
     };
     let (message_id, call_id) = (record.message_id.clone(), record.call_id.clone());
     let mut follow = Follow {
-        engine: &engine,
+        agent: &agent,
         record,
         events: None,
         last: None,
@@ -309,10 +312,10 @@ async fn resume(engine: Engine, record: TaskRecord) {
     let (server, tool) = (&follow.record.server, &follow.record.tool);
     let part = ContentPart::ToolResult {
         call_id,
-        content: crate::mcp::apps_result_json(&engine, server, tool, &result).await,
+        content: crate::mcp::apps_result_json(agent.mcp(), server, tool, &result).await,
         is_error: result.is_error,
     };
-    if let Err(e) = engine.store().complete_tool_result(&message_id, part).await {
+    if let Err(e) = agent.store().complete_tool_result(&message_id, part).await {
         tracing::warn!(error = %e, "could not store a resumed task's result");
     }
 }

@@ -2,10 +2,11 @@
 //! then, when its first turn ends well, by a short call to the same model (setting
 //! `chat.auto_title`, on unless set to false). A failed call keeps the first-line title.
 
+use crate::EngineError;
 use crate::provider::{ChatMessage, ChatRequest, ProviderEvent};
 use crate::store::{Conversation, Role};
-use crate::{Engine, EngineError};
 
+use super::Agent;
 use super::setup::Setup;
 use super::{Events, title_from};
 use crate::vocab::chat::ChatEvent;
@@ -18,10 +19,10 @@ pub const INSTRUCTION: &str = "Write a short title (at most six words, in the la
 conversation) for the exchange below. Reply with the title only, no quotes.";
 
 /// Asks the model for a title of `conv`'s first exchange and stores it; reports it.
-pub(super) async fn retitle(engine: &Engine, conv: &Conversation, events: &Events) {
-    match ask(engine, conv).await {
+pub(super) async fn retitle(agent: &Agent, conv: &Conversation, events: &Events) {
+    match ask(agent, conv).await {
         Ok(Some(title)) => {
-            if engine
+            if agent
                 .store()
                 .rename_conversation(&conv.id, &title)
                 .await
@@ -35,11 +36,11 @@ pub(super) async fn retitle(engine: &Engine, conv: &Conversation, events: &Event
     }
 }
 
-async fn ask(engine: &Engine, conv: &Conversation) -> Result<Option<String>, EngineError> {
-    if engine.store().setting(AUTO_TITLE).await? == Some(serde_json::Value::Bool(false)) {
+async fn ask(agent: &Agent, conv: &Conversation) -> Result<Option<String>, EngineError> {
+    if agent.store().setting(AUTO_TITLE).await? == Some(serde_json::Value::Bool(false)) {
         return Ok(None);
     }
-    let branch = engine.conversation_branch(&conv.id).await?;
+    let branch = agent.conversation_branch(&conv.id).await?;
     let mut exchange = String::new();
     for m in branch
         .iter()
@@ -62,7 +63,7 @@ async fn ask(engine: &Engine, conv: &Conversation) -> Result<Option<String>, Eng
             exchange.push_str(&format!("{who}: {}\n", clip(&text, 1500)));
         }
     }
-    let setup = Setup::without_tools(engine, conv).await?;
+    let setup = Setup::without_tools(agent, conv).await?;
     let mut req = ChatRequest {
         model: setup.model.clone(),
         messages: vec![ChatMessage::user(format!("{INSTRUCTION}\n\n{exchange}"))],

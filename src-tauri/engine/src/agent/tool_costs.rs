@@ -5,8 +5,9 @@
 use serde::Serialize;
 use ts_rs::TS;
 
+use super::Agent;
 use super::budget;
-use crate::Engine;
+
 use crate::mcp::ServerState;
 
 /// One server's offer to the model.
@@ -23,15 +24,19 @@ pub struct ToolCost {
     pub tokens: u32,
 }
 
-impl Engine {
+impl Agent {
     /// The tools and their token cost of every supervised server, by name.
     pub fn tool_costs(&self) -> Vec<ToolCost> {
         let mut out: Vec<ToolCost> = self
+            .mcp()
             .supervisor()
             .states()
             .into_iter()
             .map(|(server, state)| {
-                let mut tools = self.supervisor().tools_for(std::slice::from_ref(&server));
+                let mut tools = self
+                    .mcp()
+                    .supervisor()
+                    .tools_for(std::slice::from_ref(&server));
                 // As the model is offered them: App-only tools are never sent.
                 tools.retain(|(_, t)| crate::mcp::apps::visible_to_model(t.ui.as_ref()));
                 let tokens = tools

@@ -8,16 +8,17 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use super::Agent;
 use super::budget;
 use super::calls::{self, Breaker, Planned};
 use super::history;
 use super::setup::Setup;
 use super::{Events, MAX_STEPS};
+use crate::EngineError;
 use crate::provider::{ChatRequest, ProviderEvent, Usage};
 use crate::store::{Conversation, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
 use crate::vocab::chat::{CallView, ChatEvent, TurnEnd};
 use crate::vocab::content::ContentPart;
-use crate::{Engine, EngineError};
 
 /// How often streamed text is written to the database.
 const CHECKPOINT: Duration = Duration::from_millis(1000);
@@ -27,7 +28,7 @@ pub(super) type Ended = (TurnEnd, String);
 
 /// Runs the turn answering user message `user_id`, from its first model call to its end.
 pub(super) async fn run(
-    engine: &Engine,
+    agent: &Agent,
     conv: &Conversation,
     user_id: &str,
     events: &Events,
@@ -37,17 +38,17 @@ pub(super) async fn run(
         conversation_id: conv.id.clone(),
         user_message_id: user_id.to_owned(),
     });
-    let setup = match Setup::of(engine, conv).await {
+    let setup = match Setup::of(agent, conv).await {
         Ok(s) => s,
-        Err(e) => return Ok(fail(engine, conv, user_id, events, &e).await),
+        Err(e) => return Ok(fail(agent, conv, user_id, events, &e).await),
     };
     let max_steps = setup.settings.max_steps.unwrap_or(MAX_STEPS).max(1);
     let mut head = user_id.to_owned();
     let mut breaker = Breaker::default();
     for step in 1..=max_steps {
-        let outcome = match model_call(engine, conv, &setup, &head, step, events, cancel).await {
+        let outcome = match model_call(agent, conv, &setup, &head, step, events, cancel).await {
             Ok(o) => o,
-            Err(e) => return Ok(fail(engine, conv, &head, events, &e).await),
+            Err(e) => return Ok(fail(agent, conv, &head, events, &e).await),
         };
         head = outcome.message_id.clone();
         if let Some(end) = outcome.end {
@@ -58,7 +59,7 @@ pub(super) async fn run(
             return Ok((TurnEnd::Done, head));
         }
         let ctx = calls::Ctx {
-            engine,
+            agent,
             conversation: &conv.id,
             events,
             cancel,
@@ -78,14 +79,14 @@ pub(super) async fn run(
 
 /// Reports an error that ended the turn before or between model calls.
 async fn fail(
-    engine: &Engine,
+    agent: &Agent,
     conv: &Conversation,
     head: &str,
     events: &Events,
     e: &EngineError,
 ) -> Ended {
     tracing::warn!(conversation = %conv.id, error = %e, "turn failed");
-    let _ = engine.store().set_head(&conv.id, head).await;
+    let _ = agent.store().set_head(&conv.id, head).await;
     let _ = events.send(ChatEvent::Error {
         kind: e.kind(),
         message: e.to_string(),
@@ -145,12 +146,12 @@ impl Draft {
 
 /// Builds the request from the stored branch ending at `head`.
 async fn request(
-    engine: &Engine,
+    agent: &Agent,
     conv: &Conversation,
     setup: &Setup,
     head: &str,
 ) -> Result<ChatRequest, EngineError> {
-    let branch = engine.store().branch(head).await?;
+    let branch = agent.store().branch(head).await?;
     let messages = history::to_chat(&branch, &setup.names);
     let window = setup
         .settings
@@ -186,7 +187,7 @@ async fn request(
 
 /// One model call: stored as an assistant message under `head`, streamed to `events`.
 async fn model_call(
-    engine: &Engine,
+    agent: &Agent,
     conv: &Conversation,
     setup: &Setup,
     head: &str,
@@ -194,8 +195,8 @@ async fn model_call(
     events: &Events,
     cancel: &CancellationToken,
 ) -> Result<Outcome, EngineError> {
-    let req = request(engine, conv, setup, head).await?;
-    let msg = engine
+    let req = request(agent, conv, setup, head).await?;
+    let msg = agent
         .store()
         .append_message(NewMessage {
             conversation_id: conv.id.clone(),
@@ -206,7 +207,7 @@ async fn model_call(
             model: Some(setup.model.clone()),
         })
         .await?;
-    engine.store().set_head(&conv.id, &msg.id).await?;
+    agent.store().set_head(&conv.id, &msg.id).await?;
     let _ = events.send(ChatEvent::MessageStarted {
         message_id: msg.id.clone(),
         model: setup.model.clone(),
@@ -220,7 +221,7 @@ async fn model_call(
         usage: None,
         saved: Instant::now(),
     };
-    let streamed = stream_into(engine, setup, req, &mut draft, events, cancel).await;
+    let streamed = stream_into(agent, setup, req, &mut draft, events, cancel).await;
     let (status, error, end) = match streamed {
         Ok(()) if cancel.is_cancelled() => {
             (MessageStatus::Cancelled, None, Some(TurnEnd::Cancelled))
@@ -238,7 +239,7 @@ async fn model_call(
             )
         }
     };
-    engine
+    agent
         .store()
         .update_message(&draft.id, draft.update(Some(status), error))
         .await?;
@@ -259,7 +260,7 @@ async fn model_call(
 /// Streams the model's answer into `draft`, checkpointing; returns at the end, on a stop
 /// (Ok, with `cancel` set) or on an error.
 async fn stream_into(
-    engine: &Engine,
+    agent: &Agent,
     setup: &Setup,
     req: ChatRequest,
     draft: &mut Draft,
@@ -278,7 +279,7 @@ async fn stream_into(
         let Some(event) = next else { return Ok(()) };
         absorb(setup, draft, event?, events);
         if draft.saved.elapsed() >= CHECKPOINT {
-            engine
+            agent
                 .store()
                 .update_message(&draft.id, draft.update(None, None))
                 .await?;

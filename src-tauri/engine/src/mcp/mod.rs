@@ -1,29 +1,27 @@
-//! The MCP host: server configuration, supervision of running servers, the client side of
-//! the protocol (on rmcp, wrapped here so its API churn stays in this module), tool
-//! execution for the agent loop, approval policy and built-in servers.
+//! Everything MCP. Three parts:
+//! - the protocol client — `client/` (on rmcp, wrapped so its API churn stays there; the two
+//!   protocol eras, tasks, multi round-trip requests), the transports (`process` for stdio
+//!   children, `sse` for legacy HTTP+SSE) and OAuth (`oauth`, `oauth_client`);
+//! - the host — [`McpHost`] in `host/` (configured servers, lifecycle, approval, Apps) over the
+//!   `supervisor` (running servers, restarts, their requests to the user in `interact`, the
+//!   `roots`), with `config` reading `mcpServers` documents and `tools`/`tasks` running calls;
+//! - the built-in servers — `builtin/` (filesystem, fetch, time), served in process.
 
 pub mod apps;
-mod apps_ops;
 mod backoff;
 pub mod builtin;
 pub mod client;
-mod client_secret;
 pub mod config;
 mod config_export;
 mod doc;
-mod host;
-mod host_ops;
+pub mod host;
 pub mod interact;
 mod interact_types;
 pub mod oauth;
 pub mod oauth_client;
-pub mod policy;
 pub mod process;
 pub mod progress;
 pub mod roots;
-pub mod sampling;
-mod server_host;
-pub mod servers;
 pub mod sse;
 pub mod supervisor;
 pub mod tasks;
@@ -36,15 +34,15 @@ pub use crate::vocab::mcp::{McpError, ServerNotification};
 pub use crate::vocab::server::{
     Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig, ServerSpec, Transport,
 };
-pub use apps_ops::{AppCall, AppCallOutcome, result_json as apps_result_json};
 pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, MRTR_MAX_ROUNDS, McpClient};
 pub use config::ConfigError;
-pub use host_ops::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
+pub use host::approval::{Decision, Policies};
+pub use host::{
+    AppCall, AppCallOutcome, Conflict, INTERACTION_TIMEOUT_SETTING, ImportAction, ImportPreview,
+    ImportReport, McpHost, PreviewEntry, ServerStatus, result_json as apps_result_json,
+};
 pub use interact::{InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler};
 pub use oauth::{Authorizer, Headless, Notify, OAuth, OAuthError};
-pub use policy::{Decision, Policies};
 pub use roots::{RootInfo, Roots};
-pub use sampling::SamplingModel;
-pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 pub use supervisor::{Backoff, ServerLogs, ServerState, Supervisor, SupervisorEvent};
 pub use tools::{Limits, ToolError, Violation};

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
 mod connection;
+mod handler;
 
 pub use super::backoff::Backoff;
 use super::client::McpClient;

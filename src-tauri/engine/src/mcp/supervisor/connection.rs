@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::handler::ServerHost;
 use super::{Inner, METHOD_NOT_FOUND, RELEASE_WAIT, SupervisorEvent};
 use crate::mcp::client::McpClient;
-use crate::mcp::server_host::ServerHost;
 use crate::vocab::ServerConfig;
 use crate::vocab::mcp::{McpError, ServerNotification, ToolInfo};
 

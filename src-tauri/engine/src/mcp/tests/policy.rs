@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::mcp::policy::{Inputs, resolve};
+use crate::mcp::host::approval::{Inputs, Verdict, resolve, verdict};
 use crate::mcp::{Approval, Decision, Policies, ServerConfig, Transport};
 use crate::store::Store;
+use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolAnnotations;
 
 async fn store_with(approval: Approval) -> (tempfile::TempDir, Store) {
@@ -46,7 +47,7 @@ const ADDITIVE: ToolAnnotations = ToolAnnotations {
 
 #[test]
 fn a_tool_is_destructive_unless_it_says_it_is_read_only_or_not_destructive() {
-    use crate::mcp::policy::destructive;
+    use crate::mcp::host::approval::destructive;
     let cases = [
         (PLAIN, true),
         (DESTRUCTIVE, true),
@@ -83,7 +84,7 @@ async fn by_default_every_tool_asks_even_a_read_only_one() {
 async fn read_only_tools_are_auto_allowed_only_with_the_opt_in() {
     let (_dir, store) = store_with(Approval::Ask).await;
     let p = Policies::default();
-    let key = crate::mcp::policy::AUTO_ALLOW_READ_ONLY;
+    let key = crate::mcp::host::approval::AUTO_ALLOW_READ_ONLY;
     store
         .set_setting(key, &serde_json::json!(true))
         .await
@@ -110,7 +111,7 @@ async fn destructive_and_unannotated_tools_are_never_auto_allowed_even_when_the_
 {
     let (_dir, store) = store_with(Approval::Allow).await;
     let p = Policies::default();
-    let key = crate::mcp::policy::AUTO_ALLOW_READ_ONLY;
+    let key = crate::mcp::host::approval::AUTO_ALLOW_READ_ONLY;
     store
         .set_setting(key, &serde_json::json!(true))
         .await
@@ -200,4 +201,17 @@ fn a_server_set_to_deny_refuses_its_tools_unless_a_tool_is_set_otherwise() {
         ..server_denies
     };
     assert_eq!(resolve(tool_asks), Decision::Ask);
+}
+
+#[test]
+fn the_verdict_runs_allowed_or_approved_calls_and_refuses_denied_ones() {
+    use ApprovalAnswer::{AllowAlways, AllowForChat, AllowOnce, Deny};
+    assert_eq!(verdict(Decision::Allow, None), Verdict::Run);
+    assert_eq!(verdict(Decision::Deny, None), Verdict::Refused);
+    assert_eq!(verdict(Decision::Deny, Some(AllowOnce)), Verdict::Refused);
+    assert_eq!(verdict(Decision::Ask, None), Verdict::Unanswered);
+    assert_eq!(verdict(Decision::Ask, Some(Deny)), Verdict::Refused);
+    for answer in [AllowOnce, AllowAlways, AllowForChat] {
+        assert_eq!(verdict(Decision::Ask, Some(answer)), Verdict::Run);
+    }
 }

@@ -1,11 +1,21 @@
-//! Running an approved sampling request on the user's chosen model: the request as a
+//! The agent answers an MCP server's sampling requests ([`Sampler`] for [`Agent`]): an approved
+//! request runs on the user's chosen model: the request as a
 //! provider-neutral [`ChatRequest`], the model's events back as a [`SamplingResult`]. The
 //! provider and model are the settings [`SAMPLING_PROVIDER`] and [`SAMPLING_MODEL`].
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::interact::{SamplingContent, SamplingRequest, SamplingResult, SamplingRole, StopReason};
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::Agent;
+use crate::EngineError;
+use crate::mcp::interact::{
+    InteractionError, Sampler, SamplingContent, SamplingRequest, SamplingResult, SamplingRole,
+    StopReason,
+};
+use crate::provider::Provider;
 use crate::provider::{
     ChatMessage, ChatRequest, FinishReason, ProviderEvent, SamplingParams, UserPart,
 };
@@ -89,6 +99,69 @@ fn stop(reason: &FinishReason) -> StopReason {
         FinishReason::ToolCalls => StopReason::Other("toolUse".to_owned()),
         FinishReason::ContentFilter => StopReason::Other("contentFilter".to_owned()),
         FinishReason::Other(other) => StopReason::Other(other.clone()),
+    }
+}
+
+/// The model that answers sampling requests.
+impl Agent {
+    /// The provider and model that answer sampling requests, if chosen.
+    pub async fn sampling_model(&self) -> Result<Option<SamplingModel>, EngineError> {
+        let provider = self.store().setting(SAMPLING_PROVIDER).await?;
+        let model = self.store().setting(SAMPLING_MODEL).await?;
+        let text = |v: Option<Value>| v.and_then(|v| v.as_str().map(str::to_owned));
+        Ok(match (text(provider), text(model)) {
+            (Some(provider), Some(model)) => Some(SamplingModel { provider, model }),
+            _ => None,
+        })
+    }
+    /// Chooses (or with `None` clears) the model that answers sampling requests; the
+    /// provider must exist.
+    pub async fn set_sampling_model(
+        &self,
+        choice: Option<SamplingModel>,
+    ) -> Result<(), EngineError> {
+        let (provider, model) = match choice {
+            Some(c) => {
+                let record = self.store().find_provider(&c.provider).await?;
+                if c.model.trim().is_empty() {
+                    let problems = vec!["the sampling model cannot be empty".to_owned()];
+                    return Err(InteractionError::BadSetting { problems }.into());
+                }
+                (Value::String(record.id), Value::String(c.model))
+            }
+            None => (Value::Null, Value::Null),
+        };
+        self.store()
+            .set_setting(SAMPLING_PROVIDER, &provider)
+            .await?;
+        Ok(self.store().set_setting(SAMPLING_MODEL, &model).await?)
+    }
+    /// Runs `request` on the sampling model.
+    async fn run_sampling(&self, request: SamplingRequest) -> Result<SamplingResult, EngineError> {
+        let Some(choice) = self.sampling_model().await? else {
+            return Err(InteractionError::NoSamplingModel.into());
+        };
+        let client = self.providers().provider_client(&choice.provider).await?;
+        let events = client
+            .complete(chat_request(&choice.model, request))
+            .await?;
+        Ok(result(&choice.model, &events))
+    }
+}
+
+impl Sampler for Agent {
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingResult, String>> {
+        let agent = self.clone();
+        Box::pin(async move {
+            let result = agent.run_sampling(request).await;
+            result.map_err(|e| {
+                tracing::warn!(error = %e, "sampling failed");
+                e.to_string()
+            })
+        })
     }
 }
 

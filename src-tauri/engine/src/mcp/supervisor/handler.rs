@@ -4,12 +4,12 @@
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
 
-use super::client::{HostCapabilities, HostHandler};
-use super::interact::{
+use crate::mcp::client::{HostCapabilities, HostHandler};
+use crate::mcp::interact::{
     ElicitationReply, ElicitationRequest, Interactions, SamplingRefused, SamplingRequest,
     SamplingResult,
 };
-use super::roots::{RootInfo, Roots};
+use crate::mcp::roots::{RootInfo, Roots};
 use crate::vocab::mcp::ServerNotification;
 
 /// The host side of one server's connection: its notifications go to the supervising task,

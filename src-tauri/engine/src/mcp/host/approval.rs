@@ -11,8 +11,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::McpHost;
+use crate::EngineError;
+use crate::mcp::tools::ToolError;
 use crate::store::{Store, StoreError};
 use crate::vocab::Approval;
+use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolAnnotations;
 
 /// The setting that lets read-only tools run without asking (a JSON boolean).
@@ -143,6 +147,132 @@ impl Policies {
         match self.chats.lock() {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+/// What one call's approval came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Run it.
+    Run,
+    /// Do not run it: the policy or the user refused.
+    Refused,
+    /// The policy asks and no answer came: the turn was stopped first, or (an App's call) the
+    /// caller must ask the user and call again with the answer.
+    Unanswered,
+}
+
+/// The policy's decision and, where it asks, the user's answer → run or not. The one table
+/// every caller goes through.
+pub fn verdict(decision: Decision, answer: Option<ApprovalAnswer>) -> Verdict {
+    match (decision, answer) {
+        (Decision::Allow, _)
+        | (Decision::Ask, Some(ApprovalAnswer::AllowOnce))
+        | (Decision::Ask, Some(ApprovalAnswer::AllowAlways))
+        | (Decision::Ask, Some(ApprovalAnswer::AllowForChat)) => Verdict::Run,
+        (Decision::Deny, _) | (Decision::Ask, Some(ApprovalAnswer::Deny)) => Verdict::Refused,
+        (Decision::Ask, None) => Verdict::Unanswered,
+    }
+}
+
+/// Approval on the host: every caller's tool call (the agent loop's, an MCP App's) is decided
+/// here, and the user's policies are changed here.
+impl McpHost {
+    /// Whether one call of `tool` of server `server` in `conversation` may run: the policy
+    /// first ([`McpHost::decide`]); where it says ask, the user's answer from `ask` (awaited
+    /// only then; `None` when no answer comes); an "always" or "for this chat" answer is
+    /// remembered.
+    pub async fn approve(
+        &self,
+        conversation: &str,
+        server: &str,
+        tool: &str,
+        ask: impl Future<Output = Option<ApprovalAnswer>>,
+    ) -> Result<Verdict, EngineError> {
+        let decision = self.decide(server, tool, conversation).await?;
+        let answer = match decision {
+            Decision::Ask => ask.await,
+            Decision::Allow | Decision::Deny => None,
+        };
+        let verdict = verdict(decision, answer);
+        if let (Verdict::Run, Some(answer)) = (verdict, answer) {
+            self.remember_approval(conversation, server, tool, answer)
+                .await;
+        }
+        Ok(verdict)
+    }
+
+    /// Whether a call of `tool` of running server `server` in `conversation` may run.
+    pub async fn decide(
+        &self,
+        server: &str,
+        tool: &str,
+        conversation: &str,
+    ) -> Result<Decision, EngineError> {
+        let tools = self.supervisor().tools_for(&[server.to_owned()]);
+        let Some((_, info)) = tools.into_iter().find(|(_, t)| t.name == tool) else {
+            let (server, tool) = (server.to_owned(), tool.to_owned());
+            return Err(ToolError::UnknownTool { server, tool }.into());
+        };
+        let store = self.store();
+        let policies = self.policies();
+        let decision = policies.decide(store, server, tool, &info.annotations, conversation);
+        Ok(decision.await?)
+    }
+
+    /// Sets (or with `None` clears) the user's policy for `tool` of server `server`.
+    pub async fn set_tool_policy(
+        &self,
+        server: &str,
+        tool: &str,
+        policy: Option<Approval>,
+    ) -> Result<(), EngineError> {
+        let record = self.store().find_server(server).await?;
+        Ok(self
+            .store()
+            .set_tool_policy(&record.id, tool, policy)
+            .await?)
+    }
+
+    /// The tool policies the user set for server `server` (name or id), by tool name.
+    pub async fn tool_policies(
+        &self,
+        server: &str,
+    ) -> Result<std::collections::BTreeMap<String, Approval>, EngineError> {
+        let record = self.store().find_server(server).await?;
+        Ok(self.store().tool_policies(&record.id).await?)
+    }
+
+    /// Turns the auto-allowing of read-only tools on or off.
+    pub async fn set_auto_allow_read_only(&self, on: bool) -> Result<(), EngineError> {
+        let value = Value::Bool(on);
+        Ok(self
+            .store()
+            .set_setting(AUTO_ALLOW_READ_ONLY, &value)
+            .await?)
+    }
+
+    /// Stores an "always" answer as the tool's policy and a "for this chat" one for
+    /// `conversation` (the agent loop's and the Apps' approvals alike).
+    async fn remember_approval(
+        &self,
+        conversation: &str,
+        server: &str,
+        tool: &str,
+        answer: ApprovalAnswer,
+    ) {
+        match answer {
+            ApprovalAnswer::AllowAlways => {
+                let set = self.set_tool_policy(server, tool, Some(Approval::Allow));
+                if let Err(e) = set.await {
+                    tracing::warn!(error = %e, "could not store the tool policy");
+                }
+            }
+            ApprovalAnswer::AllowForChat => {
+                self.policies().allow_for_chat(conversation, server, tool);
+            }
+            ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny => {}
         }
     }
 }

@@ -5,14 +5,13 @@
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::policy::{AUTO_ALLOW_READ_ONLY, Decision};
-use super::supervisor::ServerState;
-use super::tools::ToolError;
-use crate::vocab::Approval;
+use super::McpHost;
+use crate::EngineError;
+use crate::mcp::supervisor::ServerState;
+use crate::mcp::tools::ToolError;
 use crate::vocab::mcp::{ToolInfo, ToolResult};
-use crate::{Engine, EngineError};
 
-impl Engine {
+impl McpHost {
     /// Starts every enabled, auto-start configured server concurrently; returns each one's
     /// state once all are Ready or Failed.
     pub async fn start_servers(&self) -> Result<Vec<(String, ServerState)>, EngineError> {
@@ -61,55 +60,5 @@ impl Engine {
         cancel: CancellationToken,
     ) -> Result<ToolResult, EngineError> {
         Ok(self.supervisor().call(server, tool, args, cancel).await?)
-    }
-
-    /// Whether a call of `tool` of running server `server` in `conversation` may run.
-    pub async fn decide(
-        &self,
-        server: &str,
-        tool: &str,
-        conversation: &str,
-    ) -> Result<Decision, EngineError> {
-        let tools = self.supervisor().tools_for(&[server.to_owned()]);
-        let Some((_, info)) = tools.into_iter().find(|(_, t)| t.name == tool) else {
-            let (server, tool) = (server.to_owned(), tool.to_owned());
-            return Err(ToolError::UnknownTool { server, tool }.into());
-        };
-        let store = self.store();
-        let policies = self.policies();
-        let decision = policies.decide(store, server, tool, &info.annotations, conversation);
-        Ok(decision.await?)
-    }
-
-    /// Sets (or with `None` clears) the user's policy for `tool` of server `server`.
-    pub async fn set_tool_policy(
-        &self,
-        server: &str,
-        tool: &str,
-        policy: Option<Approval>,
-    ) -> Result<(), EngineError> {
-        let record = self.store().find_server(server).await?;
-        Ok(self
-            .store()
-            .set_tool_policy(&record.id, tool, policy)
-            .await?)
-    }
-
-    /// The tool policies the user set for server `server` (name or id), by tool name.
-    pub async fn tool_policies(
-        &self,
-        server: &str,
-    ) -> Result<std::collections::BTreeMap<String, Approval>, EngineError> {
-        let record = self.store().find_server(server).await?;
-        Ok(self.store().tool_policies(&record.id).await?)
-    }
-
-    /// Turns the auto-allowing of read-only tools on or off.
-    pub async fn set_auto_allow_read_only(&self, on: bool) -> Result<(), EngineError> {
-        let value = Value::Bool(on);
-        Ok(self
-            .store()
-            .set_setting(AUTO_ALLOW_READ_ONLY, &value)
-            .await?)
     }
 }

@@ -7,13 +7,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
-use super::apps::{self, AppCsp, AppDocument, AppError, AppView};
-use super::policy::Decision;
-use super::tools::ToolError;
-use crate::agent::ApprovalAnswer;
-use crate::vocab::Approval;
+use super::McpHost;
+use crate::EngineError;
+use crate::mcp::apps::{self, AppCsp, AppDocument, AppError, AppView};
+use crate::mcp::host::approval::Verdict;
+use crate::mcp::tools::ToolError;
+use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolResult;
-use crate::{Engine, EngineError};
 
 /// A `tools/call` an App sent, as the UI forwards it. The server is the App's own (the UI
 /// binds it to the frame; the App cannot choose it).
@@ -46,7 +46,7 @@ pub enum AppCallOutcome {
     NeedsApproval,
 }
 
-impl Engine {
+impl McpHost {
     /// The App a call of `tool` of `server` renders, read from the server; `None` when the
     /// tool declares no UI resource.
     pub async fn app_view(&self, server: &str, tool: &str) -> Result<Option<AppView>, EngineError> {
@@ -85,22 +85,15 @@ impl Engine {
             tracing::warn!(server = %call.server, tool = %call.tool, "an App called a tool hidden from Apps; refused");
             return Err(hidden(&call).into());
         }
-        let decision = self
-            .decide(&call.server, &call.tool, &call.conversation_id)
-            .await?;
-        let allowed = match (decision, call.approval) {
-            (Decision::Deny, _) | (Decision::Ask, Some(ApprovalAnswer::Deny)) => false,
-            (Decision::Allow, _) => true,
-            (Decision::Ask, None) => return Ok(AppCallOutcome::NeedsApproval),
-            (Decision::Ask, Some(answer)) => {
-                self.remember_approval(&call.conversation_id, &call.server, &call.tool, answer)
-                    .await;
-                true
+        let answer = async { call.approval };
+        let (conversation, server, tool) = (&call.conversation_id, &call.server, &call.tool);
+        match self.approve(conversation, server, tool, answer).await? {
+            Verdict::Run => {}
+            Verdict::Unanswered => return Ok(AppCallOutcome::NeedsApproval),
+            Verdict::Refused => {
+                tracing::info!(server = %call.server, tool = %call.tool, "an App's tool call was denied");
+                return Err(denied(&call).into());
             }
-        };
-        if !allowed {
-            tracing::info!(server = %call.server, tool = %call.tool, "an App's tool call was denied");
-            return Err(denied(&call).into());
         }
         tracing::info!(server = %call.server, tool = %call.tool, "an App called a tool");
         let run = self.call_tool(
@@ -148,29 +141,6 @@ impl Engine {
         };
         found.ok_or_else(|| unknown().into())
     }
-
-    /// Stores an "always" answer as the tool's policy and a "for this chat" one for
-    /// `conversation` (the agent loop's and the Apps' approvals alike).
-    pub(crate) async fn remember_approval(
-        &self,
-        conversation: &str,
-        server: &str,
-        tool: &str,
-        answer: ApprovalAnswer,
-    ) {
-        match answer {
-            ApprovalAnswer::AllowAlways => {
-                let set = self.set_tool_policy(server, tool, Some(Approval::Allow));
-                if let Err(e) = set.await {
-                    tracing::warn!(error = %e, "could not store the tool policy");
-                }
-            }
-            ApprovalAnswer::AllowForChat => {
-                self.policies().allow_for_chat(conversation, server, tool);
-            }
-            ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny => {}
-        }
-    }
 }
 
 fn hidden(call: &AppCall) -> AppError {
@@ -190,12 +160,12 @@ fn denied(call: &AppCall) -> AppError {
 /// A tool result's stored JSON: the result, and under `app` the App it renders (when the
 /// tool declares one and the call succeeded). An App that cannot be read is logged and left
 /// out; the result itself is unchanged (the model never sees `app`).
-pub async fn result_json(engine: &Engine, server: &str, tool: &str, result: &ToolResult) -> Value {
+pub async fn result_json(host: &McpHost, server: &str, tool: &str, result: &ToolResult) -> Value {
     let mut json = serde_json::to_value(result).unwrap_or(Value::Null);
     if result.is_error || server.is_empty() {
         return json;
     }
-    let view = match engine.app_view(server, tool).await {
+    let view = match host.app_view(server, tool).await {
         Ok(view) => view,
         Err(error) => {
             tracing::warn!(%server, %tool, %error, "cannot read the tool's MCP App");

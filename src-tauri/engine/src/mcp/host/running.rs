@@ -7,24 +7,20 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::McpClient;
-use super::interact::{
-    InteractionAnswer, InteractionError, Sampler, SamplingRequest, SamplingResult,
-};
-use super::roots::{self, ROOTS_SETTING, RootInfo};
-use super::sampling::{self, SAMPLING_MODEL, SAMPLING_PROVIDER, SamplingModel};
-use super::supervisor::{ServerLogs, ServerState};
-use super::tools::ToolError;
-use crate::provider::Provider;
+use super::McpHost;
+use crate::EngineError;
+use crate::mcp::McpClient;
+use crate::mcp::interact::{InteractionAnswer, InteractionError};
+use crate::mcp::roots::{self, ROOTS_SETTING, RootInfo};
+use crate::mcp::supervisor::{ServerLogs, ServerState};
+use crate::mcp::tools::ToolError;
 use crate::vocab::mcp::{
     McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ResourceTemplateInfo,
 };
-use crate::{Engine, EngineError};
 
 /// The setting overriding how long a server's request waits for the user, in seconds.
 pub const INTERACTION_TIMEOUT_SETTING: &str = "mcp.interaction_timeout_secs";
@@ -38,10 +34,10 @@ pub struct ServerStatus {
     pub state: ServerState,
 }
 
-impl Engine {
+impl McpHost {
     /// Reads the MCP host's settings into the running host: the roots and the interaction
     /// timeout. Called when the engine opens.
-    pub async fn load_mcp_settings(&self) -> Result<(), EngineError> {
+    pub async fn load_settings(&self) -> Result<(), EngineError> {
         let folders = roots::from_setting(self.store().setting(ROOTS_SETTING).await?.as_ref());
         self.supervisor().roots().set(folders);
         let timeout = self.store().setting(INTERACTION_TIMEOUT_SETTING).await?;
@@ -60,7 +56,11 @@ impl Engine {
         id: &str,
         answer: InteractionAnswer,
     ) -> Result<Option<String>, EngineError> {
-        Ok(self.supervisor().interactions().answer(id, answer, self)?)
+        let sampler = self.sampler();
+        Ok(self
+            .supervisor()
+            .interactions()
+            .answer(id, answer, &*sampler)?)
     }
 
     /// The folders advertised to servers as roots.
@@ -77,52 +77,6 @@ impl Engine {
         self.store().set_setting(ROOTS_SETTING, &value).await?;
         self.supervisor().set_roots(folders).await;
         Ok(self.roots())
-    }
-
-    /// The provider and model that answer sampling requests, if chosen.
-    pub async fn sampling_model(&self) -> Result<Option<SamplingModel>, EngineError> {
-        let provider = self.store().setting(SAMPLING_PROVIDER).await?;
-        let model = self.store().setting(SAMPLING_MODEL).await?;
-        let text = |v: Option<Value>| v.and_then(|v| v.as_str().map(str::to_owned));
-        Ok(match (text(provider), text(model)) {
-            (Some(provider), Some(model)) => Some(SamplingModel { provider, model }),
-            _ => None,
-        })
-    }
-
-    /// Chooses (or with `None` clears) the model that answers sampling requests; the
-    /// provider must exist.
-    pub async fn set_sampling_model(
-        &self,
-        choice: Option<SamplingModel>,
-    ) -> Result<(), EngineError> {
-        let (provider, model) = match choice {
-            Some(c) => {
-                let record = self.store().find_provider(&c.provider).await?;
-                if c.model.trim().is_empty() {
-                    let problems = vec!["the sampling model cannot be empty".to_owned()];
-                    return Err(InteractionError::BadSetting { problems }.into());
-                }
-                (Value::String(record.id), Value::String(c.model))
-            }
-            None => (Value::Null, Value::Null),
-        };
-        self.store()
-            .set_setting(SAMPLING_PROVIDER, &provider)
-            .await?;
-        Ok(self.store().set_setting(SAMPLING_MODEL, &model).await?)
-    }
-
-    /// Runs `request` on the sampling model.
-    async fn run_sampling(&self, request: SamplingRequest) -> Result<SamplingResult, EngineError> {
-        let Some(choice) = self.sampling_model().await? else {
-            return Err(InteractionError::NoSamplingModel.into());
-        };
-        let client = self.provider_client(&choice.provider).await?;
-        let events = client
-            .complete(sampling::chat_request(&choice.model, request))
-            .await?;
-        Ok(sampling::result(&choice.model, &events))
     }
 
     /// Every supervised server and its state, by name.
@@ -199,25 +153,11 @@ impl Engine {
 /// An empty list when the server does not implement the listing.
 fn none_if_unsupported<T>(listed: Result<Vec<T>, McpError>) -> Result<Vec<T>, ToolError> {
     match listed {
-        Err(McpError::ServerError { code, .. }) if code == super::supervisor::METHOD_NOT_FOUND => {
+        Err(McpError::ServerError { code, .. })
+            if code == crate::mcp::supervisor::METHOD_NOT_FOUND =>
+        {
             Ok(Vec::new())
         }
         other => Ok(other?),
-    }
-}
-
-impl Sampler for Engine {
-    fn sample(
-        &self,
-        request: SamplingRequest,
-    ) -> BoxFuture<'static, Result<SamplingResult, String>> {
-        let engine = self.clone();
-        Box::pin(async move {
-            let result = engine.run_sampling(request).await;
-            result.map_err(|e| {
-                tracing::warn!(error = %e, "sampling failed");
-                e.to_string()
-            })
-        })
     }
 }

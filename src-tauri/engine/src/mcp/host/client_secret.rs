@@ -5,11 +5,12 @@
 
 use secrecy::SecretString;
 
-use super::oauth_client::secret_account;
-use crate::providers::blocking;
-use crate::{Engine, EngineError};
+use super::McpHost;
+use crate::EngineError;
+use crate::mcp::oauth_client::secret_account;
+use crate::secrets::blocking;
 
-impl Engine {
+impl McpHost {
     /// Stores (`Some`) or forgets (`None`) the OAuth client secret or PEM private key of the
     /// server `id_or_name`.
     pub async fn set_server_client_secret(
@@ -34,13 +35,13 @@ impl Engine {
         let record = self.store().find_server(id_or_name).await?;
         let account = secret_account(&record.config.name);
         let secrets = self.secrets().clone();
-        blocking(move || secrets.key(&account, None).map(|k| k.is_some())).await
+        Ok(blocking(move || secrets.key(&account, None).map(|k| k.is_some())).await?)
     }
 
     /// Forgets the removed server `name`'s OAuth tokens and client secret (best effort: a
     /// keychain that cannot be reached is logged, the removal stands).
     pub(crate) async fn forget_server_secrets(&self, name: &str) {
-        let accounts = [secret_account(name), super::OAuth::account(name)];
+        let accounts = [secret_account(name), crate::mcp::OAuth::account(name)];
         let secrets = self.secrets().clone();
         let forgotten = blocking(move || {
             accounts

@@ -8,10 +8,11 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::config;
+use super::McpHost;
+use crate::EngineError;
+use crate::mcp::config;
 use crate::store::ServerRecord;
 use crate::vocab::ServerConfig;
-use crate::{Engine, EngineError};
 
 /// Values shorter than this are not registered with the log redactor (an env value such as
 /// `3000` or `true` is no secret, and scrubbing it would garble ordinary log lines).
@@ -83,7 +84,7 @@ struct Plan {
     replaced: Vec<(String, ServerConfig)>,
 }
 
-impl Engine {
+impl McpHost {
     /// What importing `json` would do; changes nothing.
     pub async fn preview_import(
         &self,

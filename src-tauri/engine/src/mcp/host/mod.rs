@@ -1,0 +1,125 @@
+//! The MCP host service, [`McpHost`]: what the app does with MCP servers, over the protocol
+//! client and the supervisor. It owns the supervisor (running servers, their pending requests
+//! to the user and the roots), the tool policies, the App documents served to frames, and the
+//! configured servers in the store. It never names `Engine`; the engine builds one and hands
+//! it to the agent and the shell.
+//!
+//! - [`servers`]: the configured servers (add, import with a preview, export, enable, remove).
+//! - [`lifecycle`]: starting and stopping servers, their tools, a direct tool call.
+//! - [`running`]: a running server's states, logs, resources and prompts; answers to its
+//!   requests (elicitation, sampling) and the roots it may see.
+//! - [`approval`]: where every tool call's approval is decided.
+//! - [`apps`]: MCP Apps — the App a call renders and an App's own tool calls.
+//! - [`client_secret`]: a remote server's OAuth client secret in the keychain.
+
+pub mod approval;
+mod apps;
+mod client_secret;
+mod lifecycle;
+mod running;
+mod servers;
+
+use std::sync::{Arc, OnceLock};
+
+pub use apps::{AppCall, AppCallOutcome, result_json};
+pub use running::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
+pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
+
+use super::apps::AppViews;
+use super::interact::{Sampler, SamplingRequest, SamplingResult};
+use super::supervisor::{Backoff, Supervisor};
+use super::tools::Limits;
+use crate::logging::Redactor;
+use crate::secrets::Secrets;
+use crate::store::Store;
+use approval::Policies;
+
+/// The MCP host of one profile (cheap to clone: every part is shared).
+#[derive(Clone)]
+pub struct McpHost {
+    store: Store,
+    secrets: Secrets,
+    redactor: Redactor,
+    supervisor: Supervisor,
+    policies: Policies,
+    app_views: AppViews,
+    /// Who answers the servers' sampling requests (the agent, set by the engine).
+    sampler: Arc<OnceLock<Arc<dyn Sampler>>>,
+}
+
+impl std::fmt::Debug for McpHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHost")
+            .field("supervisor", &self.supervisor)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHost {
+    /// A host with no server running, its OAuth tokens and client secrets in `secrets`, the
+    /// values it handles registered with `redactor`.
+    pub fn new(store: Store, secrets: Secrets, redactor: Redactor) -> Self {
+        let (backoff, limits) = (Backoff::default(), Limits::default());
+        let supervisor = Supervisor::with_oauth(backoff, limits, secrets.store(), redactor.clone());
+        Self {
+            store,
+            secrets,
+            redactor,
+            supervisor,
+            policies: Policies::default(),
+            app_views: AppViews::default(),
+            sampler: Arc::default(),
+        }
+    }
+
+    /// Sets who answers sampling requests (once; later calls are ignored).
+    pub fn set_sampler(&self, sampler: Arc<dyn Sampler>) {
+        let _ = self.sampler.set(sampler);
+    }
+
+    /// The running MCP servers (none until started).
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.supervisor
+    }
+
+    /// Tool approval policies (this run's per-chat allowances).
+    pub fn policies(&self) -> &Policies {
+        &self.policies
+    }
+
+    /// The MCP App documents served to frames.
+    pub fn app_views(&self) -> &AppViews {
+        &self.app_views
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub(crate) fn secrets(&self) -> &Secrets {
+        &self.secrets
+    }
+
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    fn sampler(&self) -> Arc<dyn Sampler> {
+        match self.sampler.get() {
+            Some(s) => s.clone(),
+            None => Arc::new(NoSampler),
+        }
+    }
+}
+
+/// Refuses every sampling request (no model wired in, e.g. a host built alone in a test).
+struct NoSampler;
+
+impl Sampler for NoSampler {
+    fn sample(
+        &self,
+        _request: SamplingRequest,
+    ) -> futures::future::BoxFuture<'static, Result<SamplingResult, String>> {
+        Box::pin(async { Err("no model answers sampling requests here".to_owned()) })
+    }
+}
