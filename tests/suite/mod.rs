@@ -4,6 +4,7 @@
 mod agent;
 mod bindings;
 mod cli;
+mod dependencies;
 mod edits;
 mod export;
 mod ipc;
