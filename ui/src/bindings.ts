@@ -448,7 +448,12 @@ approval: Approval,
 /**
  * Remote servers: their OAuth client settings (`oauth`; none: dynamic registration).
  */
-oauth?: OAuthClient, };
+oauth?: OAuthClient, 
+/**
+ * Stdio servers: variables of the app's environment passed on beyond the platform
+ * allow-list, by name (`inheritEnv`; provider keys never are).
+ */
+inheritEnv?: Array<string>, };
 
 /**
  * A configured MCP server as stored.

@@ -67,6 +67,11 @@ pub struct ServerConfig {
     #[serde(default, skip_serializing_if = "OAuthClient::is_default")]
     #[ts(as = "Option<OAuthClient>", optional)]
     pub oauth: OAuthClient,
+    /// Stdio servers: variables of the app's environment passed on beyond the platform
+    /// allow-list, by name (`inheritEnv`; provider keys never are).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub inherit_env: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -106,6 +111,7 @@ impl fmt::Debug for ServerConfig {
             .field("auto_start", &self.auto_start)
             .field("approval", &self.approval)
             .field("oauth", &self.oauth)
+            .field("inherit_env", &self.inherit_env)
             .finish()
     }
 }
@@ -125,6 +131,7 @@ impl ServerConfig {
             auto_start: true,
             approval: Approval::Ask,
             oauth: OAuthClient::default(),
+            inherit_env: Vec::new(),
         }
     }
 
@@ -136,6 +143,7 @@ impl ServerConfig {
             startup_timeout: self.startup_timeout,
             call_timeout: self.call_timeout,
             oauth: self.oauth.clone(),
+            inherit_env: self.inherit_env.clone(),
         }
     }
 
@@ -381,6 +389,15 @@ impl Checker<'_> {
         })
     }
 
+    /// `inheritEnv`: names of the app's variables a stdio server also gets.
+    fn inherit_env(&mut self) -> Vec<String> {
+        let names = self.string_list("inheritEnv");
+        for problem in super::child_env::check_names(&names) {
+            self.fail("inheritEnv", &problem);
+        }
+        names
+    }
+
     fn approval(&mut self) -> Approval {
         match self.obj.get("approval") {
             None => Approval::Ask,
@@ -456,6 +473,7 @@ fn parse_entry(
         auto_start: c.flag("autoStart", true),
         approval: c.approval(),
         oauth: c.oauth(transport.as_ref()),
+        inherit_env: c.inherit_env(),
         transport: transport?,
     })
 }

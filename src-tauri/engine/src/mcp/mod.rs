@@ -6,6 +6,7 @@ pub mod apps;
 mod apps_ops;
 mod backoff;
 pub mod builtin;
+pub mod child_env;
 pub mod client;
 mod client_secret;
 pub mod config;

@@ -81,6 +81,8 @@ pub struct ServerSpec {
     pub call_timeout: Duration,
     /// Remote servers: who we are to their authorization server.
     pub oauth: OAuthClient,
+    /// Stdio servers: variables of the app's environment passed on beyond the allow-list.
+    pub inherit_env: Vec<String>,
 }
 
 impl ServerSpec {
@@ -97,6 +99,7 @@ impl ServerSpec {
             startup_timeout: Self::STARTUP_TIMEOUT,
             call_timeout: Self::CALL_TIMEOUT,
             oauth: OAuthClient::default(),
+            inherit_env: Vec::new(),
         }
     }
 }

@@ -1,0 +1,5 @@
+//! The security suite (issue 17): one test per hardening finding, each failing on the code
+//! before its fix — servers' environments, App CSP sources, SSRF ranges, the filesystem
+//! built-in, sampling limits, the OAuth loopback, file permissions and bounded imports.
+
+mod env;
