@@ -453,7 +453,12 @@ oauth?: OAuthClient,
  * Stdio servers: variables of the app's environment passed on beyond the platform
  * allow-list, by name (`inheritEnv`; provider keys never are).
  */
-inheritEnv?: Array<string>, };
+inheritEnv?: Array<string>, 
+/**
+ * Whether the server may reach local and private addresses (`allowPrivate`): its Apps'
+ * declared origins and the OAuth endpoints it names. Built-in `fetch` keeps its own flag.
+ */
+allowPrivate?: boolean, };
 
 /**
  * A configured MCP server as stored.

@@ -2,4 +2,5 @@
 //! before its fix — servers' environments, App CSP sources, SSRF ranges, the filesystem
 //! built-in, sampling limits, the OAuth loopback, file permissions and bounded imports.
 
+mod app_csp;
 mod env;

@@ -72,6 +72,11 @@ pub struct ServerConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<String>>", optional)]
     pub inherit_env: Vec<String>,
+    /// Whether the server may reach local and private addresses (`allowPrivate`): its Apps'
+    /// declared origins and the OAuth endpoints it names. Built-in `fetch` keeps its own flag.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub allow_private: bool,
 }
 
 fn yes() -> bool {
@@ -112,6 +117,7 @@ impl fmt::Debug for ServerConfig {
             .field("approval", &self.approval)
             .field("oauth", &self.oauth)
             .field("inherit_env", &self.inherit_env)
+            .field("allow_private", &self.allow_private)
             .finish()
     }
 }
@@ -132,7 +138,21 @@ impl ServerConfig {
             approval: Approval::Ask,
             oauth: OAuthClient::default(),
             inherit_env: Vec::new(),
+            allow_private: false,
         }
+    }
+
+    /// Whether the user allowed this server local and private addresses (its own flag, or a
+    /// built-in fetch server's).
+    pub fn allows_private(&self) -> bool {
+        self.allow_private
+            || matches!(
+                self.transport,
+                Transport::Builtin {
+                    allow_private: true,
+                    ..
+                }
+            )
     }
 
     /// What the client and supervisor need to reach it.
@@ -474,6 +494,8 @@ fn parse_entry(
         approval: c.approval(),
         oauth: c.oauth(transport.as_ref()),
         inherit_env: c.inherit_env(),
+        // A built-in server's `allowPrivate` is read with its transport.
+        allow_private: !c.obj.contains_key("builtin") && c.flag("allowPrivate", false),
         transport: transport?,
     })
 }

@@ -69,7 +69,7 @@ impl<'a> From<&'a ServerConfig> for Entry<'a> {
             url: None,
             headers: None,
             builtin: None,
-            allow_private: None,
+            allow_private: s.allow_private.then_some(true),
             folders: None,
             disabled: (!s.enabled).then_some(true),
             startup_timeout_ms: unless_default(s.startup_timeout, ServerSpec::STARTUP_TIMEOUT),

@@ -16,6 +16,7 @@ mod host;
 mod host_ops;
 pub mod interact;
 mod interact_types;
+pub mod netguard;
 pub mod oauth;
 pub mod oauth_client;
 pub mod policy;
