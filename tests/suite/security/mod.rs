@@ -4,3 +4,4 @@
 
 mod app_csp;
 mod env;
+mod ssrf;

@@ -164,6 +164,7 @@ impl ServerConfig {
             call_timeout: self.call_timeout,
             oauth: self.oauth.clone(),
             inherit_env: self.inherit_env.clone(),
+            allow_private: self.allows_private(),
         }
     }
 

@@ -464,6 +464,7 @@ fn a_spec_carries_the_transport_and_timeouts() {
             call_timeout: ServerSpec::CALL_TIMEOUT,
             oauth: Default::default(),
             inherit_env: Vec::new(),
+            allow_private: false,
         }
     );
 }

@@ -83,6 +83,8 @@ pub struct ServerSpec {
     pub oauth: OAuthClient,
     /// Stdio servers: variables of the app's environment passed on beyond the allow-list.
     pub inherit_env: Vec<String>,
+    /// The user allowed this server local and private addresses (OAuth endpoints, Apps).
+    pub allow_private: bool,
 }
 
 impl ServerSpec {
@@ -100,6 +102,7 @@ impl ServerSpec {
             call_timeout: Self::CALL_TIMEOUT,
             oauth: OAuthClient::default(),
             inherit_env: Vec::new(),
+            allow_private: false,
         }
     }
 }
