@@ -4,4 +4,6 @@
 
 mod app_csp;
 mod env;
+#[cfg(target_os = "linux")]
+mod filesystem;
 mod ssrf;
