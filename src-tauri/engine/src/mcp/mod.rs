@@ -24,6 +24,7 @@ pub mod process;
 pub mod progress;
 pub mod roots;
 pub mod sampling;
+pub mod sampling_limits;
 mod server_host;
 pub mod servers;
 pub mod spec;
