@@ -6,4 +6,6 @@ mod app_csp;
 mod env;
 #[cfg(target_os = "linux")]
 mod filesystem;
+mod oauth_loopback;
+mod sampling;
 mod ssrf;

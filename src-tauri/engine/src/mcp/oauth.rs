@@ -291,7 +291,9 @@ impl OAuth {
         url: &str,
         listener: Loopback,
     ) -> Result<String, OAuthError> {
-        let wait = listener.callback(self.wait);
+        // Only the redirect of this flow (its `state`) ends the wait; forged ones are ignored.
+        let state = loopback::authorize_state(url);
+        let wait = listener.callback_for(self.wait, state.as_deref());
         tokio::pin!(wait);
         tokio::select! {
             callback = &mut wait => callback,
