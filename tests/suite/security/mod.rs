@@ -4,6 +4,8 @@
 
 mod app_csp;
 mod env;
+#[cfg(unix)]
+mod file_modes;
 #[cfg(target_os = "linux")]
 mod filesystem;
 mod oauth_loopback;
