@@ -8,6 +8,7 @@ mod env;
 mod file_modes;
 #[cfg(target_os = "linux")]
 mod filesystem;
+mod import_cap;
 mod oauth_loopback;
 mod sampling;
 mod ssrf;
