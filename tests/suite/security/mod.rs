@@ -12,3 +12,4 @@ mod import_cap;
 mod oauth_loopback;
 mod sampling;
 mod ssrf;
+mod trust;

@@ -32,6 +32,7 @@ pub mod sse;
 pub mod supervisor;
 pub mod tasks;
 pub mod tools;
+pub mod trust;
 pub mod types;
 
 #[cfg(test)]
