@@ -21,6 +21,7 @@ mod mcp_oauth;
 mod mcp_py;
 mod mrtr_server;
 mod providers;
+mod security;
 mod servers;
 pub mod support_py;
 mod tasks_server;

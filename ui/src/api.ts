@@ -426,8 +426,8 @@ export function detectOllama(): Promise<LocalOllama | null> {
 // MCP Apps shown in tool cards (commands/apps.rs).
 
 /** Registers an App document for its frame; resolves to the token of `mcpapp://localhost/<token>`. */
-export function openAppView(html: string, csp: AppCsp): Promise<string> {
-  return call<string>('open_app_view', { html, csp });
+export function openAppView(html: string, csp: AppCsp, server?: string): Promise<string> {
+  return call<string>('open_app_view', { html, csp, server: server ?? null });
 }
 
 /** Forgets an App document (its frame is gone). */

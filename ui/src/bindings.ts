@@ -448,7 +448,17 @@ approval: Approval,
 /**
  * Remote servers: their OAuth client settings (`oauth`; none: dynamic registration).
  */
-oauth?: OAuthClient, };
+oauth?: OAuthClient, 
+/**
+ * Stdio servers: variables of the app's environment passed on beyond the platform
+ * allow-list, by name (`inheritEnv`; provider keys never are).
+ */
+inheritEnv?: Array<string>, 
+/**
+ * Whether the server may reach local and private addresses (`allowPrivate`): its Apps'
+ * declared origins and the OAuth endpoints it names. Built-in `fetch` keeps its own flag.
+ */
+allowPrivate?: boolean, };
 
 /**
  * A configured MCP server as stored.

@@ -91,9 +91,10 @@ fn export_kind(e: &ExportError) -> ErrorKind {
     match e {
         ExportError::Store(e) => store_kind(e),
         ExportError::Io { .. } => ErrorKind::Io,
-        ExportError::Parse { .. } | ExportError::Format(_) | ExportError::Invalid(_) => {
-            ErrorKind::InvalidInput
-        }
+        ExportError::Parse { .. }
+        | ExportError::Format(_)
+        | ExportError::Invalid(_)
+        | ExportError::TooLarge { .. } => ErrorKind::InvalidInput,
     }
 }
 

@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod modes;
+
 /// The app identifier (also in `tauri.conf.json`).
 pub const IDENTIFIER: &str = "app.switchboard.desktop";
 /// The environment variable that overrides the data directory.
@@ -79,7 +81,9 @@ impl Paths {
         self.data_dir.join(DATABASE_FILE)
     }
 
-    /// Creates the directories and proves each one writable.
+    /// Creates the directories and proves each one writable, then makes the profile
+    /// owner-only (folders 0700, database and secret files 0600: see [`modes`]), repairing
+    /// what a loose umask or a copy left open.
     pub fn ensure(&self) -> Result<(), PathsError> {
         for (role, dir) in [
             ("data", &self.data_dir),
@@ -87,6 +91,13 @@ impl Paths {
             ("log", &self.log_dir),
         ] {
             ensure_writable(role, dir)?;
+        }
+        match modes::harden(self) {
+            Ok(repaired) if !repaired.is_empty() => {
+                tracing::warn!(?repaired, "tightened the permissions of the profile");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "cannot make the profile owner-only"),
         }
         Ok(())
     }

@@ -10,10 +10,18 @@ use tauri::State;
 use super::CmdResult;
 
 /// Registers an App document with its declared CSP domains; returns the token its frame
-/// loads (`mcpapp://localhost/<token>`).
+/// loads (`mcpapp://localhost/<token>`). `server` (the App's) decides whether local and private
+/// origins may stay in its CSP.
 #[tauri::command]
-pub fn open_app_view(engine: State<'_, Engine>, html: String, csp: AppCsp) -> CmdResult<String> {
-    Ok(engine.mcp().open_app_view(&html, &csp)?)
+pub fn open_app_view(
+    engine: State<'_, Engine>,
+    html: String,
+    csp: AppCsp,
+    server: Option<String>,
+) -> CmdResult<String> {
+    Ok(engine
+        .mcp()
+        .open_app_view_of(server.as_deref(), &html, &csp)?)
 }
 
 /// Forgets an App document (its frame was unmounted).

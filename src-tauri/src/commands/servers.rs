@@ -53,7 +53,8 @@ pub async fn add_server(engine: State<'_, Engine>, input: ServerConfig) -> CmdRe
     Ok(engine.mcp().add_server(input).await?)
 }
 
-/// Replaces the configuration of a server (by id or name); its id and tool policies stay.
+/// Replaces the configuration of a server (by id or name); its id stays (its tool policies
+/// too, unless its command, args, URL or transport changed).
 #[tauri::command]
 pub async fn update_server(
     engine: State<'_, Engine>,

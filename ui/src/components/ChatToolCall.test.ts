@@ -71,4 +71,5 @@ test('a result that carries an MCP App shows the App under the card once it has 
   expect(frame).toHaveAttribute('src', 'mcpapp://localhost/tok1');
   expect(screen.getByTestId('tool-call-card')).toContainElement(frame);
   expect(backend.callsTo('open_app_view')).toHaveLength(1);
+  expect(backend.callsTo('open_app_view')[0]).toMatchObject({ server: 'weather' });
 });

@@ -37,6 +37,20 @@ pub enum ExportError {
     /// The request cannot be carried out as asked.
     #[error("{0}")]
     Invalid(String),
+    /// The file to import is larger than the import size cap; nothing was read.
+    #[error(
+        "{} is {bytes} bytes, more than the import limit of {limit} bytes (the setting \
+         import.max_file_bytes); nothing was imported",
+        .path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size (at least).
+        bytes: u64,
+        /// The cap in force.
+        limit: u64,
+    },
 }
 
 impl ExportError {

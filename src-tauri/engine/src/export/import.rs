@@ -45,7 +45,8 @@ pub async fn import_file(
     path: &Path,
     dry_run: bool,
 ) -> Result<ImportResult, ExportError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ExportError::io(path, e))?;
+    // Refused before reading when over the cap; the read itself stops at the cap.
+    let text = super::limits::read_capped(path, super::limits::max_bytes(store).await?)?;
     let (source, items) = parse_import(&text)?;
     drop(text); // the conversations are read; the file's text is not needed while merging
     let report = store.import_conversations(&items, dry_run).await?;

@@ -14,6 +14,7 @@ mod highlight;
 pub mod html;
 pub mod import;
 pub mod json;
+pub mod limits;
 pub mod markdown;
 mod names;
 #[cfg(test)]

@@ -100,11 +100,18 @@ pub struct AppView {
 
 /// Builds the Content Security Policy an App frame is served with: its inline scripts and
 /// styles, the domains its resource declares (invalid ones dropped), and nothing else — in
-/// particular never the app's IPC (`ipc:`, `http://ipc.localhost`) or its own origin.
+/// particular never the app's IPC (`ipc:`, `http://ipc.localhost`) or its own origin, and no
+/// local or private host.
 pub fn csp_header(csp: &AppCsp) -> String {
-    let resources = sources(&csp.resource_domains);
+    csp_header_allowing(csp, false)
+}
+
+/// [`csp_header`], with local and private hosts kept when `allow_private` (the user allowed
+/// private addresses for the App's server); the IPC hosts stay out regardless.
+pub fn csp_header_allowing(csp: &AppCsp, allow_private: bool) -> String {
+    let resources = sources(&csp.resource_domains, allow_private);
     let list = |v: &[String], none: &str| {
-        let s = sources(v);
+        let s = sources(v, allow_private);
         if s.is_empty() { none.to_owned() } else { s }
     };
     let with = |base: &str| format!("{base} {resources}").trim_end().to_owned();
@@ -126,12 +133,12 @@ pub fn csp_header(csp: &AppCsp) -> String {
 }
 
 /// The valid sources of `domains`, space-separated.
-fn sources(domains: &[String]) -> String {
+fn sources(domains: &[String], allow_private: bool) -> String {
     let valid: Vec<&str> = domains
         .iter()
         .map(|d| d.trim())
         .filter(|d| {
-            let ok = valid_source(d);
+            let ok = valid_source_allowing(d, allow_private);
             if !ok {
                 tracing::warn!(source = %d, "an MCP App declared an invalid CSP source; dropped");
             }
@@ -142,8 +149,15 @@ fn sources(domains: &[String]) -> String {
 }
 
 /// An `http(s)://` or `ws(s)://` origin (optionally `*.` before the host, a port, a path),
-/// never a keyword, a bare wildcard, or the app's own IPC hosts.
+/// never a keyword, a bare wildcard, the app's own IPC hosts, or a local or private host
+/// (`localhost`, loopback, link-local, private addresses: see [`super::netguard`]).
 pub fn valid_source(source: &str) -> bool {
+    valid_source_allowing(source, false)
+}
+
+/// [`valid_source`], with local and private hosts accepted when `allow_private`. Hosts are
+/// compared case-insensitively and without a trailing dot, as browsers match them.
+pub fn valid_source_allowing(source: &str, allow_private: bool) -> bool {
     let Some((scheme, rest)) = source.split_once("://") else {
         return false;
     };
@@ -158,11 +172,14 @@ pub fn valid_source(source: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
         && !bare.starts_with('.');
-    let forbidden = matches!(bare, "ipc.localhost" | "tauri.localhost") || host == "*.localhost";
+    let normal = super::netguard::normalize_host(bare);
+    let forbidden = matches!(normal.as_str(), "ipc.localhost" | "tauri.localhost")
+        || (host.starts_with("*.") && normal == "localhost");
+    let local = super::netguard::is_local_host(&normal);
     let clean = !source
         .chars()
         .any(|c| c.is_whitespace() || matches!(c, ';' | ',' | '\'' | '"'));
-    host_ok && !forbidden && clean
+    host_ok && !forbidden && clean && (allow_private || !local)
 }
 
 /// Reads an App resource's `_meta.ui` (`csp`, `prefersBorder`).
@@ -204,10 +221,15 @@ pub struct AppViews {
 impl AppViews {
     /// Registers `html` with the CSP built from `csp`; returns its token.
     pub fn register(&self, html: &str, csp: &AppCsp) -> String {
+        self.register_allowing(html, csp, false)
+    }
+
+    /// [`Self::register`], keeping local and private hosts when `allow_private`.
+    pub fn register_allowing(&self, html: &str, csp: &AppCsp, allow_private: bool) -> String {
         let token = uuid::Uuid::new_v4().simple().to_string();
         let doc = AppDocument {
             html: Arc::from(html),
-            csp: csp_header(csp),
+            csp: csp_header_allowing(csp, allow_private),
         };
         if let Ok(mut views) = self.inner.lock() {
             while views.len() >= MAX_VIEWS {

@@ -106,12 +106,7 @@ fn keywords_wildcards_injections_and_the_ipc_hosts_are_dropped_from_declared_dom
     for source in bad {
         assert!(!valid_source(source), "{source} was accepted");
     }
-    for source in [
-        "https://a.com",
-        "http://127.0.0.1:8080",
-        "https://*.b.org/path",
-        "wss://c.io",
-    ] {
+    for source in ["https://a.com", "https://*.b.org/path", "wss://c.io"] {
         assert!(valid_source(source), "{source} was refused");
     }
     let csp = AppCsp {

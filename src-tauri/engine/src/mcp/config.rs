@@ -184,6 +184,15 @@ impl Checker<'_> {
         })
     }
 
+    /// `inheritEnv`: names of the app's variables a stdio server also gets.
+    fn inherit_env(&mut self) -> Vec<String> {
+        let names = self.string_list("inheritEnv");
+        for problem in super::child_env::check_names(&names) {
+            self.fail("inheritEnv", &problem);
+        }
+        names
+    }
+
     fn approval(&mut self) -> Approval {
         match self.obj.get("approval") {
             None => Approval::Ask,
@@ -259,6 +268,9 @@ fn parse_entry(
         auto_start: c.flag("autoStart", true),
         approval: c.approval(),
         oauth: c.oauth(transport.as_ref()),
+        inherit_env: c.inherit_env(),
+        // A built-in server's `allowPrivate` is read with its transport.
+        allow_private: !c.obj.contains_key("builtin") && c.flag("allowPrivate", false),
         transport: transport?,
     })
 }

@@ -45,6 +45,8 @@ pub(super) struct Entry<'a> {
     approval: Option<Approval>,
     #[serde(skip_serializing_if = "Option::is_none")]
     oauth: Option<&'a OAuthClient>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inherit_env: Option<&'a [String]>,
 }
 
 fn non_empty<K, V>(m: &BTreeMap<K, V>) -> Option<&BTreeMap<K, V>> {
@@ -66,7 +68,7 @@ impl<'a> From<&'a ServerConfig> for Entry<'a> {
             url: None,
             headers: None,
             builtin: None,
-            allow_private: None,
+            allow_private: s.allow_private.then_some(true),
             folders: None,
             disabled: (!s.enabled).then_some(true),
             startup_timeout_ms: unless_default(s.startup_timeout, ServerSpec::STARTUP_TIMEOUT),
@@ -74,6 +76,7 @@ impl<'a> From<&'a ServerConfig> for Entry<'a> {
             auto_start: (!s.auto_start).then_some(false),
             approval: (s.approval != Approval::Ask).then_some(s.approval),
             oauth: (!s.oauth.is_default()).then_some(&s.oauth),
+            inherit_env: (!s.inherit_env.is_empty()).then_some(s.inherit_env.as_slice()),
         };
         match &s.transport {
             Transport::Stdio {

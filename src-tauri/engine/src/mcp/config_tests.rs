@@ -463,6 +463,8 @@ fn a_spec_carries_the_transport_and_timeouts() {
             startup_timeout: Duration::from_secs(5),
             call_timeout: ServerSpec::CALL_TIMEOUT,
             oauth: Default::default(),
+            inherit_env: Vec::new(),
+            allow_private: false,
         }
     );
 }

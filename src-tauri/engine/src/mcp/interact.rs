@@ -44,6 +44,12 @@ pub enum SamplingRefused {
     /// The model failed.
     #[error("sampling failed: {0}")]
     Failed(String),
+    /// The server made more sampling requests than its rate allows; nobody was asked.
+    #[error("too many sampling requests from this server; try again in {retry_after:?}")]
+    RateLimited {
+        /// How long until a request would be admitted.
+        retry_after: Duration,
+    },
 }
 
 /// Runs an approved sampling request on the user's chosen model.
@@ -164,6 +170,7 @@ struct Inner {
     pending: Mutex<HashMap<String, Pending>>,
     events: broadcast::Sender<InteractionEvent>,
     timeout: Mutex<Duration>,
+    limits: super::sampling_limits::SamplingLimits,
 }
 
 /// The broker of server-to-client requests. Cheap to clone; clones share the requests.
@@ -195,6 +202,7 @@ impl Interactions {
             pending: Mutex::new(HashMap::new()),
             events,
             timeout: Mutex::new(timeout),
+            limits: super::sampling_limits::SamplingLimits::default(),
         };
         Self {
             inner: Arc::new(inner),
@@ -209,6 +217,11 @@ impl Interactions {
     /// How long requests wait for the user.
     pub fn timeout(&self) -> Duration {
         *lock(&self.inner.timeout)
+    }
+
+    /// The limits on sampling requests (`maxTokens` clamp, per-server rate).
+    pub fn sampling_limits(&self) -> &super::sampling_limits::SamplingLimits {
+        &self.inner.limits
     }
 
     /// Changes how long requests made from now on wait for the user.
@@ -230,6 +243,16 @@ impl Interactions {
         server: &str,
         request: SamplingRequest,
     ) -> Result<SamplingResult, SamplingRefused> {
+        let limits = &self.inner.limits;
+        if let Err(retry_after) = limits.admit(server, std::time::Instant::now()) {
+            tracing::warn!(
+                server,
+                "a sampling request over the server's rate was refused"
+            );
+            return Err(SamplingRefused::RateLimited { retry_after });
+        }
+        // Clamped before the user sees it: what is approved is what runs.
+        let request = limits.clamp(request);
         let (reply, rx) = oneshot::channel();
         let id = uuid::Uuid::now_v7().to_string();
         let event = InteractionEvent::SamplingRequested {

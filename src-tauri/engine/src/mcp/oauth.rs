@@ -9,6 +9,7 @@
 
 mod loopback;
 mod machine;
+pub mod net;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -192,13 +193,16 @@ impl OAuth {
         self.store(server).clear().await.map_err(OAuthError::from)
     }
 
-    /// An authorization manager for `url`, loaded with `server`'s stored tokens if any.
+    /// An authorization manager for `url`, loaded with `server`'s stored tokens if any. Its
+    /// requests reach public addresses only unless `allow_private` or `url` is local (see
+    /// [`net::manager`]).
     pub(crate) async fn manager(
         &self,
         server: &str,
         url: &str,
+        allow_private: bool,
     ) -> Result<AuthorizationManager, OAuthError> {
-        let mut manager = AuthorizationManager::new(url).await?;
+        let mut manager = net::manager(url, allow_private).await?;
         manager.set_credential_store(self.store(server));
         // Stored tokens from an earlier run; a failure here only means we authorize anew.
         if let Err(error) = manager.initialize_from_store().await {
@@ -288,7 +292,9 @@ impl OAuth {
         url: &str,
         listener: Loopback,
     ) -> Result<String, OAuthError> {
-        let wait = listener.callback(self.wait);
+        // Only the redirect of this flow (its `state`) ends the wait; forged ones are ignored.
+        let state = loopback::authorize_state(url);
+        let wait = listener.callback_for(self.wait, state.as_deref());
         tokio::pin!(wait);
         tokio::select! {
             callback = &mut wait => callback,

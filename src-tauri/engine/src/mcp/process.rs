@@ -72,6 +72,8 @@ pub struct Launch<'a> {
     pub args: &'a [String],
     /// Extra environment variables (override the inherited ones, PATH included).
     pub env: &'a BTreeMap<String, String>,
+    /// Variables of the app's environment passed on beyond the allow-list (see `child_env`).
+    pub inherit_env: &'a [String],
     /// The working directory.
     pub cwd: Option<&'a Path>,
 }
@@ -179,8 +181,13 @@ fn build_command(launch: Launch<'_>, path: &OsStr) -> Command {
     let mut command = Command::new(launch.command);
     command
         .args(launch.args)
-        .env("PATH", path)
-        .envs(launch.env)
+        .env_clear()
+        .envs(super::child_env::server_env(
+            std::env::vars_os(),
+            path,
+            launch.inherit_env,
+            launch.env,
+        ))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

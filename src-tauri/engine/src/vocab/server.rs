@@ -82,6 +82,10 @@ pub struct ServerSpec {
     pub call_timeout: Duration,
     /// Remote servers: who we are to their authorization server.
     pub oauth: OAuthClient,
+    /// Stdio servers: variables of the app's environment passed on beyond the allow-list.
+    pub inherit_env: Vec<String>,
+    /// The user allowed this server local and private addresses (OAuth endpoints, Apps).
+    pub allow_private: bool,
 }
 
 impl ServerSpec {
@@ -98,6 +102,8 @@ impl ServerSpec {
             startup_timeout: Self::STARTUP_TIMEOUT,
             call_timeout: Self::CALL_TIMEOUT,
             oauth: OAuthClient::default(),
+            inherit_env: Vec::new(),
+            allow_private: false,
         }
     }
 }
@@ -211,6 +217,16 @@ pub struct ServerConfig {
     #[serde(default, skip_serializing_if = "OAuthClient::is_default")]
     #[ts(as = "Option<OAuthClient>", optional)]
     pub oauth: OAuthClient,
+    /// Stdio servers: variables of the app's environment passed on beyond the platform
+    /// allow-list, by name (`inheritEnv`; provider keys never are).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub inherit_env: Vec<String>,
+    /// Whether the server may reach local and private addresses (`allowPrivate`): its Apps'
+    /// declared origins and the OAuth endpoints it names. Built-in `fetch` keeps its own flag.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub allow_private: bool,
 }
 
 fn yes() -> bool {
@@ -250,6 +266,8 @@ impl fmt::Debug for ServerConfig {
             .field("auto_start", &self.auto_start)
             .field("approval", &self.approval)
             .field("oauth", &self.oauth)
+            .field("inherit_env", &self.inherit_env)
+            .field("allow_private", &self.allow_private)
             .finish()
     }
 }
@@ -269,7 +287,22 @@ impl ServerConfig {
             auto_start: true,
             approval: Approval::Ask,
             oauth: OAuthClient::default(),
+            inherit_env: Vec::new(),
+            allow_private: false,
         }
+    }
+
+    /// Whether the user allowed this server local and private addresses (its own flag, or a
+    /// built-in fetch server's).
+    pub fn allows_private(&self) -> bool {
+        self.allow_private
+            || matches!(
+                self.transport,
+                Transport::Builtin {
+                    allow_private: true,
+                    ..
+                }
+            )
     }
 
     /// What the client and supervisor need to reach it.
@@ -280,6 +313,8 @@ impl ServerConfig {
             startup_timeout: self.startup_timeout,
             call_timeout: self.call_timeout,
             oauth: self.oauth.clone(),
+            inherit_env: self.inherit_env.clone(),
+            allow_private: self.allows_private(),
         }
     }
 

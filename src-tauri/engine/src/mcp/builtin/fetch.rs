@@ -4,11 +4,12 @@
 //!
 //! Safety: downloads stop at [`DOWNLOAD_LIMIT`], and unless `allow_private` is set every
 //! address the host resolves to must be public: loopback, private, link-local, CGNAT,
-//! unspecified and multicast addresses are refused before connecting. The check sits in the
+//! unspecified, multicast and reserved addresses (and the IPv6 forms carrying such an IPv4
+//! address: see [`crate::mcp::netguard`]) are refused before connecting. The check sits in the
 //! HTTP client's DNS resolver (so redirects and DNS rebinding are covered too) and in the
 //! redirect policy (for IP-literal hosts, which skip the resolver).
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -282,35 +283,9 @@ impl Resolve for PublicOnly {
     }
 }
 
-/// Whether `ip` is a public unicast address.
+/// Whether `ip` is a public unicast address (see [`crate::mcp::netguard`]).
 pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => is_public_v4(v4),
-            None => is_public_v6(v6),
-        },
-    }
-}
-
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    let cgnat = a == 100 && (64..128).contains(&b);
-    !(ip.is_private()
-        || ip.is_loopback()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_broadcast()
-        || ip.is_multicast()
-        || cgnat
-        || a == 0)
-}
-
-fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
-    let unique_local = first & 0xfe00 == 0xfc00;
-    let link_local = first & 0xffc0 == 0xfe80;
-    !(ip.is_loopback() || ip.is_unspecified() || ip.is_multicast() || unique_local || link_local)
+    crate::mcp::netguard::is_public(ip)
 }
 
 /// An error with its causes.

@@ -1,10 +1,16 @@
 //! The built-in `filesystem` server: list, read, search and write files inside user-chosen
 //! root folders. Every path is checked after canonicalization (so `..` and symlinks cannot
-//! leave the roots); `..` components are refused outright. Reads are annotated read-only,
-//! `write_file` destructive (the host's policy asks the user before it runs).
+//! leave the roots); `..` components are refused outright. The check is then enforced by the
+//! open itself ([`super::beneath`]: beneath the root's descriptor, following no symlink), so a
+//! link swapped in after the check cannot escape; only regular files are read or written (a
+//! FIFO fails at once). Search stops after [`SEARCH_MAX_ENTRIES`] entries or [`SEARCH_TIME`].
+//! Reads are annotated read-only, `write_file` destructive (the host's policy asks the user
+//! before it runs).
 
+use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -12,10 +18,16 @@ use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
+use super::beneath::{self, Access};
+
 /// The largest file `read_text_file` returns.
 pub const READ_LIMIT: u64 = 1024 * 1024;
 /// The most paths `search_files` returns.
 pub const SEARCH_LIMIT: usize = 500;
+/// The most folder entries one search looks at.
+pub const SEARCH_MAX_ENTRIES: usize = 20_000;
+/// The longest one search runs.
+pub const SEARCH_TIME: Duration = Duration::from_secs(5);
 
 /// Arguments naming one path.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -84,15 +96,11 @@ impl FilesystemServer {
     )]
     fn list_directory(&self, Parameters(args): Parameters<PathArgs>) -> Result<String, String> {
         let dir = self.existing(&args.path)?;
-        let mut lines = std::fs::read_dir(&dir)
-            .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
-            .filter_map(Result::ok)
+        let mut lines = beneath::list_dir(&self.roots, &dir)?
+            .into_iter()
             .map(|entry| {
-                let kind = match entry.file_type() {
-                    Ok(t) if t.is_dir() => "[DIR]",
-                    _ => "[FILE]",
-                };
-                format!("{kind} {}", entry.file_name().to_string_lossy())
+                let kind = if entry.is_dir { "[DIR]" } else { "[FILE]" };
+                format!("{kind} {}", entry.name)
             })
             .collect::<Vec<_>>();
         lines.sort();
@@ -106,7 +114,9 @@ impl FilesystemServer {
     )]
     fn read_text_file(&self, Parameters(args): Parameters<PathArgs>) -> Result<String, String> {
         let file = self.existing(&args.path)?;
-        let size = std::fs::metadata(&file)
+        let opened = beneath::open_file(&self.roots, &file, Access::Read)?;
+        let size = opened
+            .metadata()
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?
             .len();
         if size > READ_LIMIT {
@@ -115,8 +125,10 @@ impl FilesystemServer {
                 file.display()
             ));
         }
-        let bytes =
-            std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let mut bytes = Vec::new();
+        (opened.take(READ_LIMIT))
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
         String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", file.display()))
     }
 
@@ -134,7 +146,8 @@ impl FilesystemServer {
             None => self.roots.to_vec(),
         };
         let pattern = args.pattern.to_lowercase();
-        let found = tokio::task::spawn_blocking(move || search(&starts, &pattern))
+        let roots = self.roots.clone();
+        let found = tokio::task::spawn_blocking(move || search(&roots, &starts, &pattern))
             .await
             .map_err(|e| format!("the search failed: {e}"))?;
         if found.is_empty() {
@@ -155,7 +168,8 @@ impl FilesystemServer {
     )]
     fn write_file(&self, Parameters(args): Parameters<WriteArgs>) -> Result<String, String> {
         let file = self.writable(&args.path)?;
-        std::fs::write(&file, args.content.as_bytes())
+        beneath::open_file(&self.roots, &file, Access::Write)?
+            .write_all(args.content.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
         Ok(format!("Successfully wrote to {}", file.display()))
     }
@@ -219,24 +233,36 @@ impl FilesystemServer {
     }
 }
 
-/// Walks `starts` (without following symlinks) for names matching `pattern` (lower-case).
-fn search(starts: &[PathBuf], pattern: &str) -> Vec<String> {
-    let mut found = Vec::new();
+/// Walks `starts` (beneath `roots`, following no symlink) for names matching `pattern`
+/// (lower-case), within [`SEARCH_MAX_ENTRIES`] entries and [`SEARCH_TIME`]; when a bound
+/// stops it, the last line says so.
+fn search(roots: &[PathBuf], starts: &[PathBuf], pattern: &str) -> Vec<String> {
+    let deadline = Instant::now() + SEARCH_TIME;
+    let (mut found, mut seen) = (Vec::new(), 0usize);
     let mut stack: Vec<PathBuf> = starts.to_vec();
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let Ok(entries) = beneath::list_dir(roots, &dir) else {
             continue;
         };
-        for entry in entries.filter_map(Result::ok) {
-            let name = entry.file_name().to_string_lossy().to_lowercase();
-            if matches(pattern, &name) {
-                found.push(entry.path().display().to_string());
+        for entry in entries {
+            seen += 1;
+            if seen > SEARCH_MAX_ENTRIES || Instant::now() > deadline {
+                found.sort();
+                found.push(format!(
+                    "(search stopped after {} entries or {SEARCH_TIME:?}; narrow the path or pattern)",
+                    seen - 1
+                ));
+                return found;
+            }
+            let path = dir.join(&entry.name);
+            if matches(pattern, &entry.name.to_lowercase()) {
+                found.push(path.display().to_string());
                 if found.len() >= SEARCH_LIMIT {
                     return found;
                 }
             }
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                stack.push(entry.path());
+            if entry.is_dir {
+                stack.push(path);
             }
         }
     }

@@ -3,6 +3,7 @@
 //! end of a `tokio::io::duplex` pipe; [`connect`] returns an ordinary [`McpClient`] on the
 //! other end, so the host treats built-ins like any other server.
 
+mod beneath;
 mod fetch;
 mod filesystem;
 mod time;
@@ -15,7 +16,7 @@ use std::path::PathBuf;
 use rmcp::ServiceExt;
 
 pub use fetch::FetchServer;
-pub use filesystem::FilesystemServer;
+pub use filesystem::{FilesystemServer, SEARCH_MAX_ENTRIES};
 pub use time::TimeServer;
 
 use super::client::{HostHandler, McpClient};

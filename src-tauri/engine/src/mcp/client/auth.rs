@@ -39,7 +39,7 @@ pub(super) async fn connect(
     bridge: Bridge,
     oauth: &OAuth,
 ) -> Result<McpClient, McpError> {
-    let manager = oauth.manager(&spec.name, url).await.map_err(auth_error)?;
+    let manager = (oauth.manager(&spec.name, url, spec.allow_private).await).map_err(auth_error)?;
     let client = Reauthorizing {
         inner: AuthClient::new(reqwest::Client::new(), manager),
         flow: Arc::new(Flow {
@@ -47,6 +47,7 @@ pub(super) async fn connect(
             server: spec.name.clone(),
             url: url.to_owned(),
             client: spec.oauth.clone(),
+            allow_private: spec.allow_private,
             running: Mutex::new(()),
         }),
     };
@@ -71,6 +72,8 @@ struct Flow {
     url: String,
     /// Who we are to the authorization server.
     client: OAuthClient,
+    /// The user allowed this server private addresses (its OAuth endpoints may be local).
+    allow_private: bool,
     /// One authorization at a time per connection.
     running: Mutex<()>,
 }
@@ -91,11 +94,12 @@ impl Reauthorizing {
             server,
             url,
             client,
+            allow_private,
             ..
         } = self.flow.as_ref();
         tracing::info!(server, "the server asks for OAuth authorization");
         let fresh = async {
-            let manager = oauth.manager(server, url).await?;
+            let manager = oauth.manager(server, url, *allow_private).await?;
             oauth
                 .authorize(server, url, manager, challenge, client)
                 .await

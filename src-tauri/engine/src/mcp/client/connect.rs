@@ -97,6 +97,7 @@ impl McpClient {
                     args,
                     env,
                     cwd: cwd.as_deref(),
+                    inherit_env: &spec.inherit_env,
                 };
                 connect_stdio(spec, launch, bridge).await
             }

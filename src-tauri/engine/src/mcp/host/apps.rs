@@ -107,12 +107,31 @@ impl McpHost {
 
     /// Registers an App document for a frame; returns the token the frame loads it by.
     pub fn open_app_view(&self, html: &str, csp: &AppCsp) -> Result<String, EngineError> {
+        self.open_app_view_of(None, html, csp)
+    }
+
+    /// [`Self::open_app_view`] for an App of `server`: its CSP keeps local and private origins
+    /// only when the user allowed private addresses for that server.
+    pub fn open_app_view_of(
+        &self,
+        server: Option<&str>,
+        html: &str,
+        csp: &AppCsp,
+    ) -> Result<String, EngineError> {
         if html.len() > apps::MAX_HTML_BYTES {
             let bytes = html.len();
             let uri = "(document)".to_owned();
             return Err(AppError::TooLarge { uri, bytes }.into());
         }
-        Ok(self.app_views().register(html, csp))
+        let allowed = |slot: &crate::mcp::supervisor::Slot| {
+            slot.config
+                .as_ref()
+                .is_some_and(crate::vocab::ServerConfig::allows_private)
+        };
+        let allow_private = server
+            .and_then(|name| self.supervisor().with_slot(name, allowed))
+            .unwrap_or(false);
+        Ok(self.app_views().register_allowing(html, csp, allow_private))
     }
 
     /// The App document registered under `token`.

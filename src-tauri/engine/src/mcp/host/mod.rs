@@ -18,6 +18,7 @@ mod client_secret;
 mod lifecycle;
 mod running;
 mod servers;
+pub mod trust;
 
 use std::sync::{Arc, OnceLock};
 

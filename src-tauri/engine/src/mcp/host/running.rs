@@ -35,8 +35,8 @@ pub struct ServerStatus {
 }
 
 impl McpHost {
-    /// Reads the MCP host's settings into the running host: the roots and the interaction
-    /// timeout. Called when the engine opens.
+    /// Reads the MCP host's settings into the running host: the roots, the interaction
+    /// timeout and the sampling `maxTokens` cap. Called when the engine opens.
     pub async fn load_settings(&self) -> Result<(), EngineError> {
         let folders = roots::from_setting(self.store().setting(ROOTS_SETTING).await?.as_ref());
         self.supervisor().roots().set(folders);
@@ -44,6 +44,21 @@ impl McpHost {
         if let Some(secs) = timeout.as_ref().and_then(Value::as_u64).filter(|s| *s > 0) {
             let timeout = Duration::from_secs(secs);
             self.supervisor().interactions().set_timeout(timeout);
+        }
+        let max_tokens = self
+            .store()
+            .setting(crate::mcp::sampling_limits::MAX_TOKENS_SETTING)
+            .await?;
+        if let Some(n) = max_tokens
+            .as_ref()
+            .and_then(Value::as_u64)
+            .filter(|n| *n > 0)
+        {
+            let n = u32::try_from(n).unwrap_or(u32::MAX);
+            self.supervisor()
+                .interactions()
+                .sampling_limits()
+                .set_max_tokens(n);
         }
         Ok(())
     }

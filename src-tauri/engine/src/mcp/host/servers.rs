@@ -25,7 +25,8 @@ pub enum Conflict {
     /// Keep the existing server; report the name as skipped.
     #[default]
     Skip,
-    /// Replace the existing server's configuration (its id and tool policies stay).
+    /// Replace the existing server's configuration (its id stays; its tool policies and
+    /// OAuth secrets are cleared: the new configuration is trusted anew).
     Replace,
 }
 
@@ -105,6 +106,9 @@ impl McpHost {
         self.store()
             .import_servers(&plan.added, &plan.replaced)
             .await?;
+        for (id, config) in &plan.replaced {
+            self.revoke_trust(id, &config.name).await?;
+        }
         let report = plan.preview.report;
         tracing::info!(
             added = report.added.len(),
@@ -125,7 +129,8 @@ impl McpHost {
     }
 
     /// Replaces the configuration of the server with this id or name; it may be renamed (to a
-    /// name not taken), and its id and tool policies stay. A running server keeps its old
+    /// name not taken), and its id stays. Its tool policies stay unless its command, args,
+    /// URL or transport changed (see [`crate::mcp::trust`]). A running server keeps its old
     /// configuration until it is restarted.
     pub async fn update_server(
         &self,
@@ -136,6 +141,8 @@ impl McpHost {
         self.guard_secrets(std::slice::from_ref(&config));
         let record = self.store().find_server(id_or_name).await?;
         let updated = self.store().update_server(&record.id, &config).await?;
+        self.rebind_trust(&record.id, &record.config, &updated.config)
+            .await?;
         tracing::info!(server = %updated.config.name, "updated an MCP server");
         Ok(updated)
     }

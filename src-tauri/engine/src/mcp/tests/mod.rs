@@ -118,6 +118,7 @@ pub(super) async fn start_everything_over(mode: &str) -> (ServerProcess, impl Si
         args: &args,
         env: &env,
         cwd: None,
+        inherit_env: &[],
     };
     let (process, stdout, stdin) = ServerProcess::spawn(launch).await.expect("spawn node");
     wait_for_port(port).await;

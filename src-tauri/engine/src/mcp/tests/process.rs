@@ -58,6 +58,7 @@ async fn a_missing_working_directory_is_named_in_the_spawn_error() {
         args: &[],
         env: &BTreeMap::new(),
         cwd: Some(Path::new("/nonexistent/switchboard-dir")),
+        inherit_env: &[],
     };
     let error = ServerProcess::spawn(launch)
         .await
@@ -83,6 +84,7 @@ async fn env_and_cwd_from_the_spec_reach_the_server() {
         args: &args,
         env: &env,
         cwd: Some(Path::new("/tmp")),
+        inherit_env: &[],
     };
     let (process, _stdout, _stdin) = ServerProcess::spawn(launch).await.expect("spawn");
     let log = process.stderr();

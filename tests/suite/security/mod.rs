@@ -1,0 +1,15 @@
+//! The security suite (issue 17): one test per hardening finding, each failing on the code
+//! before its fix — servers' environments, App CSP sources, SSRF ranges, the filesystem
+//! built-in, sampling limits, the OAuth loopback, file permissions and bounded imports.
+
+mod app_csp;
+mod env;
+#[cfg(unix)]
+mod file_modes;
+#[cfg(target_os = "linux")]
+mod filesystem;
+mod import_cap;
+mod oauth_loopback;
+mod sampling;
+mod ssrf;
+mod trust;

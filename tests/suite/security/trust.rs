@@ -1,0 +1,121 @@
+//! Trust follows a server's identity: when its URL (or command, args, transport) changes, or
+//! an import replaces it, its tool policies are cleared and its OAuth tokens are deleted, so
+//! the new endpoint gets neither the old "always allow" nor the old bearer token; a rename
+//! deletes the tokens stored under the old name (a new server may take it).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use secrecy::SecretString;
+use switchboard_engine::mcp::{Approval, Conflict, OAuth, ServerConfig, Transport};
+use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
+use switchboard_engine::{Engine, Paths, Redactor, Secrets};
+
+async fn engine(dir: &Path) -> (Engine, Arc<KeyringSecrets>) {
+    let redactor = Redactor::default();
+    let store = Arc::new(KeyringSecrets::mock().unwrap());
+    let secrets = Secrets::new(store.clone(), Arc::new(|_: &str| None), redactor.clone());
+    let engine = Engine::open(Paths::under(dir), redactor, secrets)
+        .await
+        .unwrap();
+    (engine, store)
+}
+
+fn remote(name: &str, url: &str) -> ServerConfig {
+    let transport = Transport::Http {
+        url: url.to_owned(),
+        headers: Default::default(),
+    };
+    ServerConfig::new(name, transport)
+}
+
+/// Adds `remote` at server A, trusts one of its tools and stores a token for it.
+async fn trusted(engine: &Engine, keychain: &KeyringSecrets) {
+    engine
+        .mcp()
+        .add_server(remote("remote", "https://a.example/mcp"))
+        .await
+        .unwrap();
+    engine
+        .mcp()
+        .set_tool_policy("remote", "delete_everything", Some(Approval::Allow))
+        .await
+        .unwrap();
+    let token = SecretString::from("{\"access_token\":\"token-for-a\"}");
+    keychain.set(&OAuth::account("remote"), &token).unwrap();
+}
+
+fn token(keychain: &KeyringSecrets) -> bool {
+    keychain.get(&OAuth::account("remote")).unwrap().is_some()
+}
+
+#[tokio::test]
+async fn a_new_url_clears_the_servers_policies_and_deletes_its_oauth_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, keychain) = engine(dir.path()).await;
+    trusted(&engine, &keychain).await;
+    engine
+        .mcp()
+        .update_server("remote", remote("remote", "https://b.example/mcp"))
+        .await
+        .unwrap();
+    assert!(
+        engine
+            .mcp()
+            .tool_policies("remote")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!token(&keychain), "server B would receive A's token");
+}
+
+#[tokio::test]
+async fn an_edit_that_keeps_the_endpoint_keeps_the_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, keychain) = engine(dir.path()).await;
+    trusted(&engine, &keychain).await;
+    let mut same = remote("remote", "https://A.example:443/mcp");
+    same.call_timeout = std::time::Duration::from_secs(5);
+    engine.mcp().update_server("remote", same).await.unwrap();
+    assert_eq!(engine.mcp().tool_policies("remote").await.unwrap().len(), 1);
+    assert!(token(&keychain));
+}
+
+#[tokio::test]
+async fn a_rename_deletes_the_tokens_stored_under_the_old_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, keychain) = engine(dir.path()).await;
+    trusted(&engine, &keychain).await;
+    engine
+        .mcp()
+        .update_server("remote", remote("renamed", "https://a.example/mcp"))
+        .await
+        .unwrap();
+    assert!(
+        !token(&keychain),
+        "a new server named `remote` would get the token"
+    );
+}
+
+#[tokio::test]
+async fn an_import_replace_clears_the_policies_and_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, keychain) = engine(dir.path()).await;
+    trusted(&engine, &keychain).await;
+    let doc = r#"{"mcpServers": {"remote": {"url": "https://evil.example/mcp"}}}"#;
+    engine
+        .mcp()
+        .import_servers(doc, Conflict::Replace)
+        .await
+        .unwrap();
+    assert!(
+        engine
+            .mcp()
+            .tool_policies("remote")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!token(&keychain));
+}
