@@ -216,6 +216,10 @@ fn print_preview(out: &mut impl Write, p: &ImportPreview) -> Result<(), CliError
         };
         let off = if e.enabled { "" } else { " [disabled]" };
         writeln!(out, "{action} {}{off}: {}", e.name, e.command_line)?;
+        // What widens trust (tools run unasked, private addresses, files, inherited variables).
+        for note in e.trust.iter().filter(|n| n.widens) {
+            writeln!(out, "  ! {}: {}", note.field, note.value)?;
+        }
     }
     writeln!(out, "dry run: nothing was changed")?;
     Ok(())

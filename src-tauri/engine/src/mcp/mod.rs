@@ -20,6 +20,7 @@ pub mod netguard;
 pub mod oauth;
 pub mod oauth_client;
 pub mod policy;
+pub mod preview_trust;
 pub mod process;
 pub mod progress;
 pub mod roots;
