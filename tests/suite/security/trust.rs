@@ -98,6 +98,9 @@ async fn an_import_replace_clears_the_policies_and_the_token() {
     assert!(!token(&keychain));
 }
 
+/// A previewed server's trust notes as (field, value, widens).
+type Notes = Vec<(String, String, bool)>;
+
 #[tokio::test]
 async fn the_import_preview_shows_what_widens_trust() {
     let dir = tempfile::tempdir().unwrap();
@@ -107,7 +110,7 @@ async fn the_import_preview_shows_what_widens_trust() {
         "local":{"command":"node","cwd":"/opt/x","env":{"TOKEN":"s3cret-value"},
                  "inheritEnv":["LANG"]}}"#;
     let preview = engine.preview_import(doc, Conflict::Replace).await.unwrap();
-    let shown: Vec<(String, Vec<(String, String, bool)>)> = preview
+    let shown: Vec<(String, Notes)> = preview
         .entries
         .into_iter()
         .map(|e| {
