@@ -14,6 +14,7 @@ use switchboard_engine::mcp::apps::{AppCsp, AppView, ToolUi, Visibility};
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
+use switchboard_engine::mcp::preview_trust::TrustNote;
 use switchboard_engine::mcp::tasks::TaskStatus;
 use switchboard_engine::mcp::{
     AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
@@ -76,6 +77,7 @@ pub fn typescript() -> String {
         declaration::<ServerRecord>(&cfg),
         declaration::<ImportReport>(&cfg),
         declaration::<ImportAction>(&cfg),
+        declaration::<TrustNote>(&cfg),
         declaration::<PreviewEntry>(&cfg),
         declaration::<ImportPreview>(&cfg),
         declaration::<ProtocolEra>(&cfg),

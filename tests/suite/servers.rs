@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
+use switchboard_engine::mcp::preview_trust::TrustNote;
 use switchboard_engine::mcp::{
     Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry, ServerConfig, Transport,
 };
@@ -124,12 +125,24 @@ async fn a_dry_run_reports_what_an_import_would_do_and_changes_nothing() {
         .preview_import(CLAUDE_DESKTOP, Conflict::Skip)
         .await
         .unwrap();
-    let entry = |name: &str, action, enabled, line: &str| PreviewEntry {
-        name: name.into(),
-        action,
-        enabled,
-        command_line: line.into(),
+    let entry = |name: &str, action, enabled, line: &str, trust: &[(&str, &str, bool)]| {
+        let trust = trust
+            .iter()
+            .map(|(field, value, widens)| TrustNote {
+                field: (*field).into(),
+                value: (*value).into(),
+                widens: *widens,
+            })
+            .collect();
+        PreviewEntry {
+            name: name.into(),
+            action,
+            enabled,
+            command_line: line.into(),
+            trust,
+        }
     };
+    let auto = ("autoStart", "true", false);
     assert_eq!(
         preview,
         ImportPreview {
@@ -143,25 +156,33 @@ async fn a_dry_run_reports_what_an_import_would_do_and_changes_nothing() {
                     "filesystem",
                     ImportAction::Add,
                     true,
-                    "npx -y @modelcontextprotocol/server-filesystem /Users/username/Desktop"
+                    "npx -y @modelcontextprotocol/server-filesystem /Users/username/Desktop",
+                    &[auto]
                 ),
                 entry(
                     "github",
                     ImportAction::Skip,
                     true,
-                    "GITHUB_PERSONAL_ACCESS_TOKEN=•••• npx -y @modelcontextprotocol/server-github"
+                    "GITHUB_PERSONAL_ACCESS_TOKEN=•••• npx -y @modelcontextprotocol/server-github",
+                    &[auto, ("env", "GITHUB_PERSONAL_ACCESS_TOKEN", false)]
                 ),
                 entry(
                     "remote",
                     ImportAction::Add,
                     true,
-                    "https://example.com/mcp (streamable HTTP)"
+                    "https://example.com/mcp (streamable HTTP)",
+                    &[
+                        ("approval", "allow", true),
+                        auto,
+                        ("headers", "Authorization", false)
+                    ]
                 ),
                 entry(
                     "legacy",
                     ImportAction::Add,
                     false,
-                    "http://127.0.0.1:3001/sse (SSE)"
+                    "http://127.0.0.1:3001/sse (SSE)",
+                    &[]
                 ),
             ],
         }
@@ -297,6 +318,7 @@ fn a_config_file_is_imported_listed_and_exported_from_the_terminal() {
         "would add filesystem: npx -y @modelcontextprotocol/server-filesystem /Users/username/Desktop\n\
          would add github: GITHUB_PERSONAL_ACCESS_TOKEN=•••• npx -y @modelcontextprotocol/server-github\n\
          would add remote: https://example.com/mcp (streamable HTTP)\n\
+         \x20 ! approval: allow\n\
          would add legacy [disabled]: http://127.0.0.1:3001/sse (SSE)\n\
          dry run: nothing was changed\n"
     );

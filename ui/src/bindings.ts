@@ -504,6 +504,24 @@ replaced: Array<string>, };
 export type ImportAction = "add" | "skip" | "replace";
 
 /**
+ * One security-relevant field of a previewed server.
+ */
+export type TrustNote = { 
+/**
+ * The field as written in the `mcpServers` document, e.g. `approval`, `allowPrivate`.
+ */
+field: string, 
+/**
+ * Its value (names only for env, headers and inherited variables).
+ */
+value: string, 
+/**
+ * Whether it gives the server more than the defaults (tools run unasked, private
+ * addresses, files, inherited variables).
+ */
+widens: boolean, };
+
+/**
  * One entry of an import preview.
  */
 export type PreviewEntry = { 
@@ -522,7 +540,12 @@ enabled: boolean,
 /**
  * Its command line (env values masked) or URL and transport.
  */
-commandLine: string, };
+commandLine: string, 
+/**
+ * Its security-relevant fields (approval, private addresses, folders, env and header
+ * names, …), each marked when it widens trust.
+ */
+trust: Array<TrustNote>, };
 
 /**
  * What an import would do, without doing it.

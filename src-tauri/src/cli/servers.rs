@@ -44,6 +44,10 @@ pub enum ServersCmd {
         /// An environment variable, `NAME=value` (repeatable).
         #[arg(long = "env", value_name = "NAME=VALUE", requires = "command")]
         env: Vec<String>,
+        /// A variable of this environment the server also gets (repeatable); by default a
+        /// server gets only HOME, LOGNAME, PATH, SHELL, TERM, USER and its --env.
+        #[arg(long = "inherit-env", value_name = "NAME", requires = "command")]
+        inherit_env: Vec<String>,
         /// The working directory of the program.
         #[arg(long, value_name = "DIR", requires = "command")]
         cwd: Option<PathBuf>,
@@ -222,6 +226,10 @@ fn print_preview(out: &mut impl Write, p: &ImportPreview) -> Result<(), CliError
         };
         let off = if e.enabled { "" } else { " [disabled]" };
         writeln!(out, "{action} {}{off}: {}", e.name, e.command_line)?;
+        // What widens trust (tools run unasked, private addresses, files, inherited variables).
+        for note in e.trust.iter().filter(|n| n.widens) {
+            writeln!(out, "  ! {}: {}", note.field, note.value)?;
+        }
     }
     writeln!(out, "dry run: nothing was changed")?;
     Ok(())
@@ -247,6 +255,7 @@ fn config_of(name: &str, cmd: &ServersCmd) -> Result<ServerConfig, CliError> {
         url,
         sse,
         headers,
+        inherit_env,
         ..
     } = cmd
     else {
@@ -270,7 +279,9 @@ fn config_of(name: &str, cmd: &ServersCmd) -> Result<ServerConfig, CliError> {
         }
         (None, None) => return Err(CliError::Usage("give --command or --url".into())),
     };
-    Ok(ServerConfig::new(name, transport))
+    let mut config = ServerConfig::new(name, transport);
+    config.inherit_env.clone_from(inherit_env);
+    Ok(config)
 }
 
 /// `K<sep>V` items as a map; values are not echoed in errors (they may be secrets).

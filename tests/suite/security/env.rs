@@ -143,3 +143,39 @@ fn an_inherit_env_naming_a_provider_key_is_refused_on_import() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn servers_add_inherit_env_passes_a_named_variable_and_refuses_a_provider_key() {
+    let data = tempfile::tempdir().unwrap();
+    let js = everything_js();
+    let add = |name: &str, inherit: &str| {
+        let args = [
+            "servers",
+            "add",
+            name,
+            "--command",
+            "node",
+            "--arg",
+            &js,
+            "--arg",
+            "stdio",
+            "--inherit-env",
+            inherit,
+        ];
+        switchboard(data.path(), &args, &[])
+    };
+    let o = add("envy", "SWITCHBOARD_SUITE_SHARED");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let env = server_env(data.path(), APP_ENV);
+    assert_eq!(
+        env.get("SWITCHBOARD_SUITE_SHARED").map(String::as_str),
+        Some("shared-on-request")
+    );
+    let o = add("leaky", "OPENAI_API_KEY");
+    assert!(!o.status.success(), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("provider key"),
+        "{}",
+        text(&o.stderr)
+    );
+}

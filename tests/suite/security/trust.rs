@@ -119,3 +119,50 @@ async fn an_import_replace_clears_the_policies_and_the_token() {
     );
     assert!(!token(&keychain));
 }
+
+/// A previewed server's trust notes as (field, value, widens).
+type Notes = Vec<(String, String, bool)>;
+
+#[tokio::test]
+async fn the_import_preview_shows_what_widens_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, _) = engine(dir.path()).await;
+    let doc = r#"{"fetch":{"builtin":"fetch","allowPrivate":true,"approval":"allow"},
+        "files":{"builtin":"filesystem","folders":["/srv/notes"],"autoStart":false},
+        "local":{"command":"node","cwd":"/opt/x","env":{"TOKEN":"s3cret-value"},
+                 "inheritEnv":["LANG"]}}"#;
+    let preview = engine.mcp().preview_import(doc, Conflict::Replace).await.unwrap();
+    let shown: Vec<(String, Notes)> = preview
+        .entries
+        .into_iter()
+        .map(|e| {
+            let notes = e.trust.into_iter();
+            let notes = notes.map(|n| (n.field, n.value, n.widens)).collect();
+            (e.name, notes)
+        })
+        .collect();
+    let s = |f: &str, v: &str, w: bool| (f.to_owned(), v.to_owned(), w);
+    assert_eq!(
+        shown,
+        vec![
+            (
+                "fetch".to_owned(),
+                vec![
+                    s("approval", "allow", true),
+                    s("allowPrivate", "true", true),
+                    s("autoStart", "true", false),
+                ]
+            ),
+            ("files".to_owned(), vec![s("folders", "/srv/notes", true)]),
+            (
+                "local".to_owned(),
+                vec![
+                    s("autoStart", "true", false),
+                    s("cwd", "/opt/x", false),
+                    s("env", "TOKEN", false),
+                    s("inheritEnv", "LANG", true),
+                ]
+            ),
+        ]
+    );
+}

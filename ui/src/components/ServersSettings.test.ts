@@ -260,6 +260,18 @@ describe('the server manager', () => {
     expect((await screen.findAllByTestId('server-row')).map((r) => r.dataset.name)).toEqual(['everything', 'time', 'web']);
   });
 
+  test('the import preview shows what widens a server’s trust', async () => {
+    installFakeBackend();
+    const user = userEvent.setup();
+    render(ServersSettings);
+    await user.click(screen.getByRole('button', { name: 'Import…' }));
+    await user.click(screen.getByLabelText('Configuration JSON'));
+    await user.paste('{"mcpServers": {"web": {"url": "https://example.com/mcp", "approval": "allow"}}}');
+    await user.click(screen.getByRole('button', { name: 'Preview' }));
+    const trust = await screen.findByTestId('import-trust');
+    expect(trust).toHaveTextContent('⚠ approval: allow');
+  });
+
   test('a broken paste shows the engine’s message', async () => {
     installFakeBackend();
     const user = userEvent.setup();

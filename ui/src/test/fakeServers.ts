@@ -37,7 +37,7 @@ function parseDocument(json: string): ServerConfig[] {
   const root = (doc as { mcpServers?: unknown }).mcpServers ?? doc;
   if (typeof root !== 'object' || root === null) throw invalid('expected an mcpServers object');
   return Object.entries(root as Record<string, Record<string, unknown>>).map(([name, entry]) => {
-    const base = { name, enabled: entry.disabled !== true, startupTimeoutMs: 60000, callTimeoutMs: 60000, autoStart: true, approval: 'ask' as const };
+    const base = { name, enabled: entry.disabled !== true, startupTimeoutMs: 60000, callTimeoutMs: 60000, autoStart: true, approval: entry.approval === 'allow' ? ('allow' as const) : ('ask' as const) };
     if (typeof entry.url === 'string') {
       return { ...base, transport: { type: entry.type === 'sse' ? 'sse' : 'http', url: entry.url, headers: (entry.headers ?? {}) as Record<string, string> } } as ServerConfig;
     }
@@ -52,7 +52,7 @@ function preview(rows: Map<string, ServerRecord>, json: string, replace: boolean
   const entries = parseDocument(json).map((config) => {
     const action = !names.has(config.name) ? 'add' : replace ? 'replace' : 'skip';
     report[action === 'add' ? 'added' : action === 'replace' ? 'replaced' : 'skipped'].push(config.name);
-    return { name: config.name, action, enabled: config.enabled, commandLine: summary(config) } as const;
+    return { name: config.name, action, enabled: config.enabled, commandLine: summary(config), trust: config.approval === 'allow' ? [{ field: 'approval', value: 'allow', widens: true }] : [] } as const;
   });
   return { report, entries };
 }

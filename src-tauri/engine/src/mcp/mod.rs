@@ -21,6 +21,7 @@ mod interact_types;
 pub mod netguard;
 pub mod oauth;
 pub mod oauth_client;
+pub mod preview_trust;
 pub mod process;
 pub mod progress;
 pub mod roots;

@@ -66,6 +66,9 @@ pub struct PreviewEntry {
     pub enabled: bool,
     /// Its command line (env values masked) or URL and transport.
     pub command_line: String,
+    /// Its security-relevant fields (approval, private addresses, folders, env and header
+    /// names, …), each marked when it widens trust.
+    pub trust: Vec<crate::mcp::preview_trust::TrustNote>,
 }
 
 /// What an import would do, without doing it.
@@ -236,6 +239,7 @@ fn plan(
             action,
             enabled: config.enabled,
             command_line: config.command_line(),
+            trust: crate::mcp::preview_trust::trust_notes(&config),
         });
         match (action, existing.get(&name)) {
             (ImportAction::Add, _) => {
