@@ -131,7 +131,11 @@ async fn the_import_preview_shows_what_widens_trust() {
         "files":{"builtin":"filesystem","folders":["/srv/notes"],"autoStart":false},
         "local":{"command":"node","cwd":"/opt/x","env":{"TOKEN":"s3cret-value"},
                  "inheritEnv":["LANG"]}}"#;
-    let preview = engine.mcp().preview_import(doc, Conflict::Replace).await.unwrap();
+    let preview = engine
+        .mcp()
+        .preview_import(doc, Conflict::Replace)
+        .await
+        .unwrap();
     let shown: Vec<(String, Notes)> = preview
         .entries
         .into_iter()
