@@ -1,7 +1,8 @@
-//! Running one step's tool calls: each is checked (a known tool, valid arguments), put to
-//! the approval policy (asking the user through an event when it says so), and run through
-//! the MCP host — all concurrently. Every call ends with a result, stored in one tool message:
-//! a denied, stopped or failed call gets a result saying so, so the history stays valid.
+//! Running one step's tool calls: each is checked (a known tool, valid arguments) and run
+//! through the MCP host's one call pipeline (`mcp/host/calls.rs`: approval, asking the user
+//! through an event when the policy says so, then the call) — all concurrently. Every call ends
+//! with a result, stored in one tool message: a denied, stopped or failed call gets a result
+//! saying so, so the history stays valid.
 
 use std::collections::HashMap;
 
@@ -13,8 +14,7 @@ use super::Agent;
 use super::Events;
 use super::setup::Setup;
 use crate::EngineError;
-use crate::mcp::host::approval::Verdict;
-use crate::mcp::tasks::CallOutcome;
+use crate::mcp::host::{CallFailed, CallRequest, Called, Caller};
 use crate::provider::ToolCall;
 use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role};
 use crate::vocab::ApprovalAnswer;
@@ -197,48 +197,42 @@ async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult
 
 async fn approved_then_run(ctx: &Ctx<'_>, message_id: &str, call: &CallView) -> ToolResult {
     let agent = ctx.agent;
-    let (server, tool) = (&call.server, &call.tool);
-    let asked = ask(ctx, call);
-    match agent
-        .mcp()
-        .approve(ctx.conversation, server, tool, asked)
-        .await
-    {
-        Ok(Verdict::Run) => {}
-        Ok(Verdict::Refused) => {
-            return error_result(
-                "The user denied this tool call. Do not retry it; answer without it or ask the user.",
-            );
-        }
-        Ok(Verdict::Unanswered) => {
-            return error_result("The call was stopped before the user answered.");
-        }
-        Err(e) => return error_result(e.to_string()),
-    }
-    let _ = ctx.events.send(ChatEvent::ToolStarted {
-        call_id: call.id.clone(),
-    });
-    let args = call.arguments.clone();
     let token = ctx.cancel.child_token();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let forward = forward_progress(rx, call.id.clone(), ctx.events.clone());
-    let run = (agent.mcp().supervisor()).call_outcome(
-        &call.server,
-        &call.tool,
-        args,
-        token.clone(),
-        Some(tx),
-    );
-    let result = run.await;
+    let (events, call_id) = (ctx.events.clone(), call.id.clone());
+    let request = CallRequest {
+        server: &call.server,
+        tool: &call.tool,
+        arguments: call.arguments.clone(),
+        cancel: token.clone(),
+        progress: Some(tx),
+        follows_tasks: true,
+        on_start: Some(Box::new(move || {
+            let _ = events.send(ChatEvent::ToolStarted { call_id });
+        })),
+    };
+    let caller = Caller::Model {
+        conversation: ctx.conversation,
+        ask: Box::pin(ask(ctx, call)),
+    };
+    let called = agent.mcp().run_call(request, caller).await;
     let _ = forward.await;
-    match result.map_err(EngineError::from) {
-        Ok(CallOutcome::Done(r)) => r,
-        Ok(CallOutcome::Task(state)) => {
+    match called {
+        Ok(Called::Done(r)) => r,
+        Ok(Called::Task(state)) => {
             let conv = ctx.conversation;
             super::tasks::follow(agent, conv, message_id, call, state, ctx.events, token).await
         }
-        Err(_) if ctx.cancel.is_cancelled() => error_result("The user stopped this tool call."),
-        Err(e) => error_result(format!("The tool call failed: {e}")),
+        Ok(Called::Refused) => error_result(
+            "The user denied this tool call. Do not retry it; answer without it or ask the user.",
+        ),
+        Ok(Called::Unanswered) => error_result("The call was stopped before the user answered."),
+        Err(CallFailed::Approval(e)) => error_result(e.to_string()),
+        Err(CallFailed::Run(_)) if ctx.cancel.is_cancelled() => {
+            error_result("The user stopped this tool call.")
+        }
+        Err(CallFailed::Run(e)) => error_result(format!("The tool call failed: {e}")),
     }
 }
 

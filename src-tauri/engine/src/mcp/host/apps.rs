@@ -8,9 +8,9 @@ use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
 use super::McpHost;
+use super::calls::{CallRequest, Called, Caller};
 use crate::EngineError;
 use crate::mcp::apps::{self, AppCsp, AppDocument, AppError, AppView};
-use crate::mcp::host::approval::Verdict;
 use crate::mcp::tools::ToolError;
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolResult;
@@ -80,29 +80,29 @@ impl McpHost {
     /// Runs a `tools/call` from an App: refused unless the tool is its own server's and
     /// visible to Apps, and unless the approval policy (or the user's answer) allows it.
     pub async fn app_call_tool(&self, call: AppCall) -> Result<AppCallOutcome, EngineError> {
-        let info = self.tool_info(&call.server, &call.tool)?;
-        if !apps::visible_to_apps(info.ui.as_ref()) {
-            tracing::warn!(server = %call.server, tool = %call.tool, "an App called a tool hidden from Apps; refused");
-            return Err(hidden(&call).into());
-        }
-        let answer = async { call.approval };
-        let (conversation, server, tool) = (&call.conversation_id, &call.server, &call.tool);
-        match self.approve(conversation, server, tool, answer).await? {
-            Verdict::Run => {}
-            Verdict::Unanswered => return Ok(AppCallOutcome::NeedsApproval),
-            Verdict::Refused => {
+        let caller = Caller::App {
+            conversation: &call.conversation_id,
+            answer: call.approval,
+        };
+        let request = CallRequest {
+            server: &call.server,
+            tool: &call.tool,
+            arguments: call.arguments.clone(),
+            cancel: CancellationToken::new(),
+            progress: None,
+            follows_tasks: false,
+            on_start: Some(Box::new(|| {
+                tracing::info!(server = %call.server, tool = %call.tool, "an App called a tool");
+            })),
+        };
+        match self.run_call(request, caller).await? {
+            Called::Done(result) => Ok(AppCallOutcome::Done { result }),
+            Called::Unanswered => Ok(AppCallOutcome::NeedsApproval),
+            Called::Refused | Called::Task(_) => {
                 tracing::info!(server = %call.server, tool = %call.tool, "an App's tool call was denied");
-                return Err(denied(&call).into());
+                Err(denied(&call).into())
             }
         }
-        tracing::info!(server = %call.server, tool = %call.tool, "an App called a tool");
-        let run = self.call_tool(
-            &call.server,
-            &call.tool,
-            call.arguments,
-            CancellationToken::new(),
-        );
-        Ok(AppCallOutcome::Done { result: run.await? })
     }
 
     /// Registers an App document for a frame; returns the token the frame loads it by.
@@ -144,7 +144,7 @@ impl McpHost {
         self.app_views().release(token);
     }
 
-    fn tool_info(
+    pub(super) fn tool_info(
         &self,
         server: &str,
         tool: &str,
@@ -159,13 +159,6 @@ impl McpHost {
             tool: tool.to_owned(),
         };
         found.ok_or_else(|| unknown().into())
-    }
-}
-
-fn hidden(call: &AppCall) -> AppError {
-    AppError::HiddenFromApps {
-        server: call.server.clone(),
-        tool: call.tool.clone(),
     }
 }
 

@@ -6,6 +6,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::McpHost;
+use super::calls::{CallRequest, Called, Caller};
 use crate::EngineError;
 use crate::mcp::supervisor::ServerState;
 use crate::mcp::tools::ToolError;
@@ -51,7 +52,8 @@ impl McpHost {
         Ok(tools.into_iter().map(|(_, t)| t).collect())
     }
 
-    /// Calls `tool` of running server `server` (validated, timed out, truncated).
+    /// Calls `tool` of running server `server` for the user ("Try"), through the pipeline
+    /// ([`super::calls`]): the user's press is the approval; validated, timed out, truncated.
     pub async fn call_tool(
         &self,
         server: &str,
@@ -59,6 +61,30 @@ impl McpHost {
         args: Value,
         cancel: CancellationToken,
     ) -> Result<ToolResult, EngineError> {
-        Ok(self.supervisor().call(server, tool, args, cancel).await?)
+        let request = CallRequest {
+            server,
+            tool,
+            arguments: args,
+            cancel,
+            progress: None,
+            follows_tasks: false,
+            on_start: None,
+        };
+        match self.run_call(request, Caller::User).await? {
+            Called::Done(result) => Ok(result),
+            other => unreachable_for_the_user(other),
+        }
     }
+}
+
+/// A user's call is never refused or left unanswered (no policy applies) and its task is
+/// awaited; should that change, the call is reported as refused rather than panicking.
+fn unreachable_for_the_user(called: Called) -> Result<ToolResult, EngineError> {
+    tracing::error!(?called, "a user's tool call ended without a result");
+    Err(
+        crate::vocab::error::ToolError::Mcp(crate::vocab::mcp::McpError::Protocol(
+            "the call ended without a result".to_owned(),
+        ))
+        .into(),
+    )
 }

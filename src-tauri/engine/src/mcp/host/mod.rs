@@ -8,12 +8,14 @@
 //! - [`lifecycle`]: starting and stopping servers, their tools, a direct tool call.
 //! - [`running`]: a running server's states, logs, resources and prompts; answers to its
 //!   requests (elicitation, sampling) and the roots it may see.
+//! - [`calls`]: the one tool-call pipeline every caller uses (resolve → approval → run).
 //! - [`approval`]: where every tool call's approval is decided.
 //! - [`apps`]: MCP Apps — the App a call renders and an App's own tool calls.
 //! - [`client_secret`]: a remote server's OAuth client secret in the keychain.
 
 pub mod approval;
 mod apps;
+pub mod calls;
 mod client_secret;
 mod lifecycle;
 mod running;
@@ -23,6 +25,7 @@ pub mod trust;
 use std::sync::{Arc, OnceLock};
 
 pub use apps::{AppCall, AppCallOutcome, result_json};
+pub use calls::{CallFailed, CallRequest, Called, Caller};
 pub use running::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 

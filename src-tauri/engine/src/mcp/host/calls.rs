@@ -1,0 +1,175 @@
+//! The host's one tool-call pipeline, [`McpHost::run_call`]. Every caller runs a call through
+//! it — the agent loop (the model's calls), "Try" in the server settings (the user's), and an
+//! MCP App's own `tools/call`: resolve the tool on its running server (an App may call only
+//! tools visible to Apps) → approval ([`super::approval`]: the policy, then the caller's way of
+//! asking the user) → run it (arguments validated against the tool's schema, timed out,
+//! truncated) → the result, or — for a caller that follows tasks itself — the task the server
+//! made. The App a result renders is attached by [`super::result_json`] when it is stored.
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::McpHost;
+use super::approval::Verdict;
+use crate::EngineError;
+use crate::mcp::apps;
+use crate::mcp::progress::ProgressSink;
+use crate::mcp::tasks::{CallOutcome, TaskState};
+use crate::vocab::ApprovalAnswer;
+use crate::vocab::error::{AppError, ToolError};
+use crate::vocab::mcp::ToolResult;
+
+/// Who calls, and how the user's approval is had.
+pub enum Caller<'a> {
+    /// The user, from "Try": pressing it is the approval.
+    User,
+    /// The model in `conversation`: the policy decides; where it asks, `ask` gets the user's
+    /// answer (`None` when none comes, e.g. the turn was stopped).
+    Model {
+        /// The conversation the call belongs to.
+        conversation: &'a str,
+        /// Asks the user; awaited only when the policy asks.
+        ask: BoxFuture<'a, Option<ApprovalAnswer>>,
+    },
+    /// An MCP App in `conversation`, with the user's answer if it already asked.
+    App {
+        /// The conversation the App is shown in.
+        conversation: &'a str,
+        /// The user's answer to the approval card, if the App showed it.
+        answer: Option<ApprovalAnswer>,
+    },
+}
+
+/// One call to run.
+pub struct CallRequest<'a> {
+    /// The server's configured name.
+    pub server: &'a str,
+    /// The tool's name on that server.
+    pub tool: &'a str,
+    /// The arguments.
+    pub arguments: Value,
+    /// Stops the call.
+    pub cancel: CancellationToken,
+    /// Where the call's progress notifications go, if anywhere.
+    pub progress: Option<ProgressSink>,
+    /// Whether the caller follows a task itself (the agent loop, which reports its status):
+    /// then a task comes back as [`Called::Task`]; otherwise the pipeline waits for its result.
+    pub follows_tasks: bool,
+    /// Told once the call is approved, just before it runs.
+    pub on_start: Option<Box<dyn FnOnce() + Send + 'a>>,
+}
+
+/// How a call ended.
+#[derive(Debug)]
+pub enum Called {
+    /// It ran and answered.
+    Done(ToolResult),
+    /// The server made a task, for the caller to follow (only with `follows_tasks`).
+    Task(TaskState),
+    /// The policy or the user refused it; it did not run.
+    Refused,
+    /// The policy asks and no answer came; it did not run.
+    Unanswered,
+}
+
+/// Why a call could not be decided or run.
+#[derive(Debug, thiserror::Error)]
+pub enum CallFailed {
+    /// Before it ran: the tool is unknown or hidden from the caller, or the policy could not
+    /// be read.
+    #[error(transparent)]
+    Approval(EngineError),
+    /// While it ran.
+    #[error(transparent)]
+    Run(EngineError),
+}
+
+impl From<CallFailed> for EngineError {
+    fn from(e: CallFailed) -> Self {
+        match e {
+            CallFailed::Approval(e) | CallFailed::Run(e) => e,
+        }
+    }
+}
+
+impl McpHost {
+    /// Runs one call through resolve → approval → run (see the module's header).
+    pub async fn run_call(
+        &self,
+        request: CallRequest<'_>,
+        caller: Caller<'_>,
+    ) -> Result<Called, CallFailed> {
+        let (server, tool) = (request.server, request.tool);
+        let verdict = self
+            .verdict_for(server, tool, caller)
+            .await
+            .map_err(CallFailed::Approval)?;
+        match verdict {
+            Verdict::Run => {}
+            Verdict::Refused => return Ok(Called::Refused),
+            Verdict::Unanswered => return Ok(Called::Unanswered),
+        }
+        self.run_approved(request)
+            .await
+            .map_err(|e| CallFailed::Run(e.into()))
+    }
+
+    /// The caller's verdict: resolve (an App's tool must be visible to Apps), then approval.
+    async fn verdict_for(
+        &self,
+        server: &str,
+        tool: &str,
+        caller: Caller<'_>,
+    ) -> Result<Verdict, EngineError> {
+        match caller {
+            Caller::User => Ok(Verdict::Run),
+            Caller::Model { conversation, ask } => {
+                self.approve(conversation, server, tool, ask).await
+            }
+            Caller::App {
+                conversation,
+                answer,
+            } => {
+                let info = self.tool_info(server, tool)?;
+                if !apps::visible_to_apps(info.ui.as_ref()) {
+                    tracing::warn!(%server, %tool, "an App called a tool hidden from Apps; refused");
+                    let (server, tool) = (server.to_owned(), tool.to_owned());
+                    return Err(AppError::HiddenFromApps { server, tool }.into());
+                }
+                let answer = async { answer };
+                self.approve(conversation, server, tool, answer).await
+            }
+        }
+    }
+
+    /// Runs an approved call: the finished result, or its task for a caller that follows it.
+    async fn run_approved(&self, request: CallRequest<'_>) -> Result<Called, ToolError> {
+        if let Some(start) = request.on_start {
+            start();
+        }
+        let (server, tool) = (request.server, request.tool);
+        let supervisor = self.supervisor();
+        if !request.follows_tasks {
+            let run = supervisor.call_with_progress(
+                server,
+                tool,
+                request.arguments,
+                request.cancel,
+                request.progress,
+            );
+            return Ok(Called::Done(run.await?));
+        }
+        let run = supervisor.call_outcome(
+            server,
+            tool,
+            request.arguments,
+            request.cancel,
+            request.progress,
+        );
+        Ok(match run.await? {
+            CallOutcome::Done(result) => Called::Done(result),
+            CallOutcome::Task(state) => Called::Task(state),
+        })
+    }
+}
