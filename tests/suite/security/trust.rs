@@ -170,3 +170,60 @@ async fn the_import_preview_shows_what_widens_trust() {
         ]
     );
 }
+
+/// A fake MCP endpoint that records the `Authorization` header of every request and refuses
+/// them all (401 without a challenge); returns its URL and the headers seen.
+async fn recorder() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    use axum::http::{HeaderMap, StatusCode, header};
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let record = seen.clone();
+    let app = axum::Router::new().fallback(move |headers: HeaderMap| {
+        let record = record.clone();
+        async move {
+            let auth = headers.get(header::AUTHORIZATION);
+            let auth = auth.and_then(|v| v.to_str().ok()).unwrap_or("(none)");
+            record.lock().unwrap().push(auth.to_owned());
+            StatusCode::UNAUTHORIZED
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, seen)
+}
+
+#[tokio::test]
+async fn after_a_url_change_the_new_endpoint_receives_no_authorization() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, keychain) = engine(dir.path()).await;
+    let ((a, seen_a), (b, seen_b)) = (recorder().await, recorder().await);
+    engine.mcp().add_server(remote("remote", &a)).await.unwrap();
+    let json = r#"{"client_id":"c","token_response":{"access_token":"token-for-a",
+        "token_type":"bearer"}}"#;
+    keychain
+        .set(&OAuth::account("remote"), &SecretString::from(json))
+        .unwrap();
+    let _ = engine.mcp().start_server("remote").await;
+    engine.mcp().stop_server("remote").await;
+    let sent_to_a = seen_a.lock().unwrap().clone();
+    assert!(
+        sent_to_a.iter().any(|h| h == "Bearer token-for-a"),
+        "the stored token was not used at A: {sent_to_a:?}"
+    );
+
+    engine
+        .mcp()
+        .update_server("remote", remote("remote", &b))
+        .await
+        .unwrap();
+    let _ = engine.mcp().start_server("remote").await;
+    engine.mcp().stop_server("remote").await;
+    let sent_to_b = seen_b.lock().unwrap().clone();
+    assert!(!sent_to_b.is_empty(), "B was never contacted");
+    assert!(
+        sent_to_b.iter().all(|h| h == "(none)"),
+        "B received {sent_to_b:?}"
+    );
+}

@@ -185,6 +185,24 @@ describe('the server manager', () => {
     expect(within(row('remote')).getByText('http://127.0.0.1:3001/sse (SSE)')).toBeInTheDocument();
   });
 
+  test('editing keeps inheritEnv and allowPrivate, and the form says what a server receives', async () => {
+    const shared = serverRecord({ name: 'shared', inheritEnv: ['LANG'], allowPrivate: true });
+    const backend = installFakeBackend([], { servers: [shared] });
+    const user = userEvent.setup();
+    render(ServersSettings);
+    await screen.findAllByTestId('server-row');
+
+    await user.click(screen.getByRole('button', { name: 'Edit shared' }));
+    const inherit = screen.getByLabelText('Also pass from Switchboard’s environment');
+    expect(inherit).toHaveValue('LANG');
+    expect(inherit).toHaveAccessibleDescription(/only HOME, LOGNAME, PATH, SHELL, TERM, USER and the variables above/);
+    await user.type(inherit, '\nTZ');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    const [call] = backend.callsTo('update_server');
+    expect(call).toMatchObject({ input: { name: 'shared', inheritEnv: ['LANG', 'TZ'], allowPrivate: true } });
+  });
+
   test('the switch disables and enables a server', async () => {
     const backend = installFakeBackend([], { servers: [everything()] });
     const user = userEvent.setup();

@@ -12,12 +12,16 @@ export type ServerDraft = {
   command: string;
   args: string;
   env: string;
+  /** Names of Switchboard's own environment variables the server also gets, one per line. */
+  inheritEnv: string;
   cwd: string;
   url: string;
   headers: string;
   enabled: boolean;
   autoStart: boolean;
   approval: Approval;
+  /** The server may reach local and private addresses (its OAuth endpoints, its Apps' origins). */
+  allowPrivate: boolean;
   startupTimeoutS: string;
   callTimeoutS: string;
   /** Remote servers' OAuth client: a pre-registered id, our metadata document, the grant. */
@@ -51,12 +55,14 @@ export function draftFrom(config?: ServerConfig): ServerDraft {
     command: t?.type === 'stdio' ? t.command : '',
     args: t?.type === 'stdio' ? t.args.join('\n') : '',
     env: t?.type === 'stdio' ? pairsText(t.env, '=') : '',
+    inheritEnv: (config?.inheritEnv ?? []).join('\n'),
     cwd: t?.type === 'stdio' ? (t.cwd ?? '') : '',
     url: t?.type === 'http' || t?.type === 'sse' ? t.url : '',
     headers: t?.type === 'http' || t?.type === 'sse' ? pairsText(t.headers, ': ') : '',
     enabled: config?.enabled ?? true,
     autoStart: config?.autoStart ?? true,
     approval: config?.approval ?? 'ask',
+    allowPrivate: config?.allowPrivate ?? false,
     startupTimeoutS: String((config?.startupTimeoutMs ?? DEFAULT_TIMEOUT_S * 1000) / 1000),
     callTimeoutS: String((config?.callTimeoutMs ?? DEFAULT_TIMEOUT_S * 1000) / 1000),
     oauthClientId: config?.oauth?.clientId ?? '',
@@ -171,9 +177,14 @@ export function configFrom(
       autoStart: draft.autoStart,
       approval: draft.approval,
       ...(oauth ? { oauth } : {}),
+      ...(draft.kind === 'stdio' && lines(draft.inheritEnv).length > 0 ? { inheritEnv: lines(draft.inheritEnv) } : {}),
+      ...(draft.allowPrivate ? { allowPrivate: true } : {}),
     },
   };
 }
+
+/** What a stdio server inherits from Switchboard's environment besides the names it is given. */
+export const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'] as const;
 
 /** One line saying how a server is reached: its command line or its URL. */
 export function summary(config: ServerConfig): string {

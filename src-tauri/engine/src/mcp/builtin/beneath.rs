@@ -138,7 +138,7 @@ mod imp {
     }
 
     /// Component by component from `root_fd`, each opened with `O_NOFOLLOW`.
-    fn walk(root_fd: OwnedFd, below: &Path, flags: OFlags) -> io::Result<OwnedFd> {
+    pub(super) fn walk(root_fd: OwnedFd, below: &Path, flags: OFlags) -> io::Result<OwnedFd> {
         let names = components(below)?;
         let Some((last, parents)) = names.split_last() else {
             let here = rustix::fs::openat(&root_fd, ".", flags, Mode::empty())?;
@@ -219,5 +219,36 @@ mod imp {
             entries.push(Entry { name, is_dir });
         }
         Ok(entries)
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use rustix::fs::{Mode, OFlags};
+
+    use super::imp::walk;
+
+    #[test]
+    fn the_fallback_walk_refuses_any_symlink_on_the_way() -> std::io::Result<()> {
+        let base = tempfile::tempdir()?;
+        let root = base.path().join("root");
+        std::fs::create_dir_all(root.join("dir"))?;
+        std::fs::write(root.join("dir/file"), "inside")?;
+        std::os::unix::fs::symlink(root.join("dir"), root.join("link"))?;
+        let open_root = || {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            rustix::fs::open(&root, flags, Mode::empty())
+        };
+        let read = OFlags::RDONLY | OFlags::CLOEXEC;
+        assert!(walk(open_root()?, "dir/file".as_ref(), read).is_ok());
+        let through_link = walk(open_root()?, "link/file".as_ref(), read);
+        let code = through_link.err().and_then(|e| e.raw_os_error());
+        let refused =
+            [rustix::io::Errno::LOOP, rustix::io::Errno::NOTDIR].map(|e| e.raw_os_error());
+        assert!(code.is_some_and(|c| refused.contains(&c)), "{code:?}");
+        let last_is_link = walk(open_root()?, "link".as_ref(), read);
+        let code = last_is_link.err().and_then(|e| e.raw_os_error());
+        assert_eq!(code, Some(rustix::io::Errno::LOOP.raw_os_error()));
+        Ok(())
     }
 }
