@@ -108,20 +108,36 @@ pub fn url_is_local(url: &url::Url) -> bool {
 
 /// A DNS resolver for reqwest that fails when any address of a name is not public, so a
 /// request (and every redirect of it) connects to public addresses only, whatever the name.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct PublicOnly;
+/// The refusal names the host and the address ([`PublicOnly::saying`] words it otherwise).
+#[derive(Debug, Clone, Copy)]
+pub struct PublicOnly {
+    refusal: fn(&str, IpAddr) -> String,
+}
+
+impl Default for PublicOnly {
+    fn default() -> Self {
+        Self::saying(|host, ip| {
+            format!("refusing to connect to {host}: {ip} is not a public address")
+        })
+    }
+}
+
+impl PublicOnly {
+    /// A resolver whose refusal of `host` at `ip` reads `refusal(host, ip)`.
+    pub fn saying(refusal: fn(&str, IpAddr) -> String) -> Self {
+        Self { refusal }
+    }
+}
 
 impl Resolve for PublicOnly {
     fn resolve(&self, name: Name) -> Resolving {
         let host = name.as_str().to_owned();
+        let refusal = self.refusal;
         Box::pin(async move {
             let addrs: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             if let Some(bad) = addrs.iter().find(|a| !is_public(a.ip())) {
-                let message = format!(
-                    "refusing to connect to {host}: {} is not a public address",
-                    bad.ip()
-                );
+                let message = refusal(&host, bad.ip());
                 return Err(message.into());
             }
             let addrs: Addrs = Box::new(addrs.into_iter());

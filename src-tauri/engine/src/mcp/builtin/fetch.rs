@@ -9,13 +9,12 @@
 //! HTTP client's DNS resolver (so redirects and DNS rebinding are covered too) and in the
 //! redirect policy (for IP-literal hosts, which skip the resolver).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use reqwest::Url;
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::redirect::{Attempt, Policy};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -160,7 +159,7 @@ impl FetchServer {
             .no_proxy();
         if !self.allow_private {
             builder = builder
-                .dns_resolver(Arc::new(PublicOnly))
+                .dns_resolver(Arc::new(crate::mcp::netguard::PublicOnly::saying(refusal)))
                 .redirect(Policy::custom(public_redirects));
         } else {
             builder = builder.redirect(Policy::limited(MAX_REDIRECTS));
@@ -261,25 +260,6 @@ fn public_redirects(attempt: Attempt) -> reqwest::redirect::Action {
     match check_url(attempt.url()) {
         Ok(()) => attempt.follow(),
         Err(message) => attempt.error(message),
-    }
-}
-
-/// A resolver that fails when any address of a name is not public.
-#[derive(Debug)]
-struct PublicOnly;
-
-impl Resolve for PublicOnly {
-    fn resolve(&self, name: Name) -> Resolving {
-        let host = name.as_str().to_owned();
-        Box::pin(async move {
-            let addrs: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            if let Some(bad) = addrs.iter().find(|a| !is_public(a.ip())) {
-                return Err(refusal(&host, bad.ip()).into());
-            }
-            let addrs: Addrs = Box::new(addrs.into_iter());
-            Ok(addrs)
-        })
     }
 }
 

@@ -56,7 +56,7 @@ impl PublicOAuthHttp {
             reqwest::Client::builder()
                 .timeout(TIMEOUT)
                 .redirect(redirect)
-                .dns_resolver(Arc::new(netguard::PublicOnly))
+                .dns_resolver(Arc::new(netguard::PublicOnly::default()))
                 .build()
                 .map_err(|e| OAuthError::Flow(e.to_string()))
         };
