@@ -10,12 +10,12 @@ use switchboard_engine::export::{
     ImportSource,
 };
 use switchboard_engine::local_ollama::LocalOllama;
-use switchboard_engine::mcp::apps::{AppCsp, AppView, ToolUi, Visibility};
+use switchboard_engine::mcp::app_documents::{AppCsp, AppView, ToolUi, Visibility};
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 use switchboard_engine::mcp::preview_trust::TrustNote;
-use switchboard_engine::mcp::tasks::TaskStatus;
+use switchboard_engine::mcp::task_calls::TaskStatus;
 use switchboard_engine::mcp::{
     AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
     InteractionAnswer, InteractionEvent, JwtAlgorithm, OAuthClient, OAuthGrant, PreviewEntry,

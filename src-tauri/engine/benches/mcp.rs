@@ -232,7 +232,7 @@ async fn main() {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
-    switchboard_engine::mcp::process::login_path().await;
+    switchboard_engine::mcp::client::process::login_path().await;
     let number =
         |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
     match args.first().map(String::as_str) {

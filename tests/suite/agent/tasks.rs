@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
-use switchboard_engine::mcp::tasks::TaskStatus;
+use switchboard_engine::mcp::task_calls::TaskStatus;
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
 use switchboard_engine::store::{MessageStatus, Role};
 

@@ -2,7 +2,7 @@
 //! and local or private hosts (Ollama on 11434, the cloud metadata address, the LAN) are
 //! refused unless the user allowed private addresses for the App's server.
 
-use switchboard_engine::mcp::apps::{
+use switchboard_engine::mcp::app_documents::{
     AppCsp, AppViews, csp_header, valid_source, valid_source_allowing,
 };
 

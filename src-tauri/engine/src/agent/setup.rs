@@ -122,7 +122,7 @@ async fn tools_of(agent: &Agent, settings: &ChatSettings) -> Vec<(String, ToolIn
             .collect(),
     };
     let mut tools = agent.mcp().supervisor().current_tools_for(&servers).await;
-    tools.retain(|(_, t)| crate::mcp::apps::visible_to_model(t.ui.as_ref()));
+    tools.retain(|(_, t)| crate::mcp::app_documents::visible_to_model(t.ui.as_ref()));
     tools
 }
 

@@ -1,4 +1,4 @@
-//! Waiting for tool calls a server runs as tasks ([`crate::mcp::tasks`]). A call that became
+//! Waiting for tool calls a server runs as tasks ([`crate::mcp::task_calls`]). A call that became
 //! a task is followed here: its handle is stored (so it survives a restart), it is polled at
 //! the server's pace while other calls go on, each status is reported as a `tool_task` event,
 //! and its result is fetched when it ends. Stopping the turn, or the user's cancel button
@@ -14,7 +14,7 @@ use super::Agent;
 use super::Events;
 use super::calls::error_result;
 use crate::EngineError;
-use crate::mcp::tasks::{TaskState, TaskStatus};
+use crate::mcp::task_calls::{TaskState, TaskStatus};
 use crate::store::TaskRecord;
 use crate::vocab::chat::{CallView, ChatEvent};
 use crate::vocab::content::ContentPart;

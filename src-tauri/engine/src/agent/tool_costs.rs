@@ -38,7 +38,7 @@ impl Agent {
                     .supervisor()
                     .tools_for(std::slice::from_ref(&server));
                 // As the model is offered them: App-only tools are never sent.
-                tools.retain(|(_, t)| crate::mcp::apps::visible_to_model(t.ui.as_ref()));
+                tools.retain(|(_, t)| crate::mcp::app_documents::visible_to_model(t.ui.as_ref()));
                 let tokens = tools
                     .iter()
                     .map(|(_, t)| {

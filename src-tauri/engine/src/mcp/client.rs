@@ -1,5 +1,5 @@
 //! [`McpClient`]: the one wrapper around rmcp's client. It connects to a server over stdio
-//! (a child process from [`super::process`]) or streamable HTTP, runs the handshake of the
+//! (a child process from [`process`]) or streamable HTTP, runs the handshake of the
 //! protocol era the server speaks, and exposes tools, resources, prompts and notifications in
 //! our own types ([`super::types`]); no rmcp type leaves this module.
 //!
@@ -8,7 +8,13 @@
 //! negotiated down by the server for older ones) when the server does not speak it. Multi
 //! round-trip requests are driven in [`mrtr`], list cache hints read in [`listing`].
 
-mod apps;
+pub(crate) mod child_env;
+pub mod oauth;
+pub mod oauth_client;
+pub mod process;
+pub mod sse;
+
+mod app_resources;
 mod auth;
 mod capped;
 mod connect;
@@ -17,7 +23,7 @@ mod listen;
 mod listing;
 mod mrtr;
 mod requests;
-mod tasks;
+mod task_requests;
 
 pub use mrtr::MAX_ROUNDS as MRTR_MAX_ROUNDS;
 
@@ -36,13 +42,13 @@ use tokio_util::sync::CancellationToken;
 use super::interact::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
-use super::process::{EXIT_GRACE, ServerProcess, StderrLog};
 use super::progress::{Progress, ProgressRoutes, ProgressSink};
 use super::roots::RootInfo;
-use super::tasks::CallOutcome;
+use super::task_calls::CallOutcome;
 use crate::vocab::mcp::{
     McpError, ResourceTemplateInfo, ServerInfo, ServerNotification, ToolResult,
 };
+use process::{EXIT_GRACE, ServerProcess, StderrLog};
 
 /// The protocol revision we offer in `initialize`.
 const HANDSHAKE_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2025_11_25;
@@ -384,7 +390,7 @@ impl McpClient {
                 }
                 rm::ServerResult::InputRequiredResult(asked) => Ok(mrtr::Round::Input(asked)),
                 rm::ServerResult::CreateTaskResult(created) => {
-                    Ok(mrtr::Round::Done(CallOutcome::Task(tasks::created(&created)?)))
+                    Ok(mrtr::Round::Done(CallOutcome::Task(task_requests::created(&created)?)))
                 }
                 other => Err(unexpected("tools/call", &other)),
             },

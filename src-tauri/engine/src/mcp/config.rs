@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
+use super::client::oauth_client;
 use super::doc::{self, Entries};
-use super::oauth_client;
 pub use crate::vocab::error::ConfigError;
 use crate::vocab::server::{Approval, OAuthClient, ServerConfig};
 use crate::vocab::server::{ServerSpec, Transport};
@@ -187,7 +187,7 @@ impl Checker<'_> {
     /// `inheritEnv`: names of the app's variables a stdio server also gets.
     fn inherit_env(&mut self) -> Vec<String> {
         let names = self.string_list("inheritEnv");
-        for problem in super::child_env::check_names(&names) {
+        for problem in super::client::child_env::check_names(&names) {
             self.fail("inheritEnv", &problem);
         }
         names

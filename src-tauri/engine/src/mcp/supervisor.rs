@@ -23,9 +23,9 @@ mod handler;
 
 pub use super::backoff::Backoff;
 use super::client::McpClient;
+use super::client::oauth::{Notify, OAuth};
+use super::client::process::StderrLog;
 use super::interact::Interactions;
-use super::oauth::{Notify, OAuth};
-use super::process::StderrLog;
 use super::roots::Roots;
 use super::tools::Limits;
 use super::tools::ToolError;
@@ -109,7 +109,7 @@ pub enum SupervisorEvent {
 /// A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, TS)]
 pub struct ServerLogs {
-    /// Its stderr (stdio servers), the last [`super::process::STDERR_LINES`] lines.
+    /// Its stderr (stdio servers), the last [`super::client::process::STDERR_LINES`] lines.
     pub stderr: Vec<String>,
     /// Its `notifications/message` log messages, one line each.
     pub messages: Vec<String>,

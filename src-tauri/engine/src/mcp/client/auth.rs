@@ -1,7 +1,7 @@
 //! Streamable HTTP connections that authorize with OAuth whenever the server asks. Requests go
 //! out with the stored token (or none); a request answered 401 (no or expired token) or 403
 //! `insufficient_scope` (step-up: the operation needs more scopes) runs the OAuth flow of
-//! [`crate::mcp::oauth`] with the server's challenge and is sent again, at most
+//! [`crate::mcp::client::oauth`] with the server's challenge and is sent again, at most
 //! [`MAX_AUTHORIZATIONS`] times per request, so a server that never accepts cannot loop us.
 //! Servers may demand authorization at `initialize` or only for later requests.
 
@@ -23,7 +23,7 @@ use tokio::sync::Mutex;
 
 use super::connect::{header_map, lifecycle};
 use super::{Bridge, McpClient, convert};
-use crate::mcp::oauth::OAuth;
+use crate::mcp::client::oauth::OAuth;
 use crate::vocab::mcp::McpError;
 use crate::vocab::server::OAuthClient;
 use crate::vocab::server::ServerSpec;
@@ -247,6 +247,6 @@ impl StreamableHttpClient for Reauthorizing {
 }
 
 /// An OAuth failure as the connection's error.
-fn auth_error(error: crate::mcp::oauth::OAuthError) -> McpError {
+fn auth_error(error: crate::mcp::client::oauth::OAuthError) -> McpError {
     McpError::Auth(error.to_string())
 }

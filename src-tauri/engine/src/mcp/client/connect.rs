@@ -18,10 +18,10 @@ use super::{
     Bridge, HANDSHAKE_VERSION, HostHandler, MAX_STDIO_MESSAGE_BYTES, McpClient, STATELESS_VERSION,
     STDERR_TAIL_LINES, auth, capped, convert, listen,
 };
-use crate::mcp::oauth::OAuth;
-use crate::mcp::process::{Launch, ServerProcess, StderrLog};
+use crate::mcp::client::oauth::OAuth;
+use crate::mcp::client::process::{Launch, ServerProcess, StderrLog};
+use crate::mcp::client::sse::SseTransport;
 use crate::mcp::progress::ProgressRoutes;
-use crate::mcp::sse::SseTransport;
 use crate::vocab::mcp::{McpError, ProtocolEra};
 use crate::vocab::server::{ServerSpec, Transport};
 

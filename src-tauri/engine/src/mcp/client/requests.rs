@@ -37,7 +37,7 @@ pub(super) fn capabilities(host: HostCapabilities) -> rm::ClientCapabilities {
         caps.elicitation = Some(elicitation);
     }
     if host.apps {
-        caps.extensions = Some(crate::mcp::apps::extension_capabilities());
+        caps.extensions = Some(crate::mcp::app_documents::extension_capabilities());
     }
     if host.tasks {
         let extensions = caps.extensions.get_or_insert_with(Default::default);

@@ -10,7 +10,7 @@ use ts_rs::TS;
 use super::McpHost;
 use super::calls::{CallRequest, Called, Caller};
 use crate::EngineError;
-use crate::mcp::apps::{self, AppCsp, AppDocument, AppError, AppView};
+use crate::mcp::app_documents::{self, AppCsp, AppDocument, AppError, AppView};
 use crate::mcp::tools::ToolError;
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolResult;
@@ -63,7 +63,7 @@ impl McpHost {
             uri: uri.clone(),
             found,
         })?;
-        if html.len() > apps::MAX_HTML_BYTES {
+        if html.len() > app_documents::MAX_HTML_BYTES {
             let bytes = html.len();
             return Err(AppError::TooLarge { uri, bytes }.into());
         }
@@ -118,7 +118,7 @@ impl McpHost {
         html: &str,
         csp: &AppCsp,
     ) -> Result<String, EngineError> {
-        if html.len() > apps::MAX_HTML_BYTES {
+        if html.len() > app_documents::MAX_HTML_BYTES {
             let bytes = html.len();
             let uri = "(document)".to_owned();
             return Err(AppError::TooLarge { uri, bytes }.into());

@@ -13,9 +13,9 @@ use tokio_util::sync::CancellationToken;
 use super::McpHost;
 use super::approval::Verdict;
 use crate::EngineError;
-use crate::mcp::apps;
+use crate::mcp::app_documents;
 use crate::mcp::progress::ProgressSink;
-use crate::mcp::tasks::{CallOutcome, TaskState};
+use crate::mcp::task_calls::{CallOutcome, TaskState};
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::error::{AppError, ToolError};
 use crate::vocab::mcp::ToolResult;
@@ -132,7 +132,7 @@ impl McpHost {
                 answer,
             } => {
                 let info = self.tool_info(server, tool)?;
-                if !apps::visible_to_apps(info.ui.as_ref()) {
+                if !app_documents::visible_to_apps(info.ui.as_ref()) {
                     tracing::warn!(%server, %tool, "an App called a tool hidden from Apps; refused");
                     let (server, tool) = (server.to_owned(), tool.to_owned());
                     return Err(AppError::HiddenFromApps { server, tool }.into());

@@ -7,7 +7,7 @@ use secrecy::SecretString;
 
 use super::McpHost;
 use crate::EngineError;
-use crate::mcp::oauth_client::secret_account;
+use crate::mcp::client::oauth_client::secret_account;
 use crate::secrets::blocking;
 
 impl McpHost {

@@ -29,7 +29,7 @@ pub use calls::{CallFailed, CallRequest, Called, Caller};
 pub use running::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 
-use super::apps::AppViews;
+use super::app_documents::AppViews;
 use super::interact::{Sampler, SamplingRequest, SamplingResult};
 use super::supervisor::{Backoff, Supervisor};
 use super::tools::Limits;

@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::{kinds, states_until};
-use crate::mcp::process::group_alive;
+use crate::mcp::client::process::group_alive;
 use crate::mcp::{
     Backoff, Limits, McpError, ServerConfig, ServerState, Supervisor, ToolError, Transport,
 };

@@ -7,7 +7,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::{args, free_port, start_everything_over};
-use crate::mcp::process::ServerProcess;
+use crate::mcp::client::process::ServerProcess;
 use crate::mcp::{IgnoreNotifications, McpClient, McpError, ServerSpec, Transport};
 use crate::vocab::mcp::ResultPart;
 

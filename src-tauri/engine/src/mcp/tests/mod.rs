@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::process::{Launch, ServerProcess};
+use super::client::process::{Launch, ServerProcess};
 use super::{McpClient, ServerNotification, ServerSpec, Transport};
 
 /// The fixtures folder of the npm servers.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::Path;
 
-use crate::mcp::process::{
+use crate::mcp::client::process::{
     Launch, STDERR_LINES, ServerProcess, StderrLog, extract_path, login_path, merge_paths,
 };
 

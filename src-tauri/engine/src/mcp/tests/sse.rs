@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 use super::{args, free_port, start_everything_over};
-use crate::mcp::process::ServerProcess;
+use crate::mcp::client::process::ServerProcess;
 use crate::mcp::{IgnoreNotifications, McpClient, McpError, ServerSpec, Transport};
 use crate::vocab::mcp::ResultPart;
 
@@ -101,7 +101,7 @@ async fn a_stream_without_an_endpoint_event_times_out() {
 
 #[tokio::test]
 async fn a_dropped_stream_closes_the_transport_and_later_sends_fail() {
-    use crate::mcp::sse::{SseError, SseTransport};
+    use crate::mcp::client::sse::{SseError, SseTransport};
     use rmcp::transport::Transport as _;
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

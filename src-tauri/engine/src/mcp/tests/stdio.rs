@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::{args, connect, everything_js, everything_spec, node_spec, process_running};
-use crate::mcp::process::group_alive;
+use crate::mcp::client::process::group_alive;
 use crate::mcp::{
     IgnoreNotifications, McpClient, McpError, ServerNotification, ServerSpec, Transport,
 };
@@ -20,7 +20,7 @@ const CALL: Duration = Duration::from_secs(10);
 
 #[tokio::test]
 async fn connecting_over_stdio_reports_the_server_and_the_handshake_era_version() {
-    crate::mcp::process::login_path().await; // resolved once per process: not part of connect
+    crate::mcp::client::process::login_path().await; // resolved once per process: not part of connect
     let started = Instant::now();
     let (client, _rx) = connect(&everything_spec()).await;
     eprintln!(

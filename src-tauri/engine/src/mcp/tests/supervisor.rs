@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
 use super::everything_js;
-use crate::mcp::process::group_alive;
+use crate::mcp::client::process::group_alive;
 use crate::mcp::{
     Backoff, Limits, ServerConfig, ServerState, Supervisor, SupervisorEvent, Transport,
 };
@@ -80,7 +80,7 @@ fn kill_group(pid: u32) {
 
 #[tokio::test]
 async fn three_servers_started_concurrently_reach_ready_and_publish_starting_then_ready() {
-    crate::mcp::process::login_path().await;
+    crate::mcp::client::process::login_path().await;
     let single = Supervisor::default();
     let started = Instant::now();
     assert_eq!(kind(&single.start(everything("solo")).await), "ready");

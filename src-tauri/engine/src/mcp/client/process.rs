@@ -63,7 +63,7 @@ impl StderrLog {
     }
 }
 
-/// What to run: the stdio fields of a [`super::Transport::Stdio`].
+/// What to run: the stdio fields of a [`crate::vocab::Transport::Stdio`].
 #[derive(Clone, Copy, Debug)]
 pub struct Launch<'a> {
     /// The program.
@@ -429,14 +429,14 @@ async fn shell_path() -> Option<OsString> {
 }
 
 /// The text between the markers, if non-empty.
-pub(super) fn extract_path(output: &str) -> Option<&str> {
+pub(in crate::mcp) fn extract_path(output: &str) -> Option<&str> {
     let start = output.find(PATH_START)? + PATH_START.len();
     let len = output[start..].find(PATH_END)?;
     Some(&output[start..start + len]).filter(|path| !path.is_empty())
 }
 
 /// `first`'s entries, then `second`'s entries not already present.
-pub(super) fn merge_paths(first: &OsStr, second: &OsStr) -> OsString {
+pub(in crate::mcp) fn merge_paths(first: &OsStr, second: &OsStr) -> OsString {
     let mut entries: Vec<_> = std::env::split_paths(first).collect();
     for entry in std::env::split_paths(second) {
         if !entries.contains(&entry) {

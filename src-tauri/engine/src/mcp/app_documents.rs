@@ -258,5 +258,5 @@ impl AppViews {
 }
 
 #[cfg(test)]
-#[path = "apps_tests.rs"]
+#[path = "app_documents_tests.rs"]
 mod tests;

@@ -5,7 +5,7 @@
 use rmcp::model as rm;
 
 use super::McpClient;
-use crate::mcp::apps::{self, AppCsp};
+use crate::mcp::app_documents::{self, AppCsp};
 use crate::vocab::mcp::McpError;
 
 /// An App resource as read: its HTML (`None` when it is not an App document, with what it
@@ -47,8 +47,8 @@ impl McpClient {
 }
 
 fn app_text(mime: Option<String>, text: String, meta: Option<rm::MetaObject>) -> AppResource {
-    let (csp, prefers_border) = apps::resource_meta(meta.as_deref());
-    let html = if apps::is_app_mime(mime.as_deref()) {
+    let (csp, prefers_border) = app_documents::resource_meta(meta.as_deref());
+    let html = if app_documents::is_app_mime(mime.as_deref()) {
         Ok(text)
     } else {
         Err(format!("MIME type {mime:?}"))
