@@ -152,6 +152,22 @@ impl<W: Write> Write for RedactingWriter<W> {
     }
 }
 
+/// An error with its chain of causes, each cause not already in the text appended, e.g.
+/// "error sending request: tcp connect error: Connection refused".
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,18 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// server-everything's entry point; panics with the fix when it is not installed.
-fn everything_js() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/mcp-node/node_modules/@modelcontextprotocol/server-everything")
-        .join("dist/index.js");
-    assert!(
-        path.exists(),
-        "{} is missing: run `scripts/deps.sh test`",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
-}
+use crate::suite::agent::everything_js;
 
 /// Runs the CLI on `data_dir` with the given extra environment variables.
 fn switchboard(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {

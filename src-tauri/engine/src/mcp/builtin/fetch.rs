@@ -22,6 +22,9 @@ use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
+use crate::logging::error_chain;
+use crate::mcp::netguard::is_public;
+
 /// The most bytes one fetch downloads.
 pub const DOWNLOAD_LIMIT: usize = 5 * 1024 * 1024;
 /// How long one fetch may take.
@@ -129,7 +132,7 @@ impl FetchServer {
             .get(url.clone())
             .send()
             .await
-            .map_err(|e| format!("Failed to fetch {url}: {}", describe(&e)))?;
+            .map_err(|e| format!("Failed to fetch {url}: {}", error_chain(&e)))?;
         let status = response.status();
         if !status.is_success() {
             return Err(format!(
@@ -175,7 +178,7 @@ async fn read_limited(response: reqwest::Response) -> Result<Vec<u8>, String> {
     let mut body = Vec::new();
     let mut chunks = response.bytes_stream();
     while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|e| format!("Failed to read the page: {}", describe(&e)))?;
+        let chunk = chunk.map_err(|e| format!("Failed to read the page: {}", error_chain(&e)))?;
         let room = DOWNLOAD_LIMIT - body.len();
         body.extend_from_slice(&chunk[..chunk.len().min(room)]);
         if body.len() >= DOWNLOAD_LIMIT {
@@ -263,51 +266,9 @@ fn public_redirects(attempt: Attempt) -> reqwest::redirect::Action {
     }
 }
 
-/// Whether `ip` is a public unicast address (see [`crate::mcp::netguard`]).
-pub fn is_public(ip: IpAddr) -> bool {
-    crate::mcp::netguard::is_public(ip)
-}
-
-/// An error with its causes.
-fn describe(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn addresses_are_classified() {
-        for private in [
-            "127.0.0.1",
-            "10.0.0.1",
-            "192.168.1.1",
-            "172.16.0.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "fe80::1",
-            "fd00::1",
-            "::ffff:127.0.0.1",
-        ] {
-            assert!(!is_public(private.parse().expect("ip")), "{private}");
-        }
-        for public in ["1.1.1.1", "93.184.216.34", "2606:4700::1111"] {
-            assert!(is_public(public.parse().expect("ip")), "{public}");
-        }
-    }
 
     #[test]
     fn windows_page_by_characters_with_the_marker() {

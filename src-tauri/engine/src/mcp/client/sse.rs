@@ -20,6 +20,7 @@ use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use crate::logging::error_chain;
 use crate::vocab::mcp::McpError;
 
 /// How many incoming messages may wait for the client before the stream reader pauses.
@@ -116,7 +117,7 @@ impl Transport<RoleClient> for SseTransport {
             let response = request
                 .send()
                 .await
-                .map_err(|e| SseError::Post(describe(&e)))?;
+                .map_err(|e| SseError::Post(error_chain(&e)))?;
             let status = response.status();
             if status.is_success() {
                 return Ok(());
@@ -161,7 +162,7 @@ async fn open_stream(
         .map_err(|e| {
             McpError::Connect(format!(
                 "cannot open the SSE stream at {base}: {}",
-                describe(&e)
+                error_chain(&e)
             ))
         })?;
     let status = response.status();
@@ -173,7 +174,10 @@ async fn open_stream(
     let mut events: Events = Box::pin(response.bytes_stream().eventsource());
     while let Some(event) = events.next().await {
         let event = event.map_err(|e| {
-            McpError::Connect(format!("the SSE stream at {base} failed: {}", describe(&e)))
+            McpError::Connect(format!(
+                "the SSE stream at {base} failed: {}",
+                error_chain(&e)
+            ))
         })?;
         if event.event == "endpoint" {
             return Ok((resolve_endpoint(base, event.data.trim())?, events));
@@ -208,7 +212,7 @@ async fn read_messages(
     let reason = loop {
         match events.next().await {
             None => break "the server ended the event stream".to_owned(),
-            Some(Err(e)) => break format!("the event stream failed: {}", describe(&e)),
+            Some(Err(e)) => break format!("the event stream failed: {}", error_chain(&e)),
             Some(Ok(event)) if event.event == "message" => {
                 match serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(&event.data) {
                     Ok(message) => {
@@ -224,21 +228,6 @@ async fn read_messages(
     };
     tracing::warn!("SSE transport closed: {reason}");
     let _ = closed.set(reason);
-}
-
-/// An error with its chain of causes, e.g. "… : tcp connect error: Connection refused".
-fn describe(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

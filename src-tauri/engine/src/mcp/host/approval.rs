@@ -167,11 +167,8 @@ pub enum Verdict {
 /// every caller goes through.
 pub fn verdict(decision: Decision, answer: Option<ApprovalAnswer>) -> Verdict {
     match (decision, answer) {
-        (Decision::Allow, _)
-        | (Decision::Ask, Some(ApprovalAnswer::AllowOnce))
-        | (Decision::Ask, Some(ApprovalAnswer::AllowAlways))
-        | (Decision::Ask, Some(ApprovalAnswer::AllowForChat)) => Verdict::Run,
         (Decision::Deny, _) | (Decision::Ask, Some(ApprovalAnswer::Deny)) => Verdict::Refused,
+        (Decision::Allow, _) | (Decision::Ask, Some(_)) => Verdict::Run,
         (Decision::Ask, None) => Verdict::Unanswered,
     }
 }
