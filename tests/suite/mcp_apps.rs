@@ -41,23 +41,24 @@ fn node_server(name: &str, script: &str, args: &[&str], approval: Approval) -> S
     config
 }
 
-fn npm_app(name: &str, package: &str, approval: Approval) -> ServerConfig {
+pub(crate) fn npm_app(name: &str, package: &str, approval: Approval) -> ServerConfig {
     let script = format!("node_modules/@modelcontextprotocol/{package}/dist/index.js");
     node_server(name, &script, &["--stdio"], approval)
 }
 
-async fn started(engine: &Engine, config: ServerConfig) {
+pub(crate) async fn started(engine: &Engine, config: ServerConfig) {
     let name = config.name.clone();
     engine.mcp().add_server(config).await.unwrap();
     engine.mcp().start_server(&name).await.unwrap();
 }
 
-fn call(server: &str, tool: &str, approval: Option<ApprovalAnswer>) -> AppCall {
+pub(crate) fn call(server: &str, tool: &str, approval: Option<ApprovalAnswer>) -> AppCall {
     AppCall {
         server: server.into(),
         tool: tool.into(),
         arguments: json!({}),
         conversation_id: "c1".into(),
+        app: Some(format!("ui://{server}/app.html")),
         approval,
     }
 }

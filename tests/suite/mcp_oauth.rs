@@ -242,6 +242,11 @@ fn browser(engine: &Engine) -> tokio::task::JoinHandle<Vec<String>> {
     })
 }
 
+/// Where `remote`'s tokens for the server at `origin` are kept.
+fn account(origin: &str) -> String {
+    switchboard_engine::mcp::OAuth::account("remote", &format!("{origin}/mcp"))
+}
+
 async fn add_remote(engine: &Engine, origin: &str) {
     let url = format!("{origin}/mcp");
     let transport = Transport::Http {
@@ -270,7 +275,7 @@ async fn a_server_that_demands_oauth_is_authorized_once_and_its_token_kept_in_th
         tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
         ["whoami"]
     );
-    let stored = keychain.get("mcp-oauth:remote").unwrap().unwrap();
+    let stored = keychain.get(&account(&origin)).unwrap().unwrap();
     let stored: Value =
         serde_json::from_str(secrecy::ExposeSecret::expose_secret(&stored)).unwrap();
     assert_eq!(stored["client_id"], "switchboard-test");
@@ -308,7 +313,7 @@ async fn a_refused_authorization_fails_the_server_with_the_authorization_servers
         engine.mcp().supervisor().state("remote"),
         Some(ServerState::Failed { .. } | ServerState::Restarting { .. })
     ));
-    assert!(keychain.get("mcp-oauth:remote").unwrap().is_none_or(|s| {
+    assert!(keychain.get(&account(&origin)).unwrap().is_none_or(|s| {
         !secrecy::ExposeSecret::expose_secret(&s).contains("access_token\":\"")
     }));
     engine.shutdown().await;
@@ -362,6 +367,6 @@ async fn a_machine_client_signs_in_with_its_keychain_secret_and_no_browser() {
     // The "browser" follows every published authorize URL, so none was published.
     let seen = seen.lock().unwrap();
     assert_eq!((seen.machine_requests, seen.authorizations), (1, 0));
-    let stored = keychain.get("mcp-oauth:remote").unwrap().unwrap();
+    let stored = keychain.get(&account(&origin)).unwrap().unwrap();
     assert!(secrecy::ExposeSecret::expose_secret(&stored).contains("machine-1"));
 }

@@ -217,7 +217,7 @@ async fn a_broken_document_imports_nothing_and_names_every_problem() {
 }
 
 #[tokio::test]
-async fn env_and_header_values_are_stored_apart_under_one_secrets_key() {
+async fn env_and_header_values_never_reach_the_database_rows() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     engine
@@ -240,10 +240,7 @@ async fn env_and_header_values_are_stored_apart_under_one_secrets_key() {
         (&rows[1].0, &rows[1].1, rows[1].3),
         (&"github".to_owned(), &"stdio".to_owned(), 1)
     );
-    assert_eq!(
-        github["secrets"],
-        json!({"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_secret_token_123"})
-    );
+    assert_eq!(github.get("secrets"), None);
     assert_eq!(
         github["transport"]["env"],
         json!({"GITHUB_PERSONAL_ACCESS_TOKEN": ""})
@@ -262,15 +259,12 @@ async fn env_and_header_values_are_stored_apart_under_one_secrets_key() {
         ]
     );
     for row in &rows {
-        let mut config: Value = serde_json::from_str(&row.2).unwrap();
-        config.as_object_mut().unwrap().remove("secrets");
-        let text = config.to_string();
-        assert!(!text.contains("secret"), "{text}");
+        assert!(!row.2.contains("secret"), "{}", row.2);
     }
-    let github = engine.store().find_server("github").await.unwrap();
-    assert_eq!(
-        github.config.secret_values().collect::<Vec<_>>(),
-        ["ghp_secret_token_123"]
+    let exported = engine.mcp().export_servers(true).await.unwrap();
+    assert!(
+        exported.contains("ghp_secret_token_123"),
+        "kept in the keychain"
     );
     assert_eq!(
         engine.redactor().scrub("token=ghp_secret_token_123"),
@@ -328,13 +322,17 @@ fn a_config_file_is_imported_listed_and_exported_from_the_terminal() {
         "no servers; add one with `switchboard servers add NAME --command CMD` or `switchboard servers import FILE`\n"
     );
 
-    let o = switchboard(&data, &["servers", "import", path], "");
+    let o = switchboard(&data, &["--secrets-file", "servers", "import", path], "");
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(
         text(&o.stdout),
         "added filesystem\nadded github\nadded remote\nadded legacy\n"
     );
-    let o = switchboard(&data, &["servers", "import", "-"], CLAUDE_DESKTOP);
+    let o = switchboard(
+        &data,
+        &["--secrets-file", "servers", "import", "-"],
+        CLAUDE_DESKTOP,
+    );
     assert_eq!(
         text(&o.stdout),
         "skipped filesystem (it already exists; --replace overwrites it)\n\
@@ -351,7 +349,30 @@ fn a_config_file_is_imported_listed_and_exported_from_the_terminal() {
          legacy  disabled  http://127.0.0.1:3001/sse (SSE)\n\
          remote  enabled  https://example.com/mcp (streamable HTTP)\n"
     );
-    let o = switchboard(&data, &["servers", "export"], "");
+    let o = switchboard(&data, &["--secrets-file", "servers", "export"], "");
+    let exported: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut input: Value = serde_json::from_str(CLAUDE_DESKTOP).unwrap();
+    input["mcpServers"]["github"]["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"] = json!("");
+    input["mcpServers"]["remote"]["headers"]["Authorization"] = json!("");
+    assert_eq!(exported, input, "values stay blank unless asked for");
+    let o = switchboard(
+        &data,
+        &["--secrets-file", "servers", "export", "--with-secrets"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("--yes"), "{}", text(&o.stderr));
+    let o = switchboard(
+        &data,
+        &[
+            "--secrets-file",
+            "servers",
+            "export",
+            "--with-secrets",
+            "--yes",
+        ],
+        "",
+    );
     let exported: Value = serde_json::from_slice(&o.stdout).unwrap();
     let input: Value = serde_json::from_str(CLAUDE_DESKTOP).unwrap();
     assert_eq!(exported, input);
@@ -370,6 +391,7 @@ fn servers_are_added_enabled_disabled_and_removed_from_the_terminal() {
     let o = switchboard(
         d,
         &[
+            "--secrets-file",
             "servers",
             "add",
             "time",
@@ -394,6 +416,7 @@ fn servers_are_added_enabled_disabled_and_removed_from_the_terminal() {
     let o = switchboard(
         d,
         &[
+            "--secrets-file",
             "servers",
             "add",
             "events",
@@ -413,7 +436,20 @@ fn servers_are_added_enabled_disabled_and_removed_from_the_terminal() {
         text(&switchboard(d, &["servers", "disable", "time"], "").stdout),
         "disabled time\n"
     );
-    let o = switchboard(d, &["servers", "export"], "");
+    let o = switchboard(d, &["--secrets-file", "servers", "export"], "");
+    let exported: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(exported["mcpServers"]["time"]["env"], json!({"TZ": ""}));
+    let o = switchboard(
+        d,
+        &[
+            "--secrets-file",
+            "servers",
+            "export",
+            "--with-secrets",
+            "--yes",
+        ],
+        "",
+    );
     let exported: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
         exported,
@@ -542,7 +578,7 @@ fn servers_are_previewed_imported_added_toggled_exported_and_removed_over_ipc() 
     )
     .unwrap();
     assert_eq!(off["config"]["enabled"], false);
-    let exported = invoke(&h, "export_servers", json!({})).unwrap();
+    let exported = invoke(&h, "export_servers", json!({ "withSecrets": false })).unwrap();
     let exported: Value = serde_json::from_str(exported.as_str().unwrap()).unwrap();
     assert_eq!(
         exported["mcpServers"]["time"],
@@ -606,7 +642,7 @@ async fn a_servers_oauth_client_settings_round_trip_and_its_secret_stays_in_the_
         .await
         .unwrap();
     assert!(engine.mcp().server_client_secret_set("corp").await.unwrap());
-    let exported = engine.mcp().export_servers().await.unwrap();
+    let exported = engine.mcp().export_servers(false).await.unwrap();
     let reread = switchboard_engine::mcp::config::parse(&exported).unwrap();
     assert_eq!(reread[0].oauth, corp.oauth, "{exported}");
     // The database file and its write-ahead log, as bytes.

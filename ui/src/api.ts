@@ -255,8 +255,8 @@ export function serverClientSecretSet(id: string): Promise<boolean> {
 }
 
 /** Every server as an `mcpServers` JSON document. */
-export function exportServers(): Promise<string> {
-  return call<string>('export_servers');
+export function exportServers(withSecrets = false): Promise<string> {
+  return call<string>('export_servers', { withSecrets });
 }
 
 // Model providers (src-tauri/src/commands/providers.rs).

@@ -815,6 +815,11 @@ arguments: unknown,
  */
 conversationId: string, 
 /**
+ * The App's `ui://` resource: the user's "Always" or "allow in this chat" on its approval
+ * card covers this App's calls only.
+ */
+app?: string, 
+/**
  * The user's answer, when the policy asked for one (`None` the first time).
  */
 approval: ApprovalAnswer | null, };

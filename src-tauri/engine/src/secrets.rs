@@ -24,6 +24,11 @@ pub enum SecretError {
         "no keychain is available ({0}); set the provider's environment variable, or start Switchboard with --secrets-file to keep keys in a private file"
     )]
     Unavailable(String),
+    /// No keychain is reachable for a server's env or header values (file fallback off).
+    #[error(
+        "no keychain is available ({0}) to keep the server's env and header values; start Switchboard with --secrets-file to keep them in a private file readable only by you"
+    )]
+    NoPlaceForServerValues(String),
     /// The store refused or failed.
     #[error("the {store} failed: {reason}")]
     Store {

@@ -73,8 +73,16 @@ pub enum ServersCmd {
         #[arg(long)]
         replace: bool,
     },
-    /// Print every server as an `mcpServers` JSON document.
-    Export,
+    /// Print every server as an `mcpServers` JSON document. Env and header values are left
+    /// blank (names kept) unless --with-secrets.
+    Export {
+        /// Write env and header values in clear (asks first; --yes answers for a script).
+        #[arg(long)]
+        with_secrets: bool,
+        /// With --with-secrets: do not ask.
+        #[arg(long, requires = "with_secrets")]
+        yes: bool,
+    },
     /// Turn a server on.
     Enable {
         /// The server's name or id.
@@ -118,6 +126,30 @@ pub enum ServersCmd {
     },
 }
 
+/// Asks on the terminal whether to write secret values in clear; refuses without one.
+async fn confirm_secrets() -> Result<bool, CliError> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError::Usage(
+            "--with-secrets writes env and header values in clear; confirm with --yes when \
+             not run from a terminal"
+                .into(),
+        ));
+    }
+    let line = tokio::task::spawn_blocking(|| {
+        eprint!("Write every server's env and header values (API keys, tokens) in clear? [y/N] ");
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await
+    .map_err(|e| CliError::Runtime(e.to_string()))??;
+    let yes = matches!(line.trim().to_lowercase().as_str(), "y" | "yes");
+    if !yes {
+        eprintln!("exporting without the values");
+    }
+    Ok(yes)
+}
+
 /// Runs one servers subcommand.
 pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
@@ -150,7 +182,10 @@ pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
                 )?;
             }
         }
-        ServersCmd::Export => writeln!(out, "{}", engine.mcp().export_servers().await?)?,
+        ServersCmd::Export { with_secrets, yes } => {
+            let with_secrets = *with_secrets && (*yes || confirm_secrets().await?);
+            writeln!(out, "{}", engine.mcp().export_servers(with_secrets).await?)?;
+        }
         ServersCmd::Enable { name } => {
             let record = engine.mcp().set_server_enabled(name, true).await?;
             writeln!(out, "enabled {}", record.config.name)?;

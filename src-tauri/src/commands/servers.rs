@@ -98,8 +98,9 @@ pub async fn server_client_secret_set(engine: State<'_, Engine>, id: String) -> 
     Ok(engine.mcp().server_client_secret_set(&id).await?)
 }
 
-/// Every server as an `mcpServers` JSON document.
+/// Every server as an `mcpServers` JSON document; env and header values only when
+/// `with_secrets` (the UI asks the user first).
 #[tauri::command]
-pub async fn export_servers(engine: State<'_, Engine>) -> CmdResult<String> {
-    Ok(engine.mcp().export_servers().await?)
+pub async fn export_servers(engine: State<'_, Engine>, with_secrets: bool) -> CmdResult<String> {
+    Ok(engine.mcp().export_servers(with_secrets).await?)
 }

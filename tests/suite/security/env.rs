@@ -13,6 +13,8 @@ fn switchboard(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("--data-dir")
         .arg(data_dir)
+        // No keychain here: a server's env values go to the private secrets file.
+        .arg("--secrets-file")
         .args(args)
         .env_remove("SWITCHBOARD_DATA_DIR")
         .env_remove("RUST_LOG")

@@ -1,7 +1,9 @@
 //! The security suite (issue 17): one test per hardening finding, each failing on the code
 //! before its fix — servers' environments, App CSP sources, SSRF ranges, the filesystem
-//! built-in, sampling limits, the OAuth loopback, file permissions and bounded imports.
+//! built-in, sampling limits, the OAuth loopback, file permissions, bounded imports and
+//! servers' env and header values in the keychain.
 
+mod app_approval;
 mod app_csp;
 mod env;
 #[cfg(unix)]
@@ -11,5 +13,6 @@ mod filesystem;
 mod import_cap;
 mod oauth_loopback;
 mod sampling;
+mod server_values;
 mod ssrf;
 mod trust;

@@ -42,11 +42,17 @@ async fn trusted(engine: &Engine, keychain: &KeyringSecrets) {
         .await
         .unwrap();
     let token = SecretString::from("{\"access_token\":\"token-for-a\"}");
-    keychain.set(&OAuth::account("remote"), &token).unwrap();
+    keychain.set(&A_ACCOUNT(), &token).unwrap();
+}
+
+/// Where `remote`'s token for server A is kept.
+#[allow(non_snake_case)]
+fn A_ACCOUNT() -> String {
+    OAuth::account("remote", "https://a.example/mcp")
 }
 
 fn token(keychain: &KeyringSecrets) -> bool {
-    keychain.get(&OAuth::account("remote")).unwrap().is_some()
+    keychain.get(&A_ACCOUNT()).unwrap().is_some()
 }
 
 #[tokio::test]
@@ -203,7 +209,7 @@ async fn after_a_url_change_the_new_endpoint_receives_no_authorization() {
     let json = r#"{"client_id":"c","token_response":{"access_token":"token-for-a",
         "token_type":"bearer"}}"#;
     keychain
-        .set(&OAuth::account("remote"), &SecretString::from(json))
+        .set(&OAuth::account("remote", &a), &SecretString::from(json))
         .unwrap();
     let _ = engine.mcp().start_server("remote").await;
     engine.mcp().stop_server("remote").await;
@@ -217,6 +223,33 @@ async fn after_a_url_change_the_new_endpoint_receives_no_authorization() {
         .mcp()
         .update_server("remote", remote("remote", &b))
         .await
+        .unwrap();
+    let _ = engine.mcp().start_server("remote").await;
+    engine.mcp().stop_server("remote").await;
+    let sent_to_b = seen_b.lock().unwrap().clone();
+    assert!(!sent_to_b.is_empty(), "B was never contacted");
+    assert!(
+        sent_to_b.iter().all(|h| h == "(none)"),
+        "B received {sent_to_b:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_token_kept_for_one_endpoint_is_never_sent_to_another_even_if_it_was_not_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, keychain) = engine(dir.path()).await;
+    let ((a, _), (b, seen_b)) = (recorder().await, recorder().await);
+    engine.mcp().add_server(remote("remote", &a)).await.unwrap();
+    engine
+        .mcp()
+        .update_server("remote", remote("remote", &b))
+        .await
+        .unwrap();
+    // As if deleting A's token had failed: it is still in the keychain, under A.
+    let json = r#"{"client_id":"c","token_response":{"access_token":"token-for-a",
+        "token_type":"bearer"}}"#;
+    keychain
+        .set(&OAuth::account("remote", &a), &SecretString::from(json))
         .unwrap();
     let _ = engine.mcp().start_server("remote").await;
     engine.mcp().stop_server("remote").await;

@@ -99,9 +99,27 @@ describe('McpApp', () => {
     expect(approvals()).toBe(1);
     const calls = backend.calls.filter((c) => c.cmd === 'app_call_tool').map((c) => c.args.call);
     expect(calls).toEqual([
-      { server: 'basic', tool: 'get-time', arguments: {}, conversationId: 'c1', approval: null },
-      { server: 'basic', tool: 'get-time', arguments: {}, conversationId: 'c1', approval: 'allow_once' },
+      { server: 'basic', tool: 'get-time', arguments: {}, conversationId: 'c1', app: 'ui://basic/app.html', approval: null },
+      { server: 'basic', tool: 'get-time', arguments: {}, conversationId: 'c1', app: 'ui://basic/app.html', approval: 'allow_once' },
     ]);
+  });
+
+  test('the approval card shows what the App asks to write, long values folded', async () => {
+    setup();
+    const user = userEvent.setup();
+    const { fromFrame, sent } = await frameWindow();
+    fromFrame({ jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {} });
+    await waitFor(() => expect(sent().length).toBe(1));
+    const content = 'rm -rf ~ '.repeat(60);
+    const args = { path: '/home/me/.bashrc', content };
+    fromFrame({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_file', arguments: args } });
+    const shown = await screen.findByTestId('mcp-app-ask-arguments');
+    expect(shown).toHaveTextContent('"path": "/home/me/.bashrc"');
+    expect(shown).toHaveTextContent(`(+${content.length - 200} characters)`);
+    expect(shown.textContent).not.toContain(content);
+    expect(screen.getByText(/cover this App’s calls only/)).toBeInTheDocument();
+    await user.click(screen.getByText('Show the full arguments'));
+    expect(screen.getByTestId('mcp-app-ask-full-arguments').textContent).toContain(content.trim());
   });
 
   test('closing tears the App down first, then forgets its document', async () => {

@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/svelte';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { emit } from '@tauri-apps/api/event';
 import { beforeEach, describe, expect, test } from 'vitest';
@@ -308,6 +308,26 @@ describe('the server manager', () => {
     await user.click(await screen.findByRole('button', { name: 'Export' }));
     const box = within(screen.getByTestId('server-export')).getByRole('textbox');
     expect(JSON.parse((box as HTMLTextAreaElement).value).mcpServers.everything.command).toBe('npx');
+  });
+
+  test('export leaves values blank and shows them only after a warning is confirmed', async () => {
+    const github = everything();
+    github.config.name = 'github';
+    github.id = 'gh';
+    github.config.transport = { type: 'stdio', command: 'npx', args: [], env: { GITHUB_TOKEN: 'ghp_fake_token' } };
+    const backend = installFakeBackend([], { servers: [github] });
+    const user = userEvent.setup();
+    render(ServersSettings);
+    await user.click(await screen.findByRole('button', { name: 'Export' }));
+    const panel = screen.getByTestId('server-export');
+    const box = () => (within(panel).getByRole('textbox') as HTMLTextAreaElement).value;
+    expect(JSON.parse(box()).mcpServers.github.env).toEqual({ GITHUB_TOKEN: '' });
+    await user.click(within(panel).getByRole('button', { name: 'Include secret values…' }));
+    expect(screen.getByTestId('export-secrets-warning')).toHaveTextContent('in clear');
+    expect(box()).not.toContain('ghp_fake_token');
+    await user.click(within(panel).getByRole('button', { name: 'Show them in clear' }));
+    await waitFor(() => expect(box()).toContain('ghp_fake_token'));
+    expect(backend.callsTo('export_servers').map((a) => a.withSecrets)).toEqual([false, true]);
   });
 
   test('speaks Chinese', async () => {

@@ -93,9 +93,12 @@ class ServerStore {
     return report;
   }
 
-  /** Every server as an `mcpServers` JSON document. */
-  export(): Promise<string> {
-    return api.exportServers();
+  /**
+   * Every server as an `mcpServers` JSON document; env and header values are blank unless
+   * `withSecrets` (ask the user first: they are written in clear).
+   */
+  export(withSecrets = false): Promise<string> {
+    return api.exportServers(withSecrets);
   }
 
   /** Whether a remote server has an OAuth client secret or private key in the keychain. */

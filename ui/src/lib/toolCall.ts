@@ -109,6 +109,27 @@ export function prettyJson(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? 'null';
 }
 
+/** How many characters of a long string value an approval card shows before folding it. */
+export const FOLD_CHARS = 200;
+
+/**
+ * `value` with every string longer than `max` characters cut to its start plus a note of how
+ * much is hidden (`folded` says whether any was), for approval cards that show arguments.
+ */
+export function foldLongStrings(value: unknown, max = FOLD_CHARS): { value: unknown; folded: boolean } {
+  let folded = false;
+  const fold = (v: unknown): unknown => {
+    if (typeof v === 'string' && v.length > max) {
+      folded = true;
+      return `${v.slice(0, max)}… (+${v.length - max} characters)`;
+    }
+    if (Array.isArray(v)) return v.map(fold);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fold(x)]));
+    return v;
+  };
+  return { value: fold(value), folded };
+}
+
 /** The preview of a long text: at most `lines` lines and `chars` characters. */
 export function preview(text: string, lines = 8, chars = 600): { text: string; cut: boolean } {
   const byLines = text.split('\n').slice(0, lines).join('\n');

@@ -127,8 +127,13 @@ export function serverCommand(rows: Map<string, ServerRecord>, cmd: string, args
     }
     case 'server_client_secret_set':
       return clientSecrets.has(find(rows, String(args.id)).config.name);
-    case 'export_servers':
-      return JSON.stringify({ mcpServers: Object.fromEntries([...rows.values()].map((r) => [r.config.name, r.config.transport])) }, null, 2);
+    case 'export_servers': {
+      // Like the engine: values blank unless asked for (the fake keeps them in the rows).
+      const blank = (map: Record<string, string> | undefined) => Object.fromEntries(Object.keys(map ?? {}).map((k) => [k, '']));
+      const transport = (t: ServerConfig['transport']) =>
+        args.withSecrets ? t : t.type === 'stdio' ? { ...t, env: blank(t.env) } : t.type === 'builtin' ? t : { ...t, headers: blank(t.headers) };
+      return JSON.stringify({ mcpServers: Object.fromEntries([...rows.values()].map((r) => [r.config.name, transport(r.config.transport)])) }, null, 2);
+    }
     default:
       return UNHANDLED;
   }

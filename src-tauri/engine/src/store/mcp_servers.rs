@@ -1,10 +1,11 @@
 //! The MCP servers repository: each configured server's name, transport kind, enabled flag and
 //! its configuration as JSON.
 //!
-//! Env and header values may be secrets. They are user configuration (like Claude Desktop's
-//! file) so they stay in the database, but apart: the `config` column holds the config with
-//! those values blanked, and the values themselves under its `"secrets"` key, so an export can
-//! drop that one key. They are never logged (see `ServerConfig`'s `Debug`).
+//! Env and header values may be secrets: they never reach the database. The `config` column
+//! holds the config with those values blanked (their names kept); the values live in the OS
+//! keychain (see `mcp::host::server_secrets`). A database written before that keeps them under
+//! the column's `"secrets"` key: they are read back (as [`ServerRecord`] values) so the host
+//! can move them to the keychain at start, and every write drops that key.
 
 use std::collections::BTreeMap;
 
@@ -14,7 +15,7 @@ use ts_rs::TS;
 
 use super::page::{new_id, now_ms};
 use super::{Store, StoreError};
-use crate::vocab::server::{secrets_of, secrets_of_mut};
+use crate::vocab::server::secrets_of_mut;
 use crate::vocab::{ServerConfig, Transport};
 
 /// A configured MCP server as stored.
@@ -31,20 +32,20 @@ pub struct ServerRecord {
     pub updated_at: i64,
 }
 
-/// The `config` column: the config with env/header values blanked, and those values apart.
+/// The `config` column: the config with env/header values blanked.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     #[serde(flatten)]
     config: ServerConfig,
-    /// The env (stdio) or header (remote) values: possibly secrets.
-    #[serde(default)]
+    /// Only in rows written by an older version: the env (stdio) or header (remote) values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     secrets: BTreeMap<String, String>,
 }
 
 impl Stored {
     fn of(config: &ServerConfig) -> Self {
         Self {
-            secrets: secrets_of(&config.transport).clone(),
+            secrets: BTreeMap::new(),
             config: config.without_secrets(),
         }
     }

@@ -95,6 +95,16 @@ impl Store {
         &self.path
     }
 
+    /// Copies the write-ahead log into the database file and truncates it, so content
+    /// overwritten since (see `secure_delete`) is gone from the WAL file too.
+    pub async fn checkpoint(&self) -> Result<(), StoreError> {
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        Ok(())
+    }
+
     /// The newest schema version applied to this database.
     pub async fn schema_version(&self) -> Result<i64, StoreError> {
         let v: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
@@ -136,7 +146,10 @@ async fn connect(
         .journal_mode(SqliteJournalMode::Wal)
         .foreign_keys(true)
         .busy_timeout(busy_timeout)
-        .synchronous(sqlx::sqlite::SqliteSynchronous::Normal);
+        .synchronous(sqlx::sqlite::SqliteSynchronous::Normal)
+        // Deleted and overwritten content is zeroed, not left in free pages (a secret moved
+        // out of the database does not linger in its file).
+        .pragma("secure_delete", "on");
     let pool = SqlitePoolOptions::new()
         .max_connections(max)
         .min_connections(1)

@@ -275,6 +275,10 @@ impl fmt::Debug for ServerConfig {
 /// What replaces a secret value in [`ServerConfig::without_secrets`].
 pub const SECRET_PLACEHOLDER: &str = "";
 
+/// What an env or header value reads as over IPC ([`ServerConfig::masked`]); sent back
+/// unchanged in an update, it means "keep the stored value".
+pub const SECRET_MASK: &str = "••••••••";
+
 impl ServerConfig {
     /// A config with the defaults: enabled, auto-started, default timeouts, approval "ask".
     pub fn new(name: impl Into<String>, transport: Transport) -> Self {
@@ -335,6 +339,19 @@ impl ServerConfig {
         copy
     }
 
+    /// A copy whose env and header values read [`SECRET_MASK`] (their names are kept): how
+    /// a server's configuration leaves the engine for the UI.
+    pub fn masked(&self) -> Self {
+        let mut copy = self.clone();
+        for v in secrets_of_mut(&mut copy.transport)
+            .into_iter()
+            .flat_map(|m| m.values_mut())
+        {
+            SECRET_MASK.clone_into(v);
+        }
+        copy
+    }
+
     /// A one-line description for previews and listings: the command line (env values
     /// masked) or the URL and transport.
     pub fn command_line(&self) -> String {
@@ -371,6 +388,18 @@ pub fn secrets_of_mut(t: &mut Transport) -> Option<&mut BTreeMap<String, String>
         Transport::Stdio { env, .. } => Some(env),
         Transport::Http { headers, .. } | Transport::Sse { headers, .. } => Some(headers),
         Transport::Builtin { .. } => None,
+    }
+}
+
+/// A URL as compared for identity: parsed (scheme and host lower-cased, default port
+/// dropped), without fragment or trailing slash; the text itself when it does not parse.
+pub fn canonical_url(url: &str) -> String {
+    match url::Url::parse(url.trim()) {
+        Ok(mut parsed) => {
+            parsed.set_fragment(None);
+            parsed.as_str().trim_end_matches('/').to_owned()
+        }
+        Err(_) => url.trim().to_owned(),
     }
 }
 

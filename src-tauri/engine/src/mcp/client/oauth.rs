@@ -5,7 +5,9 @@
 //! through an [`Authorizer`] (the system browser in the app), catch the redirect on a loopback
 //! listener on 127.0.0.1 (random port), exchange the code for tokens. Tokens (and the
 //! registered client id) live in the OS keychain through [`SecretStore`], under the account
-//! `mcp-oauth:<server name>`, never in SQLite or the logs.
+//! `mcp-oauth:<server name>@<canonical URL>` ([`OAuth::account`]), never in SQLite or the
+//! logs: a token is only ever sent to the endpoint it was granted for, whatever the server's
+//! configuration becomes (and a change of URL or name, a replace or a removal deletes it).
 
 mod loopback;
 mod machine;
@@ -26,6 +28,7 @@ pub use loopback::{CALLBACK_PATH, Loopback};
 use super::oauth_client::secret_account;
 use crate::logging::Redactor;
 use crate::secrets::SecretStore;
+use crate::vocab::server::canonical_url;
 use crate::vocab::server::{OAuthClient, OAuthGrant};
 
 /// How long we wait, by default, for the user to approve in the browser.
@@ -183,14 +186,16 @@ impl OAuth {
         self
     }
 
-    /// The keychain account holding `server`'s tokens.
-    pub fn account(server: &str) -> String {
-        format!("mcp-oauth:{server}")
+    /// The keychain account holding the tokens of `server` for its endpoint `url` (compared
+    /// canonical: case of scheme and host, default port, trailing slash and fragment aside).
+    pub fn account(server: &str, url: &str) -> String {
+        format!("mcp-oauth:{server}@{}", canonical_url(url))
     }
 
-    /// Forgets `server`'s tokens and client registration.
-    pub async fn forget(&self, server: &str) -> Result<(), OAuthError> {
-        self.store(server).clear().await.map_err(OAuthError::from)
+    /// The account an older version kept `server`'s tokens under (by name only): deleted with
+    /// the server's other secrets, never read.
+    pub fn legacy_account(server: &str) -> String {
+        format!("mcp-oauth:{server}")
     }
 
     /// An authorization manager for `url`, loaded with `server`'s stored tokens if any. Its
@@ -203,7 +208,7 @@ impl OAuth {
         allow_private: bool,
     ) -> Result<AuthorizationManager, OAuthError> {
         let mut manager = net::manager(url, allow_private).await?;
-        manager.set_credential_store(self.store(server));
+        manager.set_credential_store(self.store(server, url));
         // Stored tokens from an earlier run; a failure here only means we authorize anew.
         if let Err(error) = manager.initialize_from_store().await {
             tracing::info!(server, %error, "stored OAuth credentials are unusable");
@@ -238,7 +243,7 @@ impl OAuth {
         };
         let listener = Loopback::bind().await?;
         let mut request = request(listener.redirect_uri(), challenge, client, secret);
-        if let Some(scopes) = self.step_up_scopes(server, challenge).await {
+        if let Some(scopes) = self.step_up_scopes(server, url, challenge).await {
             request = request.with_scopes(scopes);
         }
         let session = AuthorizationSession::new(manager, request)
@@ -253,9 +258,14 @@ impl OAuth {
     /// For a step-up (a challenge naming scopes while we already hold a grant): the union of
     /// the scopes granted so far and the challenged ones, so the new token keeps what the old
     /// one allowed (SEP-2350). `None` for a first authorization.
-    async fn step_up_scopes(&self, server: &str, challenge: &str) -> Option<Vec<String>> {
+    async fn step_up_scopes(
+        &self,
+        server: &str,
+        url: &str,
+        challenge: &str,
+    ) -> Option<Vec<String>> {
         let challenged = challenge_scopes(challenge)?;
-        let stored = self.store(server).load().await.ok().flatten()?;
+        let stored = self.store(server, url).load().await.ok().flatten()?;
         if stored.token_response.is_none() || stored.granted_scopes.is_empty() {
             return None;
         }
@@ -305,11 +315,11 @@ impl OAuth {
         }
     }
 
-    /// The keychain-backed credential store of `server`.
-    fn store(&self, server: &str) -> KeychainCredentials {
+    /// The keychain-backed credential store of `server` at `url`.
+    fn store(&self, server: &str, url: &str) -> KeychainCredentials {
         KeychainCredentials {
             secrets: self.secrets.clone(),
-            account: Self::account(server),
+            account: Self::account(server, url),
             redactor: self.redactor.clone(),
         }
     }

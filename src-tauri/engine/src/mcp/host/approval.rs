@@ -90,14 +90,20 @@ pub fn destructive(annotations: &ToolAnnotations) -> bool {
 /// Conversation id → the (server, tool) pairs allowed in it.
 type Grants = HashMap<String, HashSet<(String, String)>>;
 
-/// The policy service: the stored policies plus the in-memory per-conversation grants.
-/// Cheap to clone; clones share the grants.
+/// The policy service: the stored policies plus the in-memory per-conversation grants (the
+/// model's, and the Apps' own, [`super::app_grants`]). Cheap to clone; clones share the grants.
 #[derive(Clone, Debug, Default)]
 pub struct Policies {
     chats: Arc<Mutex<Grants>>,
+    apps: super::app_grants::AppChatGrants,
 }
 
 impl Policies {
+    /// The Apps' "allow in this chat" grants.
+    pub(crate) fn app_chats(&self) -> &super::app_grants::AppChatGrants {
+        &self.apps
+    }
+
     /// Allows `tool` of `server` for the rest of `conversation` (not stored).
     pub fn allow_for_chat(&self, conversation: &str, server: &str, tool: &str) {
         let pair = (server.to_owned(), tool.to_owned());

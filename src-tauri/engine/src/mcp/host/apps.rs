@@ -29,6 +29,11 @@ pub struct AppCall {
     pub arguments: Value,
     /// The conversation the App is shown in (for "allow in this chat").
     pub conversation_id: String,
+    /// The App's `ui://` resource: the user's "Always" or "allow in this chat" on its approval
+    /// card covers this App's calls only.
+    #[serde(default)]
+    #[ts(optional)]
+    pub app: Option<String>,
     /// The user's answer, when the policy asked for one (`None` the first time).
     pub approval: Option<ApprovalAnswer>,
 }
@@ -82,6 +87,7 @@ impl McpHost {
     pub async fn app_call_tool(&self, call: AppCall) -> Result<AppCallOutcome, EngineError> {
         let caller = Caller::App {
             conversation: &call.conversation_id,
+            app: call.app.as_deref(),
             answer: call.approval,
         };
         let request = CallRequest {

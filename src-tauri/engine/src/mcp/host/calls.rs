@@ -11,7 +11,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::McpHost;
-use super::approval::Verdict;
+use super::app_grants::Grant;
+use super::approval::{Decision, Verdict, verdict};
 use crate::EngineError;
 use crate::mcp::app_documents;
 use crate::mcp::progress::ProgressSink;
@@ -32,10 +33,13 @@ pub enum Caller<'a> {
         /// Asks the user; awaited only when the policy asks.
         ask: BoxFuture<'a, Option<ApprovalAnswer>>,
     },
-    /// An MCP App in `conversation`, with the user's answer if it already asked.
+    /// An MCP App in `conversation`, with the user's answer if it already asked. Its answers
+    /// cover that App only ([`super::app_grants`]).
     App {
         /// The conversation the App is shown in.
         conversation: &'a str,
+        /// The App's `ui://` resource (`None`: its answers are kept for no later call).
+        app: Option<&'a str>,
         /// The user's answer to the approval card, if the App showed it.
         answer: Option<ApprovalAnswer>,
     },
@@ -129,6 +133,7 @@ impl McpHost {
             }
             Caller::App {
                 conversation,
+                app,
                 answer,
             } => {
                 let info = self.tool_info(server, tool)?;
@@ -137,10 +142,48 @@ impl McpHost {
                     let (server, tool) = (server.to_owned(), tool.to_owned());
                     return Err(AppError::HiddenFromApps { server, tool }.into());
                 }
-                let answer = async { answer };
-                self.approve(conversation, server, tool, answer).await
+                self.app_verdict(conversation, server, tool, app, answer)
+                    .await
             }
         }
+    }
+
+    /// An App's call: the policy; where it asks, the App's own grant or the user's answer,
+    /// which is kept for that App only.
+    async fn app_verdict(
+        &self,
+        conversation: &str,
+        server: &str,
+        tool: &str,
+        app: Option<&str>,
+        answer: Option<ApprovalAnswer>,
+    ) -> Result<Verdict, EngineError> {
+        let mut decision = self.decide(server, tool, conversation).await?;
+        let grant = match app {
+            Some(app) => {
+                let id = self.store().find_server(server).await?.id;
+                let (app, tool) = (app.to_owned(), tool.to_owned());
+                Some(Grant {
+                    server: id,
+                    app,
+                    tool,
+                })
+            }
+            None => None,
+        };
+        if decision == Decision::Ask
+            && let Some(grant) = &grant
+            && self.app_granted(conversation, grant).await?
+        {
+            decision = Decision::Allow;
+        }
+        let answer = answer.filter(|_| decision == Decision::Ask);
+        let verdict = verdict(decision, answer);
+        if let (Verdict::Run, Some(answer), Some(grant)) = (verdict, answer, grant) {
+            self.remember_app_approval(conversation, grant, answer)
+                .await?;
+        }
+        Ok(verdict)
     }
 
     /// Runs an approved call: the finished result, or its task for a caller that follows it.

@@ -7,8 +7,10 @@ use secrecy::SecretString;
 
 use super::McpHost;
 use crate::EngineError;
+use crate::mcp::OAuth;
 use crate::mcp::client::oauth_client::secret_account;
 use crate::secrets::blocking;
+use crate::vocab::{ServerConfig, Transport};
 
 impl McpHost {
     /// Stores (`Some`) or forgets (`None`) the OAuth client secret or PEM private key of the
@@ -38,10 +40,15 @@ impl McpHost {
         Ok(blocking(move || secrets.key(&account, None).map(|k| k.is_some())).await?)
     }
 
-    /// Forgets the removed server `name`'s OAuth tokens and client secret (best effort: a
+    /// Forgets the OAuth tokens and client secret of server `old` (its name and URL as they
+    /// were), and the tokens an older version kept by its name (best effort: a
     /// keychain that cannot be reached is logged, the removal stands).
-    pub(crate) async fn forget_server_secrets(&self, name: &str) {
-        let accounts = [secret_account(name), crate::mcp::OAuth::account(name)];
+    pub(crate) async fn forget_server_secrets(&self, old: &ServerConfig) {
+        let name = old.name.as_str();
+        let mut accounts = vec![secret_account(name), OAuth::legacy_account(name)];
+        if let Transport::Http { url, .. } | Transport::Sse { url, .. } = &old.transport {
+            accounts.push(OAuth::account(name, url));
+        }
         let secrets = self.secrets().clone();
         let forgotten = blocking(move || {
             accounts

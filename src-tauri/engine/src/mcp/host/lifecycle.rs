@@ -16,8 +16,10 @@ impl McpHost {
     /// Starts every enabled, auto-start configured server concurrently; returns each one's
     /// state once all are Ready or Failed.
     pub async fn start_servers(&self) -> Result<Vec<(String, ServerState)>, EngineError> {
-        let configs: Vec<_> = self.store().list_servers().await?;
-        let configs: Vec<_> = configs.into_iter().map(|r| r.config).collect();
+        let mut configs = Vec::new();
+        for record in self.store().list_servers().await? {
+            configs.push(self.runnable(record).await?);
+        }
         Ok(self.supervisor().start_all(&configs).await)
     }
 
@@ -26,7 +28,7 @@ impl McpHost {
     pub async fn start_server(&self, name: &str) -> Result<(), EngineError> {
         let record = self.store().find_server(name).await?;
         let server = record.config.name.clone();
-        match self.supervisor().start(record.config).await {
+        match self.supervisor().start(self.runnable(record).await?).await {
             ServerState::Ready { .. } => Ok(()),
             ServerState::Failed { reason } => Err(ToolError::StartFailed { server, reason }.into()),
             other => Err(ToolError::NotReady {

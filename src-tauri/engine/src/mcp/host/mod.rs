@@ -11,14 +11,18 @@
 //! - [`calls`]: the one tool-call pipeline every caller uses (resolve → approval → run).
 //! - [`approval`]: where every tool call's approval is decided.
 //! - [`apps`]: MCP Apps — the App a call renders and an App's own tool calls.
+//! - [`app_grants`]: what an App's own "Always" / "in this chat" covers (that App only).
 //! - [`client_secret`]: a remote server's OAuth client secret in the keychain.
+//! - [`server_secrets`]: a server's env and header values in the keychain, masked for the UI.
 
+mod app_grants;
 pub mod approval;
 mod apps;
 pub mod calls;
 mod client_secret;
 mod lifecycle;
 mod running;
+pub mod server_secrets;
 mod servers;
 pub mod trust;
 

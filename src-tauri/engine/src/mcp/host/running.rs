@@ -60,6 +60,9 @@ impl McpHost {
                 .sampling_limits()
                 .set_max_tokens(n);
         }
+        if let Err(error) = self.move_server_secrets().await {
+            tracing::warn!(%error, "cannot move MCP server values to the keychain yet");
+        }
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! The engine's MCP server configuration service: import an `mcpServers` document (with a
 //! dry-run preview; existing servers are never overwritten unless asked), add, list, enable,
-//! disable, remove and export servers. Env and header values are registered with the log
+//! disable, remove and export servers. Env and header values go to the keychain
+//! ([`super::server_secrets`]) and leave the engine masked; they are registered with the log
 //! redactor whenever they pass through here.
 
 use std::collections::HashMap;
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::McpHost;
+use super::server_secrets::masked;
 use crate::EngineError;
 use crate::mcp::config;
 use crate::store::ServerRecord;
@@ -106,11 +108,22 @@ impl McpHost {
         on_conflict: Conflict,
     ) -> Result<ImportReport, EngineError> {
         let plan = self.plan_import(json, on_conflict).await?;
+        let mut old = HashMap::new();
+        for (id, _) in &plan.replaced {
+            old.insert(id.clone(), self.store().find_server(id).await?.config);
+        }
         self.store()
             .import_servers(&plan.added, &plan.replaced)
             .await?;
         for (id, config) in &plan.replaced {
-            self.revoke_trust(id, &config.name).await?;
+            if let Some(old) = old.get(id) {
+                self.revoke_trust(id, old).await?;
+            }
+            self.seal(id, config).await?;
+        }
+        for config in &plan.added {
+            let record = self.store().find_server(&config.name).await?;
+            self.seal(&record.id, config).await?;
         }
         let report = plan.preview.report;
         tracing::info!(
@@ -125,14 +138,19 @@ impl McpHost {
     /// Adds one server; its name must be new.
     pub async fn add_server(&self, config: ServerConfig) -> Result<ServerRecord, EngineError> {
         config.validate()?;
-        self.guard_secrets(std::slice::from_ref(&config));
         let record = self.store().insert_server(&config).await?;
+        if let Err(error) = self.seal(&record.id, &config).await {
+            // Nothing half-saved: the server goes again, the form keeps what was typed.
+            self.store().delete_server(&record.id).await?;
+            return Err(error);
+        }
         tracing::info!(server = %record.config.name, "added an MCP server");
-        Ok(record)
+        Ok(masked(record))
     }
 
     /// Replaces the configuration of the server with this id or name; it may be renamed (to a
-    /// name not taken), and its id stays. Its tool policies stay unless its command, args,
+    /// name not taken), and its id stays. An env or header value sent back masked keeps the
+    /// stored value. Its tool policies stay unless its command, args,
     /// URL or transport changed (see [`crate::mcp::trust`]). A running server keeps its old
     /// configuration until it is restarted.
     pub async fn update_server(
@@ -141,22 +159,20 @@ impl McpHost {
         config: ServerConfig,
     ) -> Result<ServerRecord, EngineError> {
         config.validate()?;
-        self.guard_secrets(std::slice::from_ref(&config));
         let record = self.store().find_server(id_or_name).await?;
+        let config = self.with_kept_values(&record.id, config).await?;
+        self.seal(&record.id, &config).await?;
         let updated = self.store().update_server(&record.id, &config).await?;
         self.rebind_trust(&record.id, &record.config, &updated.config)
             .await?;
         tracing::info!(server = %updated.config.name, "updated an MCP server");
-        Ok(updated)
+        Ok(masked(updated))
     }
 
-    /// Every configured server, by name.
+    /// Every configured server, by name, its env and header values masked.
     pub async fn list_servers(&self) -> Result<Vec<ServerRecord>, EngineError> {
         let records = self.store().list_servers().await?;
-        for r in &records {
-            self.guard_secrets(std::slice::from_ref(&r.config));
-        }
-        Ok(records)
+        Ok(records.into_iter().map(masked).collect())
     }
 
     /// Turns the server with this id or name on or off.
@@ -166,7 +182,8 @@ impl McpHost {
         enabled: bool,
     ) -> Result<ServerRecord, EngineError> {
         let record = self.store().find_server(id_or_name).await?;
-        Ok(self.store().set_server_enabled(&record.id, enabled).await?)
+        let updated = self.store().set_server_enabled(&record.id, enabled).await?;
+        Ok(masked(updated))
     }
 
     /// Removes the server with this id or name.
@@ -174,19 +191,29 @@ impl McpHost {
         let record = self.store().find_server(id_or_name).await?;
         self.store().delete_server(&record.id).await?;
         tracing::info!(server = %record.config.name, "removed an MCP server");
-        self.forget_server_secrets(&record.config.name).await;
+        self.forget_server_secrets(&record.config).await;
+        self.unseal_forget(&record.id).await;
+        self.clear_app_grants(&record.id).await?;
         Ok(())
     }
 
-    /// Every server as an `mcpServers` document (pretty JSON, env and header values included:
-    /// this is the user's own configuration file).
-    pub async fn export_servers(&self) -> Result<String, EngineError> {
-        let configs: Vec<ServerConfig> = self
-            .list_servers()
-            .await?
-            .into_iter()
-            .map(|r| r.config)
-            .collect();
+    /// Every server as an `mcpServers` document (pretty JSON). Env and header values are
+    /// blank (their names kept) unless `with_secrets`, which the caller confirms with the user
+    /// first: then they are written in clear, as the servers receive them.
+    pub async fn export_servers(&self, with_secrets: bool) -> Result<String, EngineError> {
+        let mut configs = Vec::new();
+        for record in self.store().list_servers().await? {
+            configs.push(match with_secrets {
+                true => self.runnable(record).await?,
+                false => record.config.without_secrets(),
+            });
+        }
+        if with_secrets {
+            tracing::info!(
+                servers = configs.len(),
+                "exported MCP servers with their secret values"
+            );
+        }
         Ok(config::export(&configs))
     }
 
@@ -204,9 +231,13 @@ impl McpHost {
     }
 
     /// Keeps the configs' env and header values out of the logs.
-    fn guard_secrets(&self, configs: &[ServerConfig]) {
+    pub(crate) fn guard_secrets(&self, configs: &[ServerConfig]) {
         let values = configs.iter().flat_map(ServerConfig::secret_values);
-        for v in values.filter(|v| v.chars().count() >= MIN_SECRET_CHARS) {
+        let real = |v: &&str| *v != crate::vocab::server::SECRET_MASK;
+        for v in values
+            .filter(real)
+            .filter(|v| v.chars().count() >= MIN_SECRET_CHARS)
+        {
             self.redactor().add(v);
         }
     }

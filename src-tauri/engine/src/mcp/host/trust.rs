@@ -2,11 +2,12 @@
 //! working directory) or the endpoint it reaches (transport and canonical URL). When a
 //! server's configuration changes its identity, or an import replaces it, the trust given to
 //! the old one does not carry over: its "always allow"/"never" tool policies are cleared (the
-//! user is asked again), and its OAuth tokens and client secret, stored under its name, are
-//! deleted, as they are when it is renamed (a new server may take the old name).
+//! user is asked again), and its OAuth tokens (stored under its name and URL) and client
+//! secret are deleted, as they are when it is renamed (a new server may take the old name).
 
 use super::McpHost;
 use crate::EngineError;
+use crate::vocab::server::canonical_url;
 use crate::vocab::{ServerConfig, Transport};
 
 /// Whether `new` runs another program or reaches another endpoint than `old`.
@@ -35,18 +36,6 @@ pub fn identity_changed(old: &Transport, new: &Transport) -> bool {
     }
 }
 
-/// A URL as compared for identity: parsed (scheme and host lower-cased, default port
-/// dropped), without fragment or trailing slash; the text itself when it does not parse.
-pub fn canonical_url(url: &str) -> String {
-    match url::Url::parse(url.trim()) {
-        Ok(mut parsed) => {
-            parsed.set_fragment(None);
-            parsed.as_str().trim_end_matches('/').to_owned()
-        }
-        Err(_) => url.trim().to_owned(),
-    }
-}
-
 impl McpHost {
     /// After server `id`'s configuration went from `old` to `new`: clears its tool policies
     /// when its identity changed, and forgets the secrets stored under its old name when its
@@ -63,24 +52,29 @@ impl McpHost {
             tracing::info!(server = %new.name, "the server's identity changed: its tool policies were cleared");
         }
         if identity || old.name != new.name {
-            self.forget_server_secrets(&old.name).await;
+            self.forget_server_secrets(old).await;
         }
         Ok(())
     }
 
-    /// Forgets everything trusted about server `id` named `name` (an import replaced it).
-    pub(crate) async fn revoke_trust(&self, id: &str, name: &str) -> Result<(), EngineError> {
+    /// Forgets everything trusted about server `id`, configured as `old` (an import replaced
+    /// it).
+    pub(crate) async fn revoke_trust(
+        &self,
+        id: &str,
+        old: &ServerConfig,
+    ) -> Result<(), EngineError> {
         self.clear_tool_policies(id).await?;
-        self.forget_server_secrets(name).await;
+        self.forget_server_secrets(old).await;
         Ok(())
     }
 
-    /// Removes every tool policy of server `id`.
+    /// Removes every tool policy of server `id`, and its Apps' grants.
     async fn clear_tool_policies(&self, id: &str) -> Result<(), EngineError> {
         for tool in self.store().tool_policies(id).await?.into_keys() {
             self.store().set_tool_policy(id, &tool, None).await?;
         }
-        Ok(())
+        self.clear_app_grants(id).await
     }
 }
 

@@ -73,13 +73,16 @@ async fn tokens_are_kept_in_the_secret_store_under_the_servers_account() {
     let redactor = crate::logging::Redactor::default();
     let store = KeychainCredentials {
         secrets: secrets.clone(),
-        account: OAuth::account("remote"),
+        account: OAuth::account("remote", "https://mcp.example/mcp"),
         redactor: redactor.clone(),
     };
     assert!(store.load().await.unwrap().is_none());
     let credentials = StoredCredentials::new("client-1".into(), None, vec!["mcp".into()], Some(7));
     store.save(credentials).await.unwrap();
-    let raw = secrets.get("mcp-oauth:remote").unwrap().unwrap();
+    let raw = secrets
+        .get("mcp-oauth:remote@https://mcp.example/mcp")
+        .unwrap()
+        .unwrap();
     assert!(raw.expose_secret().contains("\"client_id\":\"client-1\""));
     let loaded = store.load().await.unwrap().unwrap();
     assert_eq!(
@@ -87,7 +90,12 @@ async fn tokens_are_kept_in_the_secret_store_under_the_servers_account() {
         ("client-1".into(), vec!["mcp".into()])
     );
     store.clear().await.unwrap();
-    assert!(secrets.get("mcp-oauth:remote").unwrap().is_none());
+    assert!(
+        secrets
+            .get("mcp-oauth:remote@https://mcp.example/mcp")
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[tokio::test]
@@ -96,13 +104,16 @@ async fn stored_tokens_are_scrubbed_from_the_logs() {
     let redactor = crate::logging::Redactor::default();
     let store = KeychainCredentials {
         secrets: secrets.clone(),
-        account: OAuth::account("remote"),
+        account: OAuth::account("remote", "https://mcp.example/mcp"),
         redactor: redactor.clone(),
     };
     let json = r#"{"client_id":"c","token_response":{"access_token":"at-secret-1",
         "token_type":"bearer","refresh_token":"rt-secret-2"}}"#;
     secrets
-        .set("mcp-oauth:remote", &json.to_owned().into())
+        .set(
+            &OAuth::account("remote", "https://mcp.example/mcp"),
+            &json.to_owned().into(),
+        )
         .unwrap();
     store.load().await.unwrap().unwrap();
     assert_eq!(
@@ -142,7 +153,7 @@ impl Broken {
 async fn an_unreadable_keychain_means_no_tokens_and_saving_reports_the_store() {
     let store = KeychainCredentials {
         secrets: Arc::new(Broken),
-        account: OAuth::account("remote"),
+        account: OAuth::account("remote", "https://mcp.example/mcp"),
         redactor: crate::logging::Redactor::default(),
     };
     assert!(store.load().await.unwrap().is_none());
@@ -180,7 +191,9 @@ async fn a_step_up_asks_for_the_granted_scopes_and_the_challenged_ones() {
     let oauth = OAuth::new(secrets, Arc::new(Headless::new(|_| {})));
     let challenge = r#"Bearer error="insufficient_scope", scope="write read""#;
     assert_eq!(
-        oauth.step_up_scopes("s", challenge).await,
+        oauth
+            .step_up_scopes("s", "https://s.example/mcp", challenge)
+            .await,
         None,
         "no grant yet"
     );
@@ -188,9 +201,16 @@ async fn a_step_up_asks_for_the_granted_scopes_and_the_challenged_ones() {
         serde_json::from_value(serde_json::json!({"access_token": "t", "token_type": "Bearer"}))
             .unwrap();
     let granted = StoredCredentials::new("c".into(), Some(token), vec!["read".into()], None);
-    oauth.store("s").save(granted).await.unwrap();
+    oauth
+        .store("s", "https://s.example/mcp")
+        .save(granted)
+        .await
+        .unwrap();
     assert_eq!(
-        oauth.step_up_scopes("s", challenge).await.unwrap(),
+        oauth
+            .step_up_scopes("s", "https://s.example/mcp", challenge)
+            .await
+            .unwrap(),
         ["read", "write"]
     );
 }

@@ -1,0 +1,200 @@
+//! Where a configured server's env values (stdio) and header values (remote) live: the OS
+//! keychain, like provider keys, one entry per server (account [`account`], the values as a
+//! JSON object keyed by name), never SQLite, logs or exports. The database keeps the names
+//! with blank values; the UI sees [`SECRET_MASK`] for each value and sends it back to keep the
+//! stored one. A server is given its values only when it starts ([`McpHost::runnable`]).
+//! Values a database written by an older version still holds move to the keychain at start
+//! ([`McpHost::move_server_secrets`]).
+
+use std::collections::BTreeMap;
+
+use secrecy::{ExposeSecret, SecretString};
+
+use super::McpHost;
+use crate::EngineError;
+use crate::secrets::{SecretError, blocking};
+use crate::store::ServerRecord;
+use crate::vocab::ServerConfig;
+use crate::vocab::server::{SECRET_MASK, secrets_of, secrets_of_mut};
+
+/// The keychain account holding the env or header values of the server with this id.
+pub fn account(id: &str) -> String {
+    format!("mcp-server-values:{id}")
+}
+
+/// `config`'s env or header values, the empty ones left out.
+fn values_of(config: &ServerConfig) -> BTreeMap<String, String> {
+    (secrets_of(&config.transport).iter())
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// `record` as it leaves the engine: its values masked.
+pub(crate) fn masked(mut record: ServerRecord) -> ServerRecord {
+    record.config = record.config.masked();
+    record
+}
+
+/// `new` with each [`SECRET_MASK`] value replaced by the value `old` holds under that name
+/// (blank when it holds none).
+fn keep_masked(new: &mut ServerConfig, old: &BTreeMap<String, String>) {
+    for (name, value) in secrets_of_mut(&mut new.transport).into_iter().flatten() {
+        if value == SECRET_MASK {
+            *value = old.get(name).cloned().unwrap_or_default();
+        }
+    }
+}
+
+impl McpHost {
+    /// The stored env or header values of server `id`.
+    pub(crate) async fn server_values(
+        &self,
+        id: &str,
+    ) -> Result<BTreeMap<String, String>, EngineError> {
+        let (secrets, account) = (self.secrets().clone(), account(id));
+        let stored = blocking(move || secrets.key(&account, None)).await?;
+        let Some((json, _)) = stored else {
+            return Ok(BTreeMap::new());
+        };
+        serde_json::from_str(json.expose_secret()).map_err(|e| {
+            let reason = format!("the stored values of server {id} are unreadable: {e}");
+            EngineError::from(SecretError::Store {
+                store: "secret store".into(),
+                reason,
+            })
+        })
+    }
+
+    /// Stores `config`'s non-empty env or header values as server `id`'s (none: the entry is
+    /// removed) and keeps them out of the logs.
+    pub(crate) async fn seal(&self, id: &str, config: &ServerConfig) -> Result<(), EngineError> {
+        let values = values_of(config);
+        self.guard_secrets(std::slice::from_ref(config));
+        let (secrets, account) = (self.secrets().clone(), account(id));
+        if values.is_empty() {
+            return Ok(blocking(move || secrets.delete_key(&account)).await?);
+        }
+        let json = serde_json::to_string(&values).unwrap_or_default();
+        let secret = SecretString::from(json);
+        let stored = blocking(move || secrets.set_key(&account, &secret)).await;
+        Ok(stored.map_err(|e| match e {
+            SecretError::Unavailable(why) => SecretError::NoPlaceForServerValues(why),
+            other => other,
+        })?)
+    }
+
+    /// Forgets server `id`'s env and header values (best effort: it was removed).
+    pub(crate) async fn unseal_forget(&self, id: &str) {
+        let (secrets, account) = (self.secrets().clone(), account(id));
+        if let Err(error) = blocking(move || secrets.delete_key(&account)).await {
+            tracing::warn!(server = id, %error, "cannot forget a removed server's values");
+        }
+    }
+
+    /// `new` with the values the user left masked taken from server `id`'s stored ones.
+    pub(crate) async fn with_kept_values(
+        &self,
+        id: &str,
+        mut new: ServerConfig,
+    ) -> Result<ServerConfig, EngineError> {
+        let masked = secrets_of(&new.transport)
+            .values()
+            .any(|v| v == SECRET_MASK);
+        if masked {
+            keep_masked(&mut new, &self.server_values(id).await?);
+        }
+        Ok(new)
+    }
+
+    /// `record`'s configuration with its values filled in from the keychain: what the server
+    /// is started with (and what `servers export --with-secrets` writes).
+    pub(crate) async fn runnable(&self, record: ServerRecord) -> Result<ServerConfig, EngineError> {
+        let mut config = record.config;
+        let values = self.server_values(&record.id).await?;
+        if let Some(slots) = secrets_of_mut(&mut config.transport) {
+            for (name, value) in slots.iter_mut() {
+                if let Some(stored) = values.get(name) {
+                    stored.clone_into(value);
+                }
+            }
+        }
+        self.guard_secrets(std::slice::from_ref(&config));
+        Ok(config)
+    }
+
+    /// Moves the env and header values an older version left in the database to the keychain
+    /// and blanks them there (zeroed on disk, WAL included). Returns how many servers moved.
+    pub(crate) async fn move_server_secrets(&self) -> Result<usize, EngineError> {
+        let records = self.store().list_servers().await?;
+        let mut moved = 0;
+        for record in records.iter().filter(|r| !values_of(&r.config).is_empty()) {
+            let mut values = self.server_values(&record.id).await?;
+            values.extend(values_of(&record.config));
+            let mut config = record.config.clone();
+            if let Some(slots) = secrets_of_mut(&mut config.transport) {
+                slots.extend(values);
+            }
+            self.seal(&record.id, &config).await?;
+            self.store().update_server(&record.id, &config).await?;
+            moved += 1;
+        }
+        if moved > 0 {
+            self.store().checkpoint().await?;
+            tracing::info!(
+                servers = moved,
+                "moved MCP server env and header values to the keychain"
+            );
+        }
+        Ok(moved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::Transport;
+
+    fn stdio(env: &[(&str, &str)]) -> ServerConfig {
+        let env = env
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect();
+        let transport = Transport::Stdio {
+            command: "srv".into(),
+            args: vec![],
+            env,
+            cwd: None,
+        };
+        ServerConfig::new("s", transport)
+    }
+
+    #[test]
+    fn a_masked_value_keeps_the_stored_one_and_a_new_value_replaces_it() {
+        let mut new = stdio(&[
+            ("TOKEN", SECRET_MASK),
+            ("REGION", "eu"),
+            ("NEW", SECRET_MASK),
+        ]);
+        let old = BTreeMap::from([
+            ("TOKEN".to_owned(), "t0ps3cret".to_owned()),
+            ("REGION".to_owned(), "us".to_owned()),
+        ]);
+        keep_masked(&mut new, &old);
+        let values = secrets_of(&new.transport);
+        assert_eq!(values["TOKEN"], "t0ps3cret");
+        assert_eq!(values["REGION"], "eu");
+        assert_eq!(
+            values["NEW"], "",
+            "a masked value with nothing stored is blank"
+        );
+    }
+
+    #[test]
+    fn masking_hides_every_value_and_keeps_every_name() {
+        let masked = stdio(&[("A", "1"), ("B", "secret")]).masked();
+        let values = secrets_of(&masked.transport);
+        assert_eq!(values.keys().collect::<Vec<_>>(), ["A", "B"]);
+        assert!(values.values().all(|v| v == SECRET_MASK));
+    }
+}
