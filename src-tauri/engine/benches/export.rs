@@ -3,7 +3,7 @@
 //! of several runs for exporting every conversation as JSON, Markdown and HTML, and for
 //! importing the JSON back into an empty database, with messages per second, the process's
 //! peak memory in each phase (the writers hold two batches of 32 conversations at most; the
-//! importer holds the whole file and its conversations), and a digest of each format's
+//! importer streams the file, holding a queue of 8 conversations), and a digest of each format's
 //! output (to check that a change leaves the bytes as they were).
 //!
 //! `make bench-export` (1,000 conversations) or `make bench-export CONVERSATIONS=10000`;

@@ -11,6 +11,7 @@ mod file_modes;
 #[cfg(target_os = "linux")]
 mod filesystem;
 mod import_cap;
+mod leak_scan;
 mod oauth_loopback;
 mod sampling;
 mod server_values;

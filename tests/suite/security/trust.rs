@@ -179,7 +179,7 @@ async fn the_import_preview_shows_what_widens_trust() {
 
 /// A fake MCP endpoint that records the `Authorization` header of every request and refuses
 /// them all (401 without a challenge); returns its URL and the headers seen.
-async fn recorder() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+pub(super) async fn recorder() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
     use axum::http::{HeaderMap, StatusCode, header};
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))

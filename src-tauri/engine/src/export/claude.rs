@@ -47,12 +47,20 @@ struct Msg {
 
 /// Reads Claude's `conversations.json`.
 pub fn read(text: &str) -> Result<Vec<ImportItem>, ExportError> {
-    let list: Vec<Export> = serde_json::from_str(text).map_err(ExportError::from_json)?;
-    Ok(list
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| convert(i, c))
-        .collect())
+    let mut items = Vec::new();
+    stream(text.as_bytes(), |item| {
+        items.push(item);
+        Ok(())
+    })?;
+    Ok(items)
+}
+
+/// Hands each conversation in `reader` to `each` as it is read.
+pub fn stream(
+    reader: impl std::io::Read,
+    mut each: impl FnMut(ImportItem) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    super::stream::each_in_list(reader, |i, c: Export| each(convert(i, c)))
 }
 
 fn time(text: Option<&str>) -> Option<i64> {

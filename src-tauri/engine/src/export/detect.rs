@@ -36,6 +36,24 @@ pub(crate) fn detect(text: &str) -> Result<ImportSource, ExportError> {
         .deserialize_any(ShapeVisitor)
         .map_err(ExportError::from_json)?;
     de.end().map_err(ExportError::from_json)?;
+    classify(shape)
+}
+
+/// Which kind of file `reader` holds, read only as far as needed: the `format` field of an
+/// object, or the first element of a list (the rest is checked as the import reads it).
+pub(crate) fn detect_reader(reader: impl std::io::Read) -> Result<ImportSource, ExportError> {
+    let reader = std::io::BufReader::with_capacity(64 * 1024, reader);
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut found = None;
+    let read = de.deserialize_any(EarlyShape { found: &mut found });
+    match (read, found) {
+        (_, Some(shape)) | (Ok(shape), None) => classify(shape),
+        (Err(e), None) => Err(ExportError::from_json(e)),
+    }
+}
+
+/// What a file's shape says it is.
+fn classify(shape: Shape) -> Result<ImportSource, ExportError> {
     match shape {
         Shape::Object { format } => match format.as_deref() {
             Some(json::FORMAT) => Ok(ImportSource::Switchboard),
@@ -121,6 +139,52 @@ impl<'de> Visitor<'de> for ShapeVisitor {
         let first = seq.next_element_seed(KeysSeed)?;
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(Shape::List { first })
+    }
+}
+
+/// [`ShapeVisitor`] that stops as soon as the shape is known (through an error the caller
+/// ignores once `found` is set).
+struct EarlyShape<'a> {
+    found: &'a mut Option<Shape>,
+}
+
+impl EarlyShape<'_> {
+    fn other() -> Shape {
+        Shape::Other
+    }
+
+    fn stop<E: de::Error>(self, shape: Shape) -> Result<Shape, E> {
+        *self.found = Some(shape);
+        Err(E::custom("recognized"))
+    }
+}
+
+impl<'de> Visitor<'de> for EarlyShape<'_> {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    any_scalar!(Shape);
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "format" {
+                let value = map.next_value::<serde_json::Value>()?;
+                let format = value.as_str().map(str::to_owned);
+                return self.stop(Shape::Object { format });
+            }
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(Shape::Object { format: None })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        match seq.next_element_seed(KeysSeed)? {
+            None => Ok(Shape::List { first: None }),
+            Some(keys) => self.stop(Shape::List { first: Some(keys) }),
+        }
     }
 }
 

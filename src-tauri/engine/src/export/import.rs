@@ -5,12 +5,13 @@
 //! nothing.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, RandomState};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::detect::detect;
+use super::detect::{detect, detect_reader};
 use super::{ExportError, chatgpt, claude, json};
 use serde_json::Value;
 
@@ -39,47 +40,120 @@ pub struct ImportResult {
     pub report: MergeReport,
 }
 
-/// Reads and imports the file at `path` (`dry_run`: only report).
+/// How many parsed conversations may wait for the store: the import's memory is this many
+/// conversations plus the one being parsed and the one being merged, whatever the file's size.
+const QUEUE: usize = 8;
+
+/// Reads and imports the file at `path` (`dry_run`: only report), one conversation at a
+/// time: a parser thread reads and checks each and hands it to the store's open transaction,
+/// which commits only when the whole file was read and merged (a file that turns out broken
+/// halfway imports nothing).
 pub async fn import_file(
     store: &Store,
     path: &Path,
     dry_run: bool,
 ) -> Result<ImportResult, ExportError> {
-    // Refused before reading when over the cap; the read itself stops at the cap.
-    let text = super::limits::read_capped(path, super::limits::max_bytes(store).await?)?;
-    let (source, items) = parse_import(&text)?;
-    drop(text); // the conversations are read; the file's text is not needed while merging
-    let report = store.import_conversations(&items, dry_run).await?;
+    // Refused before reading when over the cap; the reads themselves stop at the cap.
+    let cap = super::limits::max_bytes(store).await?;
+    let file = super::limits::open_capped(path, cap)?;
+    let source = blocking(move || detect_reader(file)).await?;
+    let file = super::limits::open_capped(path, cap)?;
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<ImportItem>(QUEUE);
+    // Spawned now (a future would start only when awaited, after the queue is drained).
+    let parser = tokio::task::spawn_blocking(move || {
+        let mut checker = Checker::default();
+        read_items(source, file, &mut |item| {
+            let item = without_apps_in(item);
+            checker.check(&item)?;
+            (tx.blocking_send(item)).map_err(|_| ExportError::Invalid("the import stopped".into()))
+        })
+    });
+    let mut session = store.begin_import(dry_run).await?;
+    while let Some(item) = rx.recv().await {
+        session.add(&item).await?;
+    }
+    match parser.await {
+        Ok(read) => read?,
+        Err(e) => return Err(ExportError::Invalid(format!("the import stopped: {e}"))),
+    }
+    let report = session.finish().await?;
     Ok(ImportResult { source, report })
+}
+
+/// Runs `f` on a blocking thread.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ExportError> + Send + 'static,
+) -> Result<T, ExportError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(result) => result,
+        Err(e) => Err(ExportError::Invalid(format!("the import stopped: {e}"))),
+    }
+}
+
+/// Hands each conversation of a `source` file in `reader` to `each`.
+fn read_items(
+    source: ImportSource,
+    reader: impl std::io::Read,
+    each: &mut dyn FnMut(ImportItem) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    match source {
+        ImportSource::Switchboard => json::stream(reader, each),
+        ImportSource::Chatgpt => chatgpt::stream(reader, each),
+        ImportSource::Claude => claude::stream(reader, each),
+    }
 }
 
 /// Recognizes and converts a file's text, checking every reference.
 pub fn parse_import(text: &str) -> Result<(ImportSource, Vec<ImportItem>), ExportError> {
     let source = detect(text)?;
-    let items = match source {
-        ImportSource::Switchboard => without_apps(json::read(text)?),
-        ImportSource::Chatgpt => chatgpt::read(text)?,
-        ImportSource::Claude => claude::read(text)?,
-    };
-    validate(&items)?;
+    let (mut items, mut checker) = (Vec::new(), Checker::default());
+    read_items(source, text.as_bytes(), &mut |item| {
+        let item = without_apps_in(item);
+        checker.check(&item)?;
+        items.push(item);
+        Ok(())
+    })?;
     Ok((source, items))
 }
 
-/// Every id is unique, every parent and head is a message of the same conversation, and no
-/// message is its own ancestor.
-fn validate(items: &[ImportItem]) -> Result<(), ExportError> {
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut conversations: HashSet<&str> = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
+/// Checks conversations one by one as a file is read: every id is unique in the file, every
+/// parent and head is a message of the same conversation, and no message is its own
+/// ancestor. Ids already seen are kept as 128-bit keyed hashes, not as text.
+struct Checker {
+    index: usize,
+    keys: (RandomState, RandomState),
+    conversations: HashSet<u128>,
+    messages: HashSet<u128>,
+}
+
+impl Default for Checker {
+    fn default() -> Self {
+        Self {
+            index: 0,
+            keys: (RandomState::new(), RandomState::new()),
+            conversations: HashSet::new(),
+            messages: HashSet::new(),
+        }
+    }
+}
+
+impl Checker {
+    fn key(&self, id: &str) -> u128 {
+        let (a, b) = (self.keys.0.hash_one(id), self.keys.1.hash_one(id));
+        (u128::from(a) << 64) | u128::from(b)
+    }
+
+    fn check(&mut self, item: &ImportItem) -> Result<(), ExportError> {
+        self.index += 1;
         let c = &item.conversation;
+        let index = self.index;
         let at = |what: String| {
             ExportError::Format(format!(
-                "conversation #{} ({}) in the file: {what}",
-                i + 1,
+                "conversation #{index} ({}) in the file: {what}",
                 c.id
             ))
         };
-        if !conversations.insert(c.id.as_str()) {
+        if !self.conversations.insert(self.key(&c.id)) {
             return Err(at("the conversation appears twice".into()));
         }
         let parents: HashMap<&str, Option<&str>> = item
@@ -88,7 +162,7 @@ fn validate(items: &[ImportItem]) -> Result<(), ExportError> {
             .map(|m| (m.id.as_str(), m.parent_id.as_deref()))
             .collect();
         for m in &item.messages {
-            if !seen.insert(m.id.as_str()) {
+            if !self.messages.insert(self.key(&m.id)) {
                 return Err(at(format!("message {} appears twice", m.id)));
             }
             if let Some(p) = &m.parent_id
@@ -110,8 +184,8 @@ fn validate(items: &[ImportItem]) -> Result<(), ExportError> {
         if let Some(id) = cycle(&parents) {
             return Err(at(format!("message {id} is its own ancestor")));
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// A message on a parent cycle, if there is one.
@@ -134,13 +208,10 @@ fn cycle<'a>(parents: &HashMap<&'a str, Option<&'a str>>) -> Option<&'a str> {
     None
 }
 
-/// `items` without the MCP Apps stored with their tool results: an imported file is
-/// untrusted, and an App in it would run bound to whichever server it names.
-pub fn without_apps(mut items: Vec<ImportItem>) -> Vec<ImportItem> {
-    let parts = items
-        .iter_mut()
-        .flat_map(|i| i.messages.iter_mut())
-        .flat_map(|m| m.content.iter_mut());
+/// `item` without the MCP Apps stored with its tool results: an imported file is untrusted,
+/// and an App in it would run bound to whichever server it names.
+pub fn without_apps_in(mut item: ImportItem) -> ImportItem {
+    let parts = item.messages.iter_mut().flat_map(|m| m.content.iter_mut());
     for part in parts {
         if let ContentPart::ToolResult {
             content: Value::Object(result),
@@ -150,5 +221,5 @@ pub fn without_apps(mut items: Vec<ImportItem>) -> Vec<ImportItem> {
             result.remove("app");
         }
     }
-    items
+    item
 }

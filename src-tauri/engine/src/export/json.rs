@@ -2,7 +2,7 @@
 //! written one conversation at a time (one per line, so memory stays bounded by the largest
 //! conversation) and read back for import with every reference checked.
 
-use std::io::Write;
+use std::io::{Read, Write};
 
 use serde::{Deserialize, Serialize};
 
@@ -21,14 +21,6 @@ pub const SCHEMA_VERSION: u32 = 1;
 struct Head<'a> {
     format: &'a str,
     schema_version: u32,
-}
-
-/// The whole file, as read.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct File {
-    schema_version: u32,
-    conversations: Vec<ExportedConversation>,
 }
 
 /// A conversation in the file: the stored conversation and all its messages.
@@ -282,18 +274,40 @@ impl<W: Write> JsonWriter<W> {
 /// Reads our export from `text` (already known to be JSON with our `format`), checking its
 /// schema version. References between messages are checked by the importer.
 pub fn read(text: &str) -> Result<Vec<ImportItem>, ExportError> {
-    let file: File = serde_json::from_str(text).map_err(ExportError::from_json)?;
-    if file.schema_version > SCHEMA_VERSION || file.schema_version == 0 {
+    let mut items = Vec::new();
+    stream(text.as_bytes(), |item| {
+        items.push(item);
+        Ok(())
+    })?;
+    Ok(items)
+}
+
+/// Hands each conversation of our export in `reader` to `each` as it is read, checking the
+/// schema version first.
+pub fn stream(
+    reader: impl Read,
+    mut each: impl FnMut(ImportItem) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    let version =
+        super::stream::each_in_export(reader, check_version, |_, c: ExportedConversation| {
+            each(c.into_item())
+        })?;
+    match version {
+        Some(_) => Ok(()),
+        None => Err(ExportError::Format(
+            "the export has no \"schemaVersion\" field".into(),
+        )),
+    }
+}
+
+/// Refuses schema versions this build cannot read.
+fn check_version(version: u64) -> Result<(), ExportError> {
+    if version > u64::from(SCHEMA_VERSION) || version == 0 {
         return Err(ExportError::Format(format!(
-            "this export has schema version {}; this Switchboard reads versions 1 to {SCHEMA_VERSION}",
-            file.schema_version
+            "this export has schema version {version}; this Switchboard reads versions 1 to {SCHEMA_VERSION}"
         )));
     }
-    Ok(file
-        .conversations
-        .into_iter()
-        .map(ExportedConversation::into_item)
-        .collect())
+    Ok(())
 }
 
 #[cfg(test)]

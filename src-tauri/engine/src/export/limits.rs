@@ -24,21 +24,45 @@ pub async fn max_bytes(store: &Store) -> Result<u64, ExportError> {
         .unwrap_or(DEFAULT_MAX_BYTES))
 }
 
-/// Reads the file at `path` as text, refusing it (before reading) when it is over `cap`.
-pub fn read_capped(path: &Path, cap: u64) -> Result<String, ExportError> {
+/// Opens the file at `path` for an import, refusing it (before reading) when it is over
+/// `cap`; reading past `cap` (a file that grows, or a device that reports no size) fails.
+pub fn open_capped(path: &Path, cap: u64) -> Result<Capped, ExportError> {
     let io = |e| ExportError::io(path, e);
     let file = std::fs::File::open(path).map_err(io)?;
-    let bytes = file.metadata().map_err(io)?.len();
-    if bytes > cap {
-        return Err(too_large(path, bytes, cap));
+    let meta = file.metadata().map_err(io)?;
+    if meta.len() > cap {
+        return Err(too_large(path, meta.len(), cap));
     }
-    let mut text = String::new();
-    let read = file.take(cap.saturating_add(1)).read_to_string(&mut text);
-    let read = read.map_err(io)?;
-    if u64::try_from(read).unwrap_or(u64::MAX) > cap {
-        return Err(too_large(path, cap.saturating_add(1), cap));
+    Ok(Capped {
+        file,
+        left: cap,
+        cap,
+    })
+}
+
+/// A file that may be read up to its cap, and no further.
+pub struct Capped {
+    file: std::fs::File,
+    left: u64,
+    cap: u64,
+}
+
+impl Read for Capped {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left.saturating_add(1)).unwrap_or(usize::MAX));
+        let n = self.file.read(&mut buf[..want])?;
+        let n64 = u64::try_from(n).unwrap_or(u64::MAX);
+        if n64 > self.left {
+            return Err(std::io::Error::other(format!(
+                "the file grew past the import limit of {} bytes (the setting import.max_file_bytes)",
+                self.cap
+            )));
+        }
+        self.left -= n64;
+        Ok(n)
     }
-    Ok(text)
 }
 
 fn too_large(path: &Path, bytes: u64, cap: u64) -> ExportError {

@@ -17,6 +17,7 @@ pub mod json;
 pub mod limits;
 pub mod markdown;
 mod names;
+mod stream;
 #[cfg(test)]
 mod tests;
 mod tree;

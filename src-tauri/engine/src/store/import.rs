@@ -91,33 +91,66 @@ impl MergeReport {
     }
 }
 
+/// An import in progress: one open transaction that conversations are added to one at a
+/// time (so a file is merged while it is read, never held whole), committed — or, for a dry
+/// run or when dropped unfinished, rolled back — at the end.
+pub struct ImportSession<'s> {
+    store: &'s Store,
+    tx: Transaction<'static, Sqlite>,
+    report: MergeReport,
+}
+
+impl ImportSession<'_> {
+    /// Merges one conversation (see the module notes).
+    pub async fn add(&mut self, item: &ImportItem) -> Result<(), StoreError> {
+        let entry = self.store.import_one(&mut self.tx, item).await?;
+        self.report.push(entry);
+        Ok(())
+    }
+
+    /// Commits (rolls back for a dry run) and returns what was done.
+    pub async fn finish(self) -> Result<MergeReport, StoreError> {
+        let store = self.store;
+        if self.report.dry_run {
+            self.tx.rollback().await.map_err(|e| store.classify(e))?;
+        } else {
+            self.tx.commit().await.map_err(|e| store.classify(e))?;
+        }
+        Ok(self.report)
+    }
+}
+
 impl Store {
-    /// Imports `items` in one transaction (rolled back when `dry_run`); see the module notes.
-    pub async fn import_conversations(
-        &self,
-        items: &[ImportItem],
-        dry_run: bool,
-    ) -> Result<MergeReport, StoreError> {
+    /// Starts an import (its writes roll back at the end when `dry_run`).
+    pub async fn begin_import(&self, dry_run: bool) -> Result<ImportSession<'_>, StoreError> {
         let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
         // Parents may come after their children in a file; the keys are checked at commit.
         sqlx::query("PRAGMA defer_foreign_keys = ON")
             .execute(&mut *tx)
             .await
             .map_err(|e| self.classify(e))?;
-        let mut report = MergeReport {
+        let report = MergeReport {
             dry_run,
             ..MergeReport::default()
         };
+        Ok(ImportSession {
+            store: self,
+            tx,
+            report,
+        })
+    }
+
+    /// Imports `items` in one transaction (rolled back when `dry_run`); see the module notes.
+    pub async fn import_conversations(
+        &self,
+        items: &[ImportItem],
+        dry_run: bool,
+    ) -> Result<MergeReport, StoreError> {
+        let mut session = self.begin_import(dry_run).await?;
         for item in items {
-            let entry = self.import_one(&mut tx, item).await?;
-            report.push(entry);
+            session.add(item).await?;
         }
-        if dry_run {
-            tx.rollback().await.map_err(|e| self.classify(e))?;
-        } else {
-            tx.commit().await.map_err(|e| self.classify(e))?;
-        }
-        Ok(report)
+        session.finish().await
     }
 
     async fn import_one(

@@ -33,7 +33,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
-pub use import::{ImportItem, MergeAction, MergeEntry, MergeReport};
+pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};
 pub use mcp_servers::ServerRecord;
 pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
 pub use page::{Page, PageRequest};
