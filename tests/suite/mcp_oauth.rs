@@ -242,12 +242,14 @@ fn browser(engine: &Engine) -> tokio::task::JoinHandle<Vec<String>> {
     })
 }
 
-/// Where `remote`'s tokens for the server at `origin` are kept.
-fn account(origin: &str) -> String {
-    switchboard_engine::mcp::OAuth::account("remote", &format!("{origin}/mcp"))
+/// Where server `id`'s tokens for the server at `origin` are kept.
+fn account(id: &str, origin: &str) -> String {
+    let key = switchboard_engine::vocab::server::credentials_key(id);
+    switchboard_engine::mcp::OAuth::account(&key, &format!("{origin}/mcp"))
 }
 
-async fn add_remote(engine: &Engine, origin: &str) {
+/// Adds `remote` at `origin`; its id.
+async fn add_remote(engine: &Engine, origin: &str) -> String {
     let url = format!("{origin}/mcp");
     let transport = Transport::Http {
         url,
@@ -257,7 +259,8 @@ async fn add_remote(engine: &Engine, origin: &str) {
         .mcp()
         .add_server(ServerConfig::new("remote", transport))
         .await
-        .unwrap();
+        .unwrap()
+        .id
 }
 
 #[tokio::test]
@@ -266,7 +269,7 @@ async fn a_server_that_demands_oauth_is_authorized_once_and_its_token_kept_in_th
     let origin = start_server(seen.clone()).await;
     let dir = tempfile::tempdir().unwrap();
     let (engine, keychain) = engine(dir.path()).await;
-    add_remote(&engine, &origin).await;
+    let id = add_remote(&engine, &origin).await;
     let browser = browser(&engine);
 
     engine.mcp().start_server("remote").await.unwrap();
@@ -275,7 +278,7 @@ async fn a_server_that_demands_oauth_is_authorized_once_and_its_token_kept_in_th
         tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
         ["whoami"]
     );
-    let stored = keychain.get(&account(&origin)).unwrap().unwrap();
+    let stored = keychain.get(&account(&id, &origin)).unwrap().unwrap();
     let stored: Value =
         serde_json::from_str(secrecy::ExposeSecret::expose_secret(&stored)).unwrap();
     assert_eq!(stored["client_id"], "switchboard-test");
@@ -304,7 +307,7 @@ async fn a_refused_authorization_fails_the_server_with_the_authorization_servers
     let origin = start_server(seen.clone()).await;
     let dir = tempfile::tempdir().unwrap();
     let (engine, keychain) = engine(dir.path()).await;
-    add_remote(&engine, &origin).await;
+    let id = add_remote(&engine, &origin).await;
     let browser = browser(&engine);
 
     let error = engine.mcp().start_server("remote").await.unwrap_err();
@@ -313,9 +316,14 @@ async fn a_refused_authorization_fails_the_server_with_the_authorization_servers
         engine.mcp().supervisor().state("remote"),
         Some(ServerState::Failed { .. } | ServerState::Restarting { .. })
     ));
-    assert!(keychain.get(&account(&origin)).unwrap().is_none_or(|s| {
-        !secrecy::ExposeSecret::expose_secret(&s).contains("access_token\":\"")
-    }));
+    assert!(
+        keychain
+            .get(&account(&id, &origin))
+            .unwrap()
+            .is_none_or(|s| {
+                !secrecy::ExposeSecret::expose_secret(&s).contains("access_token\":\"")
+            })
+    );
     engine.shutdown().await;
     browser.abort();
     let _ = browser.await;
@@ -340,7 +348,7 @@ async fn a_machine_client_signs_in_with_its_keychain_secret_and_no_browser() {
         grant: OAuthGrant::ClientCredentials,
         ..OAuthClient::default()
     };
-    engine.mcp().add_server(config).await.unwrap();
+    let id = engine.mcp().add_server(config).await.unwrap().id;
     let browser = browser(&engine);
 
     let error = engine.mcp().start_server("remote").await.unwrap_err();
@@ -367,6 +375,6 @@ async fn a_machine_client_signs_in_with_its_keychain_secret_and_no_browser() {
     // The "browser" follows every published authorize URL, so none was published.
     let seen = seen.lock().unwrap();
     assert_eq!((seen.machine_requests, seen.authorizations), (1, 0));
-    let stored = keychain.get(&account(&origin)).unwrap().unwrap();
+    let stored = keychain.get(&account(&id, &origin)).unwrap().unwrap();
     assert!(secrecy::ExposeSecret::expose_secret(&stored).contains("machine-1"));
 }

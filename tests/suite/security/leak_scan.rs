@@ -96,9 +96,10 @@ async fn no_secret_occurs_in_the_database_logs_exports_ipc_or_a_servers_environm
     let token = json!({"client_id": "c", "token_response":
         {"access_token": OAUTH_TOKEN, "token_type": "bearer"}});
     let token = SecretString::from(token.to_string());
-    keychain
-        .set(&OAuth::account("remote", &url), &token)
-        .unwrap();
+    let records = engine.mcp().list_servers().await.unwrap();
+    let remote = records.iter().find(|r| r.config.name == "remote").unwrap();
+    let key = switchboard_engine::vocab::server::credentials_key(&remote.id);
+    keychain.set(&OAuth::account(&key, &url), &token).unwrap();
 
     // Use them: the stdio server starts with its env; the remote is reached with the token.
     engine.mcp().start_server("envy").await.unwrap();

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use secrecy::SecretString;
 use switchboard_engine::mcp::{Approval, Conflict, OAuth, ServerConfig, Transport};
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
+use switchboard_engine::vocab::server::credentials_key;
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 
 async fn engine(dir: &Path) -> (Engine, Arc<KeyringSecrets>) {
@@ -29,37 +30,44 @@ fn remote(name: &str, url: &str) -> ServerConfig {
     ServerConfig::new(name, transport)
 }
 
-/// Adds `remote` at server A, trusts one of its tools and stores a token for it.
-async fn trusted(engine: &Engine, keychain: &KeyringSecrets) {
-    engine
+/// Adds `remote` at server A, trusts one of its tools and stores a token for it; its id.
+async fn trusted(engine: &Engine, keychain: &KeyringSecrets) -> String {
+    let id = engine
         .mcp()
         .add_server(remote("remote", "https://a.example/mcp"))
         .await
-        .unwrap();
+        .unwrap()
+        .id;
     engine
         .mcp()
         .set_tool_policy("remote", "delete_everything", Some(Approval::Allow))
         .await
         .unwrap();
     let token = SecretString::from("{\"access_token\":\"token-for-a\"}");
-    keychain.set(&A_ACCOUNT(), &token).unwrap();
+    keychain
+        .set(&account(&id, "https://a.example/mcp"), &token)
+        .unwrap();
+    id
 }
 
-/// Where `remote`'s token for server A is kept.
-#[allow(non_snake_case)]
-fn A_ACCOUNT() -> String {
-    OAuth::account("remote", "https://a.example/mcp")
+/// Where server `id`'s token for `url` is kept.
+fn account(id: &str, url: &str) -> String {
+    OAuth::account(&credentials_key(id), url)
 }
 
-fn token(keychain: &KeyringSecrets) -> bool {
-    keychain.get(&A_ACCOUNT()).unwrap().is_some()
+/// Whether server `id`'s token for server A is still kept.
+fn token(keychain: &KeyringSecrets, id: &str) -> bool {
+    keychain
+        .get(&account(id, "https://a.example/mcp"))
+        .unwrap()
+        .is_some()
 }
 
 #[tokio::test]
 async fn a_new_url_clears_the_servers_policies_and_deletes_its_oauth_token() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, keychain) = engine(dir.path()).await;
-    trusted(&engine, &keychain).await;
+    let id = trusted(&engine, &keychain).await;
     engine
         .mcp()
         .update_server("remote", remote("remote", "https://b.example/mcp"))
@@ -73,33 +81,33 @@ async fn a_new_url_clears_the_servers_policies_and_deletes_its_oauth_token() {
             .unwrap()
             .is_empty()
     );
-    assert!(!token(&keychain), "server B would receive A's token");
+    assert!(!token(&keychain, &id), "server B would receive A's token");
 }
 
 #[tokio::test]
 async fn an_edit_that_keeps_the_endpoint_keeps_the_trust() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, keychain) = engine(dir.path()).await;
-    trusted(&engine, &keychain).await;
+    let id = trusted(&engine, &keychain).await;
     let mut same = remote("remote", "https://A.example:443/mcp");
     same.call_timeout = std::time::Duration::from_secs(5);
     engine.mcp().update_server("remote", same).await.unwrap();
     assert_eq!(engine.mcp().tool_policies("remote").await.unwrap().len(), 1);
-    assert!(token(&keychain));
+    assert!(token(&keychain, &id));
 }
 
 #[tokio::test]
 async fn a_rename_deletes_the_tokens_stored_under_the_old_name() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, keychain) = engine(dir.path()).await;
-    trusted(&engine, &keychain).await;
+    let id = trusted(&engine, &keychain).await;
     engine
         .mcp()
         .update_server("remote", remote("renamed", "https://a.example/mcp"))
         .await
         .unwrap();
     assert!(
-        !token(&keychain),
+        !token(&keychain, &id),
         "a new server named `remote` would get the token"
     );
 }
@@ -108,7 +116,7 @@ async fn a_rename_deletes_the_tokens_stored_under_the_old_name() {
 async fn an_import_replace_clears_the_policies_and_the_token() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, keychain) = engine(dir.path()).await;
-    trusted(&engine, &keychain).await;
+    let id = trusted(&engine, &keychain).await;
     let doc = r#"{"mcpServers": {"remote": {"url": "https://evil.example/mcp"}}}"#;
     engine
         .mcp()
@@ -123,7 +131,7 @@ async fn an_import_replace_clears_the_policies_and_the_token() {
             .unwrap()
             .is_empty()
     );
-    assert!(!token(&keychain));
+    assert!(!token(&keychain, &id));
 }
 
 /// A previewed server's trust notes as (field, value, widens).
@@ -205,11 +213,16 @@ async fn after_a_url_change_the_new_endpoint_receives_no_authorization() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, keychain) = engine(dir.path()).await;
     let ((a, seen_a), (b, seen_b)) = (recorder().await, recorder().await);
-    engine.mcp().add_server(remote("remote", &a)).await.unwrap();
+    let id = engine
+        .mcp()
+        .add_server(remote("remote", &a))
+        .await
+        .unwrap()
+        .id;
     let json = r#"{"client_id":"c","token_response":{"access_token":"token-for-a",
         "token_type":"bearer"}}"#;
     keychain
-        .set(&OAuth::account("remote", &a), &SecretString::from(json))
+        .set(&account(&id, &a), &SecretString::from(json))
         .unwrap();
     let _ = engine.mcp().start_server("remote").await;
     engine.mcp().stop_server("remote").await;
@@ -239,7 +252,12 @@ async fn a_token_kept_for_one_endpoint_is_never_sent_to_another_even_if_it_was_n
     let dir = tempfile::tempdir().unwrap();
     let (engine, keychain) = engine(dir.path()).await;
     let ((a, _), (b, seen_b)) = (recorder().await, recorder().await);
-    engine.mcp().add_server(remote("remote", &a)).await.unwrap();
+    let id = engine
+        .mcp()
+        .add_server(remote("remote", &a))
+        .await
+        .unwrap()
+        .id;
     engine
         .mcp()
         .update_server("remote", remote("remote", &b))
@@ -249,7 +267,7 @@ async fn a_token_kept_for_one_endpoint_is_never_sent_to_another_even_if_it_was_n
     let json = r#"{"client_id":"c","token_response":{"access_token":"token-for-a",
         "token_type":"bearer"}}"#;
     keychain
-        .set(&OAuth::account("remote", &a), &SecretString::from(json))
+        .set(&account(&id, &a), &SecretString::from(json))
         .unwrap();
     let _ = engine.mcp().start_server("remote").await;
     engine.mcp().stop_server("remote").await;

@@ -272,6 +272,7 @@ fn parse_entry(
         // A built-in server's `allowPrivate` is read with its transport.
         allow_private: !c.obj.contains_key("builtin") && c.flag("allowPrivate", false),
         transport: transport?,
+        id: None,
     })
 }
 

@@ -465,6 +465,13 @@ fn a_spec_carries_the_transport_and_timeouts() {
             oauth: Default::default(),
             inherit_env: Vec::new(),
             allow_private: false,
+            credentials: "s".into(),
         }
+    );
+    c.id = Some("0192-abc".into());
+    assert_eq!(
+        c.spec().credentials,
+        "id:0192-abc",
+        "a stored server's tokens follow its id"
     );
 }

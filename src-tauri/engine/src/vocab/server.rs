@@ -86,6 +86,15 @@ pub struct ServerSpec {
     pub inherit_env: Vec<String>,
     /// The user allowed this server local and private addresses (OAuth endpoints, Apps).
     pub allow_private: bool,
+    /// What its stored OAuth tokens are kept under (with its URL): [`credentials_key`] of
+    /// its id for a configured server, else its name.
+    pub credentials: String,
+}
+
+/// The key a configured server's OAuth tokens are kept under (with its URL): its id, which
+/// outlives renames and is never reused by another server.
+pub fn credentials_key(id: &str) -> String {
+    format!("id:{id}")
 }
 
 impl ServerSpec {
@@ -104,7 +113,15 @@ impl ServerSpec {
             oauth: OAuthClient::default(),
             inherit_env: Vec::new(),
             allow_private: false,
+            credentials: String::new(),
         }
+        .with_credentials(None)
+    }
+
+    /// This spec with its credentials keyed by the configured server `id` (`None`: by name).
+    pub fn with_credentials(mut self, id: Option<&str>) -> Self {
+        self.credentials = id.map_or_else(|| self.name.clone(), credentials_key);
+        self
     }
 }
 
@@ -227,6 +244,11 @@ pub struct ServerConfig {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(as = "Option<bool>", optional)]
     pub allow_private: bool,
+    /// The id of the configured server this config was read for (set when it is started;
+    /// never serialized): what its OAuth tokens are keyed by.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub id: Option<String>,
 }
 
 fn yes() -> bool {
@@ -293,6 +315,7 @@ impl ServerConfig {
             oauth: OAuthClient::default(),
             inherit_env: Vec::new(),
             allow_private: false,
+            id: None,
         }
     }
 
@@ -319,7 +342,9 @@ impl ServerConfig {
             oauth: self.oauth.clone(),
             inherit_env: self.inherit_env.clone(),
             allow_private: self.allows_private(),
+            credentials: String::new(),
         }
+        .with_credentials(self.id.as_deref())
     }
 
     /// The env (stdio) or header (remote) values: the parts that may be secrets.

@@ -39,12 +39,14 @@ pub(super) async fn connect(
     bridge: Bridge,
     oauth: &OAuth,
 ) -> Result<McpClient, McpError> {
-    let manager = (oauth.manager(&spec.name, url, spec.allow_private).await).map_err(auth_error)?;
+    let manager = oauth.manager(&spec.credentials, url, spec.allow_private);
+    let manager = manager.await.map_err(auth_error)?;
     let client = Reauthorizing {
         inner: AuthClient::new(reqwest::Client::new(), manager),
         flow: Arc::new(Flow {
             oauth: oauth.clone(),
             server: spec.name.clone(),
+            key: spec.credentials.clone(),
             url: url.to_owned(),
             client: spec.oauth.clone(),
             allow_private: spec.allow_private,
@@ -69,6 +71,8 @@ pub(super) async fn connect(
 struct Flow {
     oauth: OAuth,
     server: String,
+    /// What its tokens are kept under (see `ServerSpec::credentials`).
+    key: String,
     url: String,
     /// Who we are to the authorization server.
     client: OAuthClient,
@@ -92,6 +96,7 @@ impl Reauthorizing {
         let Flow {
             oauth,
             server,
+            key,
             url,
             client,
             allow_private,
@@ -99,9 +104,9 @@ impl Reauthorizing {
         } = self.flow.as_ref();
         tracing::info!(server, "the server asks for OAuth authorization");
         let fresh = async {
-            let manager = oauth.manager(server, url, *allow_private).await?;
+            let manager = oauth.manager(key, url, *allow_private).await?;
             oauth
-                .authorize(server, url, manager, challenge, client)
+                .authorize(server, key, url, manager, challenge, client)
                 .await
         };
         let manager = fresh

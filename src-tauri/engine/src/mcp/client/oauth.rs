@@ -5,7 +5,7 @@
 //! through an [`Authorizer`] (the system browser in the app), catch the redirect on a loopback
 //! listener on 127.0.0.1 (random port), exchange the code for tokens. Tokens (and the
 //! registered client id) live in the OS keychain through [`SecretStore`], under the account
-//! `mcp-oauth:<server name>@<canonical URL>` ([`OAuth::account`]), never in SQLite or the
+//! `mcp-oauth:id:<server id>@<canonical URL>` ([`OAuth::account`]), never in SQLite or the
 //! logs: a token is only ever sent to the endpoint it was granted for, whatever the server's
 //! configuration becomes (and a change of URL or name, a replace or a removal deletes it).
 
@@ -186,10 +186,11 @@ impl OAuth {
         self
     }
 
-    /// The keychain account holding the tokens of `server` for its endpoint `url` (compared
-    /// canonical: case of scheme and host, default port, trailing slash and fragment aside).
-    pub fn account(server: &str, url: &str) -> String {
-        format!("mcp-oauth:{server}@{}", canonical_url(url))
+    /// The keychain account holding the tokens of the server whose credentials are keyed by
+    /// `key` (`ServerSpec::credentials`: its id) for its endpoint `url` (compared canonical:
+    /// case of scheme and host, default port, trailing slash and fragment aside).
+    pub fn account(key: &str, url: &str) -> String {
+        format!("mcp-oauth:{key}@{}", canonical_url(url))
     }
 
     /// The account an older version kept `server`'s tokens under (by name only): deleted with
@@ -198,20 +199,20 @@ impl OAuth {
         format!("mcp-oauth:{server}")
     }
 
-    /// An authorization manager for `url`, loaded with `server`'s stored tokens if any. Its
+    /// An authorization manager for `url`, loaded with the tokens stored under `key` if any. Its
     /// requests reach public addresses only unless `allow_private` or `url` is local (see
     /// [`net::manager`]).
     pub(crate) async fn manager(
         &self,
-        server: &str,
+        key: &str,
         url: &str,
         allow_private: bool,
     ) -> Result<AuthorizationManager, OAuthError> {
         let mut manager = net::manager(url, allow_private).await?;
-        manager.set_credential_store(self.store(server, url));
+        manager.set_credential_store(self.store(key, url));
         // Stored tokens from an earlier run; a failure here only means we authorize anew.
         if let Err(error) = manager.initialize_from_store().await {
-            tracing::info!(server, %error, "stored OAuth credentials are unusable");
+            tracing::info!(server = key, %error, "stored OAuth credentials are unusable");
         }
         Ok(manager)
     }
@@ -223,6 +224,7 @@ impl OAuth {
     pub(crate) async fn authorize(
         &self,
         server: &str,
+        key: &str,
         url: &str,
         mut manager: AuthorizationManager,
         challenge: &str,
@@ -243,7 +245,7 @@ impl OAuth {
         };
         let listener = Loopback::bind().await?;
         let mut request = request(listener.redirect_uri(), challenge, client, secret);
-        if let Some(scopes) = self.step_up_scopes(server, url, challenge).await {
+        if let Some(scopes) = self.step_up_scopes(key, url, challenge).await {
             request = request.with_scopes(scopes);
         }
         let session = AuthorizationSession::new(manager, request)
@@ -258,14 +260,9 @@ impl OAuth {
     /// For a step-up (a challenge naming scopes while we already hold a grant): the union of
     /// the scopes granted so far and the challenged ones, so the new token keeps what the old
     /// one allowed (SEP-2350). `None` for a first authorization.
-    async fn step_up_scopes(
-        &self,
-        server: &str,
-        url: &str,
-        challenge: &str,
-    ) -> Option<Vec<String>> {
+    async fn step_up_scopes(&self, key: &str, url: &str, challenge: &str) -> Option<Vec<String>> {
         let challenged = challenge_scopes(challenge)?;
-        let stored = self.store(server, url).load().await.ok().flatten()?;
+        let stored = self.store(key, url).load().await.ok().flatten()?;
         if stored.token_response.is_none() || stored.granted_scopes.is_empty() {
             return None;
         }
@@ -315,11 +312,11 @@ impl OAuth {
         }
     }
 
-    /// The keychain-backed credential store of `server` at `url`.
-    fn store(&self, server: &str, url: &str) -> KeychainCredentials {
+    /// The keychain-backed credential store of the server keyed `key` at `url`.
+    fn store(&self, key: &str, url: &str) -> KeychainCredentials {
         KeychainCredentials {
             secrets: self.secrets.clone(),
-            account: Self::account(server, url),
+            account: Self::account(key, url),
             redactor: self.redactor.clone(),
         }
     }

@@ -10,6 +10,7 @@ use crate::EngineError;
 use crate::mcp::OAuth;
 use crate::mcp::client::oauth_client::secret_account;
 use crate::secrets::blocking;
+use crate::vocab::server::credentials_key;
 use crate::vocab::{ServerConfig, Transport};
 
 impl McpHost {
@@ -40,14 +41,14 @@ impl McpHost {
         Ok(blocking(move || secrets.key(&account, None).map(|k| k.is_some())).await?)
     }
 
-    /// Forgets the OAuth tokens and client secret of server `old` (its name and URL as they
-    /// were), and the tokens an older version kept by its name (best effort: a
+    /// Forgets the OAuth tokens and client secret of server `id` configured as `old` (its name
+    /// and URL as they were), and the tokens an older version kept by its name (best effort: a
     /// keychain that cannot be reached is logged, the removal stands).
-    pub(crate) async fn forget_server_secrets(&self, old: &ServerConfig) {
+    pub(crate) async fn forget_server_secrets(&self, id: &str, old: &ServerConfig) {
         let name = old.name.as_str();
         let mut accounts = vec![secret_account(name), OAuth::legacy_account(name)];
         if let Transport::Http { url, .. } | Transport::Sse { url, .. } = &old.transport {
-            accounts.push(OAuth::account(name, url));
+            accounts.push(OAuth::account(&credentials_key(id), url));
         }
         let secrets = self.secrets().clone();
         let forgotten = blocking(move || {

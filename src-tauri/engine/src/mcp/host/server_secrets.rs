@@ -111,6 +111,7 @@ impl McpHost {
     /// is started with (and what `servers export --with-secrets` writes).
     pub(crate) async fn runnable(&self, record: ServerRecord) -> Result<ServerConfig, EngineError> {
         let mut config = record.config;
+        config.id = Some(record.id.clone());
         let values = self.server_values(&record.id).await?;
         if let Some(slots) = secrets_of_mut(&mut config.transport) {
             for (name, value) in slots.iter_mut() {

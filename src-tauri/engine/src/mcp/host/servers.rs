@@ -191,7 +191,7 @@ impl McpHost {
         let record = self.store().find_server(id_or_name).await?;
         self.store().delete_server(&record.id).await?;
         tracing::info!(server = %record.config.name, "removed an MCP server");
-        self.forget_server_secrets(&record.config).await;
+        self.forget_server_secrets(&record.id, &record.config).await;
         self.unseal_forget(&record.id).await;
         self.clear_app_grants(&record.id).await?;
         Ok(())

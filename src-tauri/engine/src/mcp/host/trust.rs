@@ -2,7 +2,7 @@
 //! working directory) or the endpoint it reaches (transport and canonical URL). When a
 //! server's configuration changes its identity, or an import replaces it, the trust given to
 //! the old one does not carry over: its "always allow"/"never" tool policies are cleared (the
-//! user is asked again), and its OAuth tokens (stored under its name and URL) and client
+//! user is asked again), and its OAuth tokens (stored under its id and URL) and client
 //! secret are deleted, as they are when it is renamed (a new server may take the old name).
 
 use super::McpHost;
@@ -52,7 +52,7 @@ impl McpHost {
             tracing::info!(server = %new.name, "the server's identity changed: its tool policies were cleared");
         }
         if identity || old.name != new.name {
-            self.forget_server_secrets(old).await;
+            self.forget_server_secrets(id, old).await;
         }
         Ok(())
     }
@@ -65,7 +65,7 @@ impl McpHost {
         old: &ServerConfig,
     ) -> Result<(), EngineError> {
         self.clear_tool_policies(id).await?;
-        self.forget_server_secrets(old).await;
+        self.forget_server_secrets(id, old).await;
         Ok(())
     }
 
