@@ -7,6 +7,8 @@
 pub mod agent;
 pub mod error;
 pub mod export;
+#[cfg(feature = "local")]
+pub mod local;
 pub mod local_ollama;
 pub mod logging;
 pub mod mcp;
