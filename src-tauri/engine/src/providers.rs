@@ -9,6 +9,9 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+#[cfg(feature = "local")]
+mod local;
+
 use crate::EngineError;
 use crate::provider::presets::{self, Preset};
 use crate::provider::{Endpoint, HttpOptions, HttpProvider, ModelInfo, Provider};
@@ -118,6 +121,9 @@ pub struct Providers {
     secrets: Secrets,
     /// The HTTP client every provider shares (built on first use).
     http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
+    /// The built-in model's folder and runtime (started on first use).
+    #[cfg(feature = "local")]
+    local: crate::providers::local::Local,
 }
 
 impl Providers {
@@ -127,7 +133,23 @@ impl Providers {
             store,
             secrets,
             http: Default::default(),
+            #[cfg(feature = "local")]
+            local: local::Local::new(std::path::PathBuf::from("models")),
         }
+    }
+
+    /// The same providers, with the built-in model's GGUF files in `dir` (the profile's
+    /// `models/` folder).
+    #[cfg(feature = "local")]
+    pub fn with_models_dir(mut self, dir: std::path::PathBuf) -> Self {
+        self.local = local::Local::new(dir);
+        self
+    }
+
+    /// The built-in model's folder.
+    #[cfg(feature = "local")]
+    pub fn models_dir(&self) -> crate::local::ModelsDir {
+        self.local.models().clone()
     }
 
     fn store(&self) -> &Store {
@@ -160,7 +182,10 @@ impl Providers {
     /// Adds a provider; its key goes to the secret store.
     pub async fn add_provider(&self, new: NewProvider) -> Result<ProviderView, EngineError> {
         let preset = find_preset(&new.preset)?;
-        let base_url = check_url(new.base_url.as_deref().unwrap_or(&preset.base_url))?;
+        let base_url = match preset.kind {
+            crate::vocab::ProviderKind::Local => String::new(),
+            _ => check_url(new.base_url.as_deref().unwrap_or(&preset.base_url))?,
+        };
         let settings = ProviderSettings {
             preset: Some(preset.id.clone()),
             key_env: preset.key_env.clone(),
@@ -181,6 +206,26 @@ impl Providers {
             }
         }
         self.view(record).await
+    }
+
+    /// The built-in model's provider: the first one of kind `local`, else a new one named
+    /// after its preset, "On this computer".
+    #[cfg(feature = "local")]
+    pub async fn ensure_local_provider(&self) -> Result<ProviderView, EngineError> {
+        let all = self.store().list_providers().await?;
+        if let Some(record) = all
+            .into_iter()
+            .find(|r| r.kind == crate::vocab::ProviderKind::Local)
+        {
+            return self.view(record).await;
+        }
+        let preset = find_preset("local")?;
+        self.add_provider(NewProvider {
+            name: preset.name.clone(),
+            preset: preset.id.clone(),
+            ..Default::default()
+        })
+        .await
     }
 
     /// Every provider with its key status.
@@ -243,9 +288,16 @@ impl Providers {
         Ok(self.store().delete_provider(&record.id).await?)
     }
 
-    /// A client for a provider, with its key.
-    pub async fn provider_client(&self, id_or_name: &str) -> Result<HttpProvider, EngineError> {
+    /// A client for a provider, with its key (the built-in model needs none).
+    pub async fn provider_client(
+        &self,
+        id_or_name: &str,
+    ) -> Result<Box<dyn Provider>, EngineError> {
         let record = self.store().find_provider(id_or_name).await?;
+        #[cfg(feature = "local")]
+        if record.kind == crate::vocab::ProviderKind::Local {
+            return Ok(Box::new(self.local.provider(self.store()).await?));
+        }
         let key = self.key_of(&record).await?.map(|(k, _)| k);
         let endpoint = Endpoint {
             kind: record.kind,
@@ -254,12 +306,12 @@ impl Providers {
             strict_tools: record.settings.strict_tools,
         };
         let options = HttpOptions::default();
-        Ok(HttpProvider::with_client(
+        Ok(Box::new(HttpProvider::with_client(
             endpoint,
             key,
             options,
             self.http_client()?,
-        ))
+        )))
     }
 
     /// The models a provider offers.

@@ -3,6 +3,7 @@
 //! KV cache kept per conversation, broken files — and the whole agent loop calling a real MCP
 //! server with no network provider.
 
+mod agent;
 mod runtime;
 
 use std::path::PathBuf;

@@ -84,25 +84,17 @@ fn sampling(req: &ChatRequest) -> Sampling {
 pub fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, LocalError> {
     let template = facts.chat_template.as_deref().unwrap_or(CHATML);
     let native = supports_tools(template);
-    let offered = if native || !named_call_answered(req) {
-        req.tools.as_slice()
+    // The request as rendered, and whether its answer may call the tools.
+    let (shaped, may_call) = if native {
+        (req.clone(), true)
+    } else if named_call_answered(req) {
+        (answer_request(req), false)
+    } else if !req.tools.is_empty() || has_tool_history(req) {
+        (to_prompt_request(req), true)
     } else {
-        &[]
+        (req.clone(), true)
     };
-    let has_tool_history = req.messages.iter().any(|m| match m {
-        ChatMessage::Assistant { tool_calls, .. } => !tool_calls.is_empty(),
-        ChatMessage::Tool { .. } => true,
-        ChatMessage::User { .. } => false,
-    });
-    let shaped = ChatRequest {
-        tools: offered.to_vec(),
-        ..req.clone()
-    };
-    let shaped = if !native && (!offered.is_empty() || has_tool_history) {
-        to_prompt_request(&shaped)
-    } else {
-        shaped
-    };
+    let offered = if native { req.tools.as_slice() } else { &[] };
     let input = TemplateInput {
         messages: template::messages(&shaped),
         tools: (native && !offered.is_empty()).then(|| template::tools(offered)),
@@ -119,12 +111,62 @@ pub fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, LocalErro
         let tagged = native && template.contains("<tool_call>");
         Some(tool_call_grammar(&forced, tagged)?)
     };
-    let tools = offered.iter().map(|t| t.name.clone()).collect();
+    let tools = if may_call {
+        req.tools.iter().map(|t| t.name.clone()).collect()
+    } else {
+        Vec::new()
+    };
     Ok(Prompt {
         text,
         grammar,
         tools,
     })
+}
+
+/// Whether the conversation holds tool calls or results.
+fn has_tool_history(req: &ChatRequest) -> bool {
+    req.messages.iter().any(|m| match m {
+        ChatMessage::Assistant { tool_calls, .. } => !tool_calls.is_empty(),
+        ChatMessage::Tool { .. } => true,
+        ChatMessage::User { .. } => false,
+    })
+}
+
+/// The request for a prose answer after the named tools were called: no tools, the calls left
+/// out, and their results told in plain words.
+fn answer_request(req: &ChatRequest) -> ChatRequest {
+    let mut messages = Vec::new();
+    let mut results: Vec<String> = Vec::new();
+    for m in &req.messages {
+        match m {
+            ChatMessage::Tool {
+                name,
+                content,
+                is_error,
+                ..
+            } => {
+                let outcome = if *is_error { "failed" } else { "returned" };
+                let tool = name.rsplit_once("__").map_or(name.as_str(), |(_, t)| t);
+                results.push(format!("{tool} {outcome}: {}", content.trim()));
+                continue;
+            }
+            ChatMessage::Assistant { text, .. } if text.trim().is_empty() => {}
+            ChatMessage::Assistant { text, .. } => messages.push(ChatMessage::Assistant {
+                text: text.clone(),
+                tool_calls: Vec::new(),
+            }),
+            user => messages.push(user.clone()),
+        }
+    }
+    if !results.is_empty() {
+        let told = format!("{}\n\nAnswer with this.", results.join("\n"));
+        messages.push(ChatMessage::user(told));
+    }
+    ChatRequest {
+        messages,
+        tools: Vec::new(),
+        ..req.clone()
+    }
 }
 
 impl Provider for LocalProvider {

@@ -1,0 +1,79 @@
+//! `switchboard models list|import PATH|remove NAME`: the built-in model's GGUF files in the
+//! profile's `models/` folder. Importing a model also adds the built-in provider ("On this
+//! computer") when there is none, so `switchboard chat --provider local --model NAME …` works
+//! next.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use switchboard_engine::Engine;
+use switchboard_engine::provider::ProviderError;
+
+use super::CliError;
+
+/// What to do with the built-in model's files.
+#[derive(Debug, Subcommand)]
+pub enum ModelsCmd {
+    /// List the models in the models folder (name and size).
+    List,
+    /// Copy a `.gguf` file into the models folder.
+    Import {
+        /// The GGUF file.
+        path: PathBuf,
+    },
+    /// Delete a model from the models folder.
+    Remove {
+        /// The model's name (its file name, with or without `.gguf`).
+        name: String,
+    },
+}
+
+/// Runs one models subcommand.
+pub async fn run(engine: &Engine, cmd: &ModelsCmd) -> Result<(), CliError> {
+    let models = engine.providers().models_dir();
+    let local = |e| CliError::Engine(ProviderError::from(e).into());
+    let mut out = std::io::stdout().lock();
+    match cmd {
+        ModelsCmd::List => {
+            let list = models.list().map_err(local)?;
+            if list.is_empty() {
+                writeln!(
+                    out,
+                    "no models in {}; add one with `switchboard models import FILE.gguf`",
+                    models.path().display()
+                )?;
+            }
+            for m in list {
+                writeln!(out, "{:<48} {}", m.name, megabytes(m.size))?;
+            }
+        }
+        ModelsCmd::Import { path } => {
+            let source = path.clone();
+            let dir = models.clone();
+            let model = tokio::task::spawn_blocking(move || dir.import(&source))
+                .await
+                .map_err(|e| CliError::Runtime(e.to_string()))?
+                .map_err(local)?;
+            let provider = engine.providers().ensure_local_provider().await?;
+            writeln!(
+                out,
+                "imported {} ({}) for the provider {:?}; chat with it: switchboard chat \
+                 --provider local --model {} …",
+                model.name,
+                megabytes(model.size),
+                provider.provider.name,
+                model.name
+            )?;
+        }
+        ModelsCmd::Remove { name } => {
+            models.remove(name).map_err(local)?;
+            writeln!(out, "removed {name}")?;
+        }
+    }
+    Ok(())
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1_000_000.0)
+}
