@@ -294,9 +294,15 @@ impl Providers {
         id_or_name: &str,
     ) -> Result<Box<dyn Provider>, EngineError> {
         let record = self.store().find_provider(id_or_name).await?;
-        #[cfg(feature = "local")]
         if record.kind == crate::vocab::ProviderKind::Local {
+            #[cfg(feature = "local")]
             return Ok(Box::new(self.local.provider(self.store()).await?));
+            #[cfg(not(feature = "local"))]
+            return Err(crate::provider::ProviderError::Local(
+                "this build of Switchboard has no built-in model (the `local` feature is off)"
+                    .into(),
+            )
+            .into());
         }
         let key = self.key_of(&record).await?.map(|(k, _)| k);
         let endpoint = Endpoint {

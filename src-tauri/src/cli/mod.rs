@@ -45,7 +45,7 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Import conversations from a Switchboard, ChatGPT or Claude export.
     Import(export::ImportArgs),
-    /// The built-in model's GGUF files: list, import, remove.
+    /// The built-in model's GGUF files: list, import, download, remove.
     #[cfg(feature = "local")]
     #[command(subcommand)]
     Models(models::ModelsCmd),

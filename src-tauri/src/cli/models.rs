@@ -1,14 +1,17 @@
-//! `switchboard models list|import PATH|remove NAME`: the built-in model's GGUF files in the
-//! profile's `models/` folder. Importing a model also adds the built-in provider ("On this
-//! computer") when there is none, so `switchboard chat --provider local --model NAME …` works
-//! next.
+//! `switchboard models list|import PATH|download URL|remove NAME`: the built-in model's GGUF
+//! files in the profile's `models/` folder. Importing or downloading a model also adds the
+//! built-in provider ("On this computer") when there is none, so `switchboard chat --provider
+//! local --model NAME …` works next.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Subcommand;
 use switchboard_engine::Engine;
+use switchboard_engine::local::download::{DownloadRequest, download};
+use switchboard_engine::local::{LocalModel, ModelsDir};
 use switchboard_engine::provider::ProviderError;
+use tokio_util::sync::CancellationToken;
 
 use super::CliError;
 
@@ -21,6 +24,14 @@ pub enum ModelsCmd {
     Import {
         /// The GGUF file.
         path: PathBuf,
+    },
+    /// Download a `.gguf` into the models folder (resumes a cut-off download; Ctrl-C cancels).
+    Download {
+        /// The file's http(s) URL, e.g. a Hugging Face `resolve/` link.
+        url: String,
+        /// The file's SHA-256 (hex); a file that does not match is deleted.
+        #[arg(long)]
+        sha256: Option<String>,
     },
     /// Delete a model from the models folder.
     Remove {
@@ -66,12 +77,51 @@ pub async fn run(engine: &Engine, cmd: &ModelsCmd) -> Result<(), CliError> {
                 model.name
             )?;
         }
+        ModelsCmd::Download { url, sha256 } => {
+            let request = DownloadRequest {
+                url: url.clone(),
+                sha256: sha256.clone(),
+            };
+            let model = fetch(engine, &models, &request).await?;
+            engine.providers().ensure_local_provider().await?;
+            writeln!(out, "downloaded {} ({})", model.name, megabytes(model.size))?;
+        }
         ModelsCmd::Remove { name } => {
             models.remove(name).map_err(local)?;
             writeln!(out, "removed {name}")?;
         }
     }
     Ok(())
+}
+
+/// Downloads with a progress line on stderr; Ctrl-C cancels.
+async fn fetch(
+    engine: &Engine,
+    models: &ModelsDir,
+    request: &DownloadRequest,
+) -> Result<LocalModel, CliError> {
+    let client = engine.providers().http_client()?;
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let mut shown = 0u64;
+    let result = download(&client, models, request, &cancel, |p| {
+        if p.received >= shown + 10_000_000 || Some(p.received) == p.total {
+            shown = p.received;
+            let total = p.total.map(megabytes).unwrap_or_else(|| "?".into());
+            eprint!("\r{} of {total}", megabytes(p.received));
+        }
+    })
+    .await;
+    on_ctrl_c.abort();
+    eprintln!();
+    result.map_err(|e| CliError::Engine(ProviderError::from(e).into()))
 }
 
 fn megabytes(bytes: u64) -> String {

@@ -4,6 +4,7 @@
 //! server with no network provider.
 
 mod agent;
+mod download;
 mod runtime;
 
 use std::path::PathBuf;

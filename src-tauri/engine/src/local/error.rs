@@ -57,6 +57,43 @@ pub enum LocalError {
         /// What the operating system said.
         reason: String,
     },
+    /// A download was refused: a bad URL, an HTTP error status, an unreachable server.
+    #[error("cannot download {url}: {reason}")]
+    Download {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The connection kept dropping; the part is kept for a later download to resume.
+    #[error("the download of {url} was cut off {attempts} times; try again to resume it")]
+    Interrupted {
+        /// The URL.
+        url: String,
+        /// How many times it was tried.
+        attempts: u32,
+    },
+    /// The downloaded file is not the one expected.
+    #[error("the downloaded file's SHA-256 is {actual}, not {expected}; it was deleted")]
+    Checksum {
+        /// The SHA-256 asked for.
+        expected: String,
+        /// The file's.
+        actual: String,
+    },
+    /// The disk has no room for the file.
+    #[error("{dir} has {available} bytes free; the model needs {needed}")]
+    NoSpace {
+        /// The models folder.
+        dir: PathBuf,
+        /// The file's size.
+        needed: u64,
+        /// The free space.
+        available: u64,
+    },
+    /// The download was cancelled.
+    #[error("the download was cancelled")]
+    Cancelled,
     /// The runtime's thread is gone.
     #[error("the built-in model runtime has stopped")]
     Stopped,

@@ -9,8 +9,10 @@
 //!   has none); [`grammar`]: a forced tool call held to a grammar from the tool's schema
 //!   ([`gbnf`] converts JSON Schema);
 //!   [`output`]: reasoning and call markers in the answer.
-//! - [`provider`]: all of it as a [`crate::provider::Provider`]; [`models`]: the models folder.
+//! - [`provider`]: all of it as a [`crate::provider::Provider`]; [`models`]: the models folder;
+//!   [`download`]: a model from a URL (resumed, verified, cancellable).
 
+pub mod download;
 mod error;
 pub mod gbnf;
 pub mod grammar;
