@@ -14,7 +14,7 @@ mod local;
 
 use crate::EngineError;
 use crate::provider::presets::{self, Preset};
-use crate::provider::{Endpoint, HttpOptions, HttpProvider, ModelInfo, Provider};
+use crate::provider::{Endpoint, HttpOptions, HttpProvider, ModelInfo, Provider, ProviderError};
 use crate::secrets::KeySource;
 use crate::secrets::{Secrets, blocking};
 use crate::store::Store;
@@ -228,6 +228,36 @@ impl Providers {
         .await
     }
 
+    /// The first-run default: when the models folder holds no model, `source` (a small GGUF
+    /// the set-up fetched) is put there, the built-in provider added, and the model made its
+    /// default. Returns the model when it did so.
+    #[cfg(feature = "local")]
+    pub async fn provide_default_model(
+        &self,
+        source: &std::path::Path,
+    ) -> Result<Option<crate::local::LocalModel>, EngineError> {
+        let models = self.models_dir();
+        let local = |e: crate::local::LocalError| EngineError::from(ProviderError::from(e));
+        if !source.is_file() || !models.list().map_err(local)?.is_empty() {
+            return Ok(None);
+        }
+        let src = source.to_path_buf();
+        let model = tokio::task::spawn_blocking(move || models.link_or_import(&src))
+            .await
+            .map_err(|e| local(crate::local::LocalError::Backend(e.to_string())))?
+            .map_err(local)?;
+        let view = self.ensure_local_provider().await?;
+        if view.provider.settings.default_model.is_none() {
+            let settings = ProviderSettings {
+                default_model: Some(model.name.clone()),
+                ..view.provider.settings.clone()
+            };
+            self.set_provider_settings(&view.provider.id, settings)
+                .await?;
+        }
+        Ok(Some(model))
+    }
+
     /// Every provider with its key status.
     pub async fn list_providers(&self) -> Result<Vec<ProviderView>, EngineError> {
         let mut views = Vec::new();
@@ -298,7 +328,7 @@ impl Providers {
             #[cfg(feature = "local")]
             return Ok(Box::new(self.local.provider(self.store()).await?));
             #[cfg(not(feature = "local"))]
-            return Err(crate::provider::ProviderError::Local(
+            return Err(ProviderError::Local(
                 "this build of Switchboard has no built-in model (the `local` feature is off)"
                     .into(),
             )

@@ -206,3 +206,28 @@ async fn smollm2_calls_the_real_weather_server_and_answers_with_no_network_provi
     let (out, _) = run(data.path(), &["models", "list"]).await;
     assert!(out.starts_with("no models"), "{out}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profile_without_models_gets_the_default_one_as_the_built_in_providers_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = crate::suite::agent::engine(dir.path()).await;
+    let providers = engine.providers();
+    let model = providers.provide_default_model(&smollm2()).await.unwrap();
+    assert_eq!(model.map(|m| m.name), Some(MODEL.to_owned()));
+    let views = providers.list_providers().await.unwrap();
+    assert_eq!(views.len(), 1);
+    let provider = &views[0].provider;
+    assert_eq!(provider.name, "On this computer");
+    assert_eq!(provider.settings.default_model.as_deref(), Some(MODEL));
+    let listed = providers.provider_models(&provider.id).await.unwrap();
+    assert_eq!(
+        listed.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(),
+        [MODEL]
+    );
+    // Once the folder has a model, nothing more is done.
+    assert_eq!(
+        providers.provide_default_model(&smollm2()).await.unwrap(),
+        None
+    );
+    assert_eq!(providers.list_providers().await.unwrap().len(), 1);
+}

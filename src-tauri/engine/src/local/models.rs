@@ -104,6 +104,27 @@ impl ModelsDir {
         Ok(LocalModel { name, size })
     }
 
+    /// Puts a `.gguf` file into the folder as a hard link when the file system allows (no
+    /// second copy of a large file), else as a copy.
+    pub fn link_or_import(&self, source: &Path) -> Result<LocalModel, LocalError> {
+        check_magic(source)?;
+        let name = source
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if is_gguf_name(name) && std::fs::create_dir_all(&self.dir).is_ok() {
+            let target = self.dir.join(name);
+            if std::fs::hard_link(source, &target).is_ok() {
+                let size = std::fs::metadata(&target).map_or(0, |m| m.len());
+                return Ok(LocalModel {
+                    name: name.to_owned(),
+                    size,
+                });
+            }
+        }
+        self.import(source)
+    }
+
     /// Deletes the model `name`.
     pub fn remove(&self, name: &str) -> Result<(), LocalError> {
         let path = self.resolve(name)?;
