@@ -247,3 +247,7 @@ fn end_events(report: &Report) -> Vec<ProviderEvent> {
         ProviderEvent::Finish { reason },
     ]
 }
+
+#[cfg(test)]
+#[path = "provider_tests.rs"]
+mod tests;

@@ -53,6 +53,11 @@ fn qwen25s_template_renders_tools_calls_and_results_as_jinja2_does() {
 }
 
 #[test]
+fn llama31s_template_with_tools_in_the_user_message_renders_as_jinja2_does() {
+    assert_golden("llama3.1");
+}
+
+#[test]
 fn a_template_that_raises_gives_its_message() {
     let err = render(
         "{{ raise_exception('only user and assistant') }}",
