@@ -57,8 +57,39 @@ pub fn render(template: &str, input: &TemplateInput) -> Result<String, LocalErro
     }
     ctx.insert("bos_token".into(), input.bos_token.clone().into());
     ctx.insert("eos_token".into(), input.eos_token.clone().into());
-    env.render_str(template, Json::Object(ctx))
+    env.render_str(&line_continuations_removed(template), Json::Object(ctx))
         .map_err(|e| LocalError::Template(describe(&e)))
+}
+
+/// The template with Python's line continuations (a backslash before a newline) taken out of
+/// the string literals in its tags, as jinja2 reads them; minijinja would keep both characters
+/// (Mistral Small 3.1's template has them).
+fn line_continuations_removed(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut chars = template.chars().peekable();
+    let (mut in_tag, mut quote) = (false, None::<char>);
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        match (in_tag, quote, c, next) {
+            (false, _, '{', Some('{' | '%')) => in_tag = true,
+            (true, None, '}' | '%', Some('}')) => in_tag = false,
+            (true, None, '"' | '\'', _) => quote = Some(c),
+            (true, Some(_), '\\', Some('\n')) => {
+                chars.next();
+                continue;
+            }
+            (true, Some(_), '\\', Some(escaped)) => {
+                out.push(c);
+                out.push(escaped);
+                chars.next();
+                continue;
+            }
+            (true, Some(q), c, _) if c == q => quote = None,
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The error and its causes on one line.

@@ -58,6 +58,11 @@ fn llama31s_template_with_tools_in_the_user_message_renders_as_jinja2_does() {
 }
 
 #[test]
+fn mistral_small_31s_template_with_tool_calls_and_results_renders_as_jinja2_does() {
+    assert_golden("mistral-small-3.1");
+}
+
+#[test]
 fn a_template_that_raises_gives_its_message() {
     let err = render(
         "{{ raise_exception('only user and assistant') }}",
@@ -67,6 +72,12 @@ fn a_template_that_raises_gives_its_message() {
         matches!(&err, Err(LocalError::Template(m)) if m.contains("only user and assistant")),
         "{err:?}"
     );
+}
+
+#[test]
+fn a_backslash_newline_in_a_tags_string_is_a_line_continuation_but_kept_in_text() {
+    let out = render("a\\\nb{{ 'c\\\nd' + \"\\\"\" }}", &input(false)).unwrap();
+    assert_eq!(out, "a\\\nbcd\"");
 }
 
 #[test]
