@@ -258,6 +258,17 @@ impl Providers {
         Ok(Some(model))
     }
 
+    /// The context window a provider's model has, when the provider knows it: for the
+    /// built-in model, its trained context (from the file) capped by `local.max_context`.
+    pub async fn context_window(&self, record: &ProviderRecord, model: &str) -> Option<u32> {
+        #[cfg(feature = "local")]
+        if record.kind == crate::vocab::ProviderKind::Local {
+            return self.local.context_window(self.store(), model).await;
+        }
+        let _ = (record, model);
+        None
+    }
+
     /// Every provider with its key status.
     pub async fn list_providers(&self) -> Result<Vec<ProviderView>, EngineError> {
         let mut views = Vec::new();

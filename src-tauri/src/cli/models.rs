@@ -56,7 +56,13 @@ pub async fn run(engine: &Engine, cmd: &ModelsCmd) -> Result<(), CliError> {
                 )?;
             }
             for m in list {
-                writeln!(out, "{:<48} {}", m.name, megabytes(m.size))?;
+                writeln!(
+                    out,
+                    "{:<48} {:>10}  {}",
+                    m.name,
+                    megabytes(m.size),
+                    facts(&m)
+                )?;
             }
         }
         ModelsCmd::Import { path } => {
@@ -122,6 +128,26 @@ async fn fetch(
     on_ctrl_c.abort();
     eprintln!();
     result.map_err(|e| CliError::Engine(ProviderError::from(e).into()))
+}
+
+/// `Q4_1 · 135M · 8192-token context · tools`, from the file's header.
+fn facts(m: &LocalModel) -> String {
+    let Some(info) = &m.info else {
+        return "(unreadable header)".into();
+    };
+    let mut parts: Vec<String> = Vec::new();
+    parts.extend(info.quantization.clone());
+    parts.extend(info.size_label.clone());
+    parts.extend(info.context_length.map(|n| format!("{n}-token context")));
+    parts.push(
+        if info.supports_tools {
+            "tools"
+        } else {
+            "no tool template"
+        }
+        .into(),
+    );
+    parts.join(" · ")
 }
 
 fn megabytes(bytes: u64) -> String {

@@ -152,6 +152,10 @@ async fn smollm2_calls_the_real_weather_server_and_answers_with_no_network_provi
     assert!(out.contains(&format!("imported {MODEL}")), "{out}");
     let (out, _) = run(data.path(), &["models", "list"]).await;
     assert!(out.starts_with(MODEL), "{out}");
+    assert!(
+        out.contains("Q4_1 · 135M · 8192-token context · no tool template"),
+        "{out}"
+    );
     let python = venv_python().to_string_lossy().into_owned();
     let script = fixtures_py()
         .join("weather.py")
@@ -219,6 +223,19 @@ async fn a_profile_without_models_gets_the_default_one_as_the_built_in_providers
     let provider = &views[0].provider;
     assert_eq!(provider.name, "On this computer");
     assert_eq!(provider.settings.default_model.as_deref(), Some(MODEL));
+    let info = providers.models_dir().list().unwrap()[0]
+        .info
+        .clone()
+        .unwrap();
+    assert_eq!(
+        (
+            info.architecture.as_deref(),
+            info.context_length,
+            info.has_template
+        ),
+        (Some("llama"), Some(8192), true)
+    );
+    assert_eq!(providers.context_window(provider, MODEL).await, Some(8192));
     let listed = providers.provider_models(&provider.id).await.unwrap();
     assert_eq!(
         listed.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(),

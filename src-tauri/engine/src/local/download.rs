@@ -87,7 +87,8 @@ pub async fn download(
             tokio::fs::rename(&part, &target)
                 .await
                 .map_err(|e| LocalError::io("cannot move into place", &target, &e))?;
-            Ok(LocalModel { name, size })
+            let info = super::gguf::read_info(&target).ok();
+            Ok(LocalModel { name, size, info })
         }
         Err(e) => {
             // A connection that kept dropping leaves its part for a later download to resume;

@@ -9,12 +9,14 @@
 //!   has none); [`grammar`]: a forced tool call held to a grammar from the tool's schema
 //!   ([`gbnf`] converts JSON Schema);
 //!   [`output`]: reasoning and call markers in the answer.
-//! - [`provider`]: all of it as a [`crate::provider::Provider`]; [`models`]: the models folder;
+//! - [`provider`]: all of it as a [`crate::provider::Provider`]; [`models`]: the models folder
+//!   ([`gguf`] reads each file's facts from its header);
 //!   [`download`]: a model from a URL (resumed, verified, cancellable).
 
 pub mod download;
 mod error;
 pub mod gbnf;
+pub mod gguf;
 pub mod grammar;
 pub mod models;
 pub mod output;

@@ -17,6 +17,9 @@ pub struct LocalModel {
     pub name: String,
     /// The file's size in bytes.
     pub size: u64,
+    /// What its header says (none when it cannot be read).
+    #[serde(default)]
+    pub info: Option<super::gguf::GgufInfo>,
 }
 
 /// The folder of `.gguf` models.
@@ -48,7 +51,8 @@ impl ModelsDir {
             .filter_map(|entry| {
                 let name = entry.file_name().into_string().ok()?;
                 let meta = std::fs::metadata(entry.path()).ok()?;
-                (is_gguf_name(&name) && meta.is_file()).then_some(LocalModel {
+                (is_gguf_name(&name) && meta.is_file()).then(|| LocalModel {
+                    info: super::gguf::read_info(&entry.path()).ok(),
                     name,
                     size: meta.len(),
                 })
@@ -101,7 +105,8 @@ impl ModelsDir {
             .map_err(|e| LocalError::io("cannot copy", source, &e))?;
         std::fs::rename(&partial, &target)
             .map_err(|e| LocalError::io("cannot move into place", &target, &e))?;
-        Ok(LocalModel { name, size })
+        let info = super::gguf::read_info(&target).ok();
+        Ok(LocalModel { name, size, info })
     }
 
     /// Puts a `.gguf` file into the folder as a hard link when the file system allows (no
@@ -119,6 +124,7 @@ impl ModelsDir {
                 return Ok(LocalModel {
                     name: name.to_owned(),
                     size,
+                    info: super::gguf::read_info(&target).ok(),
                 });
             }
         }
@@ -166,6 +172,7 @@ mod tests {
         assert!(dir.list().unwrap().is_empty());
         let model = dir.import(&source).unwrap();
         assert_eq!((model.name.as_str(), model.size), ("tiny.gguf", 12));
+        assert_eq!(model.info, None, "a header cut short tells nothing");
         assert_eq!(dir.list().unwrap(), vec![model]);
         assert_eq!(dir.resolve("tiny").unwrap(), dir.path().join("tiny.gguf"));
         dir.remove("tiny.gguf").unwrap();

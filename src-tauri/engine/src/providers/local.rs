@@ -51,6 +51,19 @@ impl Local {
     }
 }
 
+impl Local {
+    /// The context the runtime gives `model`: its trained length capped by the setting.
+    pub async fn context_window(&self, store: &Store, model: &str) -> Option<u32> {
+        let path = self.models.resolve(model).ok()?;
+        let info = tokio::task::spawn_blocking(move || crate::local::gguf::read_info(&path))
+            .await
+            .ok()?
+            .ok()?;
+        let cap = options(store).await.ok()?.max_context;
+        info.context_length.map(|n| n.min(cap))
+    }
+}
+
 /// The runtime's options from the profile's settings.
 async fn options(store: &Store) -> Result<RuntimeOptions, EngineError> {
     let defaults = RuntimeOptions::default();
