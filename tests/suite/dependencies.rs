@@ -18,6 +18,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("secrets", &["vocab", "logging"]),
     ("store", &["vocab"]),
     ("provider", &["vocab"]),
+    ("local", &["vocab", "provider"]),
     ("export", &["vocab", "store"]),
     (
         "error",
@@ -33,6 +34,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "store",
             "secrets",
             "provider",
+            "local",
             "local_ollama",
         ],
     ),

@@ -12,6 +12,8 @@ mod ipc_chat;
 mod ipc_mcp;
 mod ipc_mcp_content;
 mod ipc_paging;
+#[cfg(feature = "local")]
+mod local;
 mod mcp_apps;
 mod mcp_cli;
 mod mcp_eras;

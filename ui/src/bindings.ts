@@ -144,7 +144,7 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 /**
  * The wire formats Switchboard speaks.
  */
-export type ProviderKind = "openai" | "ollama" | "anthropic" | "gemini" | "dashscope";
+export type ProviderKind = "openai" | "ollama" | "anthropic" | "gemini" | "dashscope" | "local";
 
 /**
  * A ready-made provider configuration.

@@ -23,7 +23,8 @@ fn stream_body(kind: ProviderKind) -> String {
     let token = |i: usize| format!("tok{i} ");
     let mut out = String::new();
     match kind {
-        ProviderKind::Openai => {
+        // The built-in model has no wire format of its own (it is not parsed from HTTP).
+        ProviderKind::Openai | ProviderKind::Local => {
             for i in 0..TOKENS {
                 out += &format!(
                     "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1742800010,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}},\"finish_reason\":null}}]}}\n\n",

@@ -83,7 +83,8 @@ fn provider_kind(e: &ProviderError) -> ErrorKind {
         ProviderError::Server { .. }
         | ProviderError::Network(_)
         | ProviderError::Timeout(_)
-        | ProviderError::MalformedStream(_) => ErrorKind::ProviderUnavailable,
+        | ProviderError::MalformedStream(_)
+        | ProviderError::Local(_) => ErrorKind::ProviderUnavailable,
     }
 }
 

@@ -7,6 +7,8 @@
 pub mod agent;
 pub mod error;
 pub mod export;
+#[cfg(feature = "local")]
+pub mod local;
 pub mod local_ollama;
 pub mod logging;
 pub mod mcp;
@@ -84,6 +86,8 @@ impl Engine {
         }
         tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
         let providers = providers::Providers::new(store.clone(), secrets.clone());
+        #[cfg(feature = "local")]
+        let providers = providers.with_models_dir(paths.models_dir());
         let mcp = mcp::McpHost::new(store.clone(), secrets.clone(), redactor.clone());
         let agent = agent::Agent::new(store.clone(), mcp.clone(), providers.clone());
         mcp.set_sampler(std::sync::Arc::new(agent.clone()));

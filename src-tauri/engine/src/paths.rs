@@ -81,6 +81,11 @@ impl Paths {
         self.data_dir.join(DATABASE_FILE)
     }
 
+    /// The folder of the built-in provider's GGUF models.
+    pub fn models_dir(&self) -> PathBuf {
+        self.data_dir.join("models")
+    }
+
     /// Creates the directories and proves each one writable, then makes the profile
     /// owner-only (folders 0700, database and secret files 0600: see [`modes`]), repairing
     /// what a loose umask or a copy left open.

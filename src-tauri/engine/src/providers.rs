@@ -9,9 +9,12 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+#[cfg(feature = "local")]
+mod local;
+
 use crate::EngineError;
 use crate::provider::presets::{self, Preset};
-use crate::provider::{Endpoint, HttpOptions, HttpProvider, ModelInfo, Provider};
+use crate::provider::{Endpoint, HttpOptions, HttpProvider, ModelInfo, Provider, ProviderError};
 use crate::secrets::KeySource;
 use crate::secrets::{Secrets, blocking};
 use crate::store::Store;
@@ -118,6 +121,9 @@ pub struct Providers {
     secrets: Secrets,
     /// The HTTP client every provider shares (built on first use).
     http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
+    /// The built-in model's folder and runtime (started on first use).
+    #[cfg(feature = "local")]
+    local: crate::providers::local::Local,
 }
 
 impl Providers {
@@ -127,7 +133,23 @@ impl Providers {
             store,
             secrets,
             http: Default::default(),
+            #[cfg(feature = "local")]
+            local: local::Local::new(std::path::PathBuf::from("models")),
         }
+    }
+
+    /// The same providers, with the built-in model's GGUF files in `dir` (the profile's
+    /// `models/` folder).
+    #[cfg(feature = "local")]
+    pub fn with_models_dir(mut self, dir: std::path::PathBuf) -> Self {
+        self.local = local::Local::new(dir);
+        self
+    }
+
+    /// The built-in model's folder.
+    #[cfg(feature = "local")]
+    pub fn models_dir(&self) -> crate::local::ModelsDir {
+        self.local.models().clone()
     }
 
     fn store(&self) -> &Store {
@@ -160,7 +182,10 @@ impl Providers {
     /// Adds a provider; its key goes to the secret store.
     pub async fn add_provider(&self, new: NewProvider) -> Result<ProviderView, EngineError> {
         let preset = find_preset(&new.preset)?;
-        let base_url = check_url(new.base_url.as_deref().unwrap_or(&preset.base_url))?;
+        let base_url = match preset.kind {
+            crate::vocab::ProviderKind::Local => String::new(),
+            _ => check_url(new.base_url.as_deref().unwrap_or(&preset.base_url))?,
+        };
         let settings = ProviderSettings {
             preset: Some(preset.id.clone()),
             key_env: preset.key_env.clone(),
@@ -181,6 +206,67 @@ impl Providers {
             }
         }
         self.view(record).await
+    }
+
+    /// The built-in model's provider: the first one of kind `local`, else a new one named
+    /// after its preset, "On this computer".
+    #[cfg(feature = "local")]
+    pub async fn ensure_local_provider(&self) -> Result<ProviderView, EngineError> {
+        let all = self.store().list_providers().await?;
+        if let Some(record) = all
+            .into_iter()
+            .find(|r| r.kind == crate::vocab::ProviderKind::Local)
+        {
+            return self.view(record).await;
+        }
+        let preset = find_preset("local")?;
+        self.add_provider(NewProvider {
+            name: preset.name.clone(),
+            preset: preset.id.clone(),
+            ..Default::default()
+        })
+        .await
+    }
+
+    /// The first-run default: when the models folder holds no model, `source` (a small GGUF
+    /// the set-up fetched) is put there, the built-in provider added, and the model made its
+    /// default. Returns the model when it did so.
+    #[cfg(feature = "local")]
+    pub async fn provide_default_model(
+        &self,
+        source: &std::path::Path,
+    ) -> Result<Option<crate::local::LocalModel>, EngineError> {
+        let models = self.models_dir();
+        let local = |e: crate::local::LocalError| EngineError::from(ProviderError::from(e));
+        if !source.is_file() || !models.list().map_err(local)?.is_empty() {
+            return Ok(None);
+        }
+        let src = source.to_path_buf();
+        let model = tokio::task::spawn_blocking(move || models.link_or_import(&src))
+            .await
+            .map_err(|e| local(crate::local::LocalError::Backend(e.to_string())))?
+            .map_err(local)?;
+        let view = self.ensure_local_provider().await?;
+        if view.provider.settings.default_model.is_none() {
+            let settings = ProviderSettings {
+                default_model: Some(model.name.clone()),
+                ..view.provider.settings.clone()
+            };
+            self.set_provider_settings(&view.provider.id, settings)
+                .await?;
+        }
+        Ok(Some(model))
+    }
+
+    /// The context window a provider's model has, when the provider knows it: for the
+    /// built-in model, its trained context (from the file) capped by `local.max_context`.
+    pub async fn context_window(&self, record: &ProviderRecord, model: &str) -> Option<u32> {
+        #[cfg(feature = "local")]
+        if record.kind == crate::vocab::ProviderKind::Local {
+            return self.local.context_window(self.store(), model).await;
+        }
+        let _ = (record, model);
+        None
     }
 
     /// Every provider with its key status.
@@ -243,9 +329,22 @@ impl Providers {
         Ok(self.store().delete_provider(&record.id).await?)
     }
 
-    /// A client for a provider, with its key.
-    pub async fn provider_client(&self, id_or_name: &str) -> Result<HttpProvider, EngineError> {
+    /// A client for a provider, with its key (the built-in model needs none).
+    pub async fn provider_client(
+        &self,
+        id_or_name: &str,
+    ) -> Result<Box<dyn Provider>, EngineError> {
         let record = self.store().find_provider(id_or_name).await?;
+        if record.kind == crate::vocab::ProviderKind::Local {
+            #[cfg(feature = "local")]
+            return Ok(Box::new(self.local.provider(self.store()).await?));
+            #[cfg(not(feature = "local"))]
+            return Err(ProviderError::Local(
+                "this build of Switchboard has no built-in model (the `local` feature is off)"
+                    .into(),
+            )
+            .into());
+        }
         let key = self.key_of(&record).await?.map(|(k, _)| k);
         let endpoint = Endpoint {
             kind: record.kind,
@@ -254,12 +353,12 @@ impl Providers {
             strict_tools: record.settings.strict_tools,
         };
         let options = HttpOptions::default();
-        Ok(HttpProvider::with_client(
+        Ok(Box::new(HttpProvider::with_client(
             endpoint,
             key,
             options,
             self.http_client()?,
-        ))
+        )))
     }
 
     /// The models a provider offers.

@@ -34,6 +34,9 @@ pub struct ChatArgs {
     /// The system prompt.
     #[arg(long)]
     pub system: Option<String>,
+    /// The most tokens one answer may have (kept for the conversation).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
     /// Allow every tool call without asking.
     #[arg(long)]
     pub yes: bool,
@@ -85,11 +88,26 @@ pub async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
     }
 }
 
+/// The provider named `name`; `local`, when no provider has that name, is the built-in model
+/// (added now if it was not yet).
+async fn provider_id(engine: &Engine, name: &str) -> Result<String, CliError> {
+    match engine.store().find_provider(name).await {
+        #[cfg(feature = "local")]
+        Err(_) if name == "local" => Ok(engine
+            .providers()
+            .ensure_local_provider()
+            .await?
+            .provider
+            .id),
+        found => Ok(found?.id),
+    }
+}
+
 /// The conversation to talk in, created or updated per the arguments.
 async fn conversation(engine: &Engine, args: &ChatArgs) -> Result<Conversation, CliError> {
     let store = engine.store();
     let provider_id = match &args.provider {
-        Some(p) => Some(store.find_provider(p).await?.id),
+        Some(p) => Some(provider_id(engine, p).await?),
         None => None,
     };
     let conv = match &args.conversation {
@@ -102,6 +120,9 @@ async fn conversation(engine: &Engine, args: &ChatArgs) -> Result<Conversation, 
     let mut settings = ChatSettings::of(&conv);
     if args.servers.is_some() {
         settings.servers.clone_from(&args.servers);
+    }
+    if args.max_tokens.is_some() {
+        settings.max_output_tokens = args.max_tokens;
     }
     let patch = ConversationPatch {
         provider_id,

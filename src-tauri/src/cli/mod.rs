@@ -5,6 +5,8 @@ mod chat;
 mod conformance;
 mod conversations;
 mod export;
+#[cfg(feature = "local")]
+mod models;
 mod providers;
 mod servers;
 mod servers_run;
@@ -43,6 +45,10 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Import conversations from a Switchboard, ChatGPT or Claude export.
     Import(export::ImportArgs),
+    /// The built-in model's GGUF files: list, import, download, remove.
+    #[cfg(feature = "local")]
+    #[command(subcommand)]
+    Models(models::ModelsCmd),
     /// Add, list and test model providers.
     #[command(subcommand)]
     Providers(providers::ProvidersCmd),
@@ -109,6 +115,8 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             Command::Conversations(cmd) => conversations::run(&engine, cmd).await,
             Command::Export(args) => export::run_export(&engine, args).await,
             Command::Import(args) => export::run_import(&engine, args).await,
+            #[cfg(feature = "local")]
+            Command::Models(cmd) => models::run(&engine, cmd).await,
             Command::Providers(cmd) => providers::run(&engine, cmd).await,
             Command::Servers(cmd) => servers::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {

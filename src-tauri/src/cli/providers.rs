@@ -18,8 +18,8 @@ pub enum ProvidersCmd {
     Add {
         /// A unique name for it.
         name: String,
-        /// The preset: openai, anthropic, gemini, ollama, dashscope, deepseek, openrouter,
-        /// lmstudio, vllm or openai-compatible.
+        /// The preset: local (the built-in model), openai, anthropic, gemini, ollama,
+        /// dashscope, deepseek, openrouter, lmstudio, vllm or openai-compatible.
         #[arg(long)]
         preset: String,
         /// The base URL, when not the preset's.

@@ -29,7 +29,8 @@ fn content_type(kind: ProviderKind) -> &'static str {
 /// A valid beginning of an answer that streams "Hel" then "lo", in each wire format.
 fn partial(kind: ProviderKind) -> String {
     match kind {
-        ProviderKind::Openai => [
+        // The built-in model has no wire format; it is listed so that the match stays total.
+        ProviderKind::Openai | ProviderKind::Local => [
             r#"data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}"#,
             r#"data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":null}]}"#,
         ]

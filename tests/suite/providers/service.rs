@@ -202,7 +202,7 @@ fn bad_provider_input_gets_specific_errors() {
     );
     assert!(
         text(&o.stderr).starts_with(
-            "switchboard: unknown preset \"nope\"; known presets: openai, anthropic, gemini, ollama"
+            "switchboard: unknown preset \"nope\"; known presets: local, openai, anthropic, gemini, ollama"
         ),
         "{}",
         text(&o.stderr)

@@ -37,6 +37,21 @@ describe('provider settings', () => {
     expect(await within(added).findByText(/The provider could not be reached/)).toBeInTheDocument();
   });
 
+  test('the built-in model asks for neither a URL nor a key', async () => {
+    const backend = installFakeBackend();
+    const user = userEvent.setup();
+    render(ProvidersSettings);
+    await screen.findByTestId('providers-empty');
+    await user.click(screen.getByRole('button', { name: 'Add provider' }));
+    await user.selectOptions(screen.getByLabelText(/^Provider/), 'On this computer');
+    expect(screen.getByLabelText(/^Name/)).toHaveValue('On this computer');
+    expect(screen.queryByLabelText(/^Base URL/)).toBeNull();
+    expect(screen.queryByLabelText(/^API key/)).toBeNull();
+    await user.click(within(screen.getByTestId('provider-form')).getByRole('button', { name: 'Add provider' }));
+    expect(backend.callsTo('add_provider')).toEqual([{ input: { name: 'On this computer', preset: 'local', headers: {} } }]);
+    expect(await screen.findByRole('article', { name: 'On this computer' })).toBeInTheDocument();
+  });
+
   test('the add form checks the preset, name, URL and required key', async () => {
     installFakeBackend([], { providers: [providerView({ name: 'Ollama' })] });
     const user = userEvent.setup();

@@ -8,6 +8,7 @@ export const FAKE_PRESETS: Preset[] = [
   { id: 'ollama', name: 'Ollama', kind: 'ollama', baseUrl: 'http://127.0.0.1:11434', keyEnv: null, needsKey: false },
   { id: 'deepseek', name: 'DeepSeek', kind: 'openai', baseUrl: 'https://api.deepseek.com', keyEnv: null, needsKey: true },
   { id: 'openai-compatible', name: 'OpenAI-compatible server', kind: 'openai', baseUrl: '', keyEnv: null, needsKey: false },
+  { id: 'local', name: 'On this computer', kind: 'local', baseUrl: '', keyEnv: null, needsKey: false },
 ];
 
 export type ProviderFake = {

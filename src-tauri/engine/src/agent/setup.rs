@@ -52,7 +52,7 @@ impl Setup {
         conv: &Conversation,
         with_tools: bool,
     ) -> Result<Self, EngineError> {
-        let settings = ChatSettings::of(conv);
+        let mut settings = ChatSettings::of(conv);
         let record = provider_of(agent, conv).await?;
         let model = conv
             .model
@@ -61,6 +61,9 @@ impl Setup {
             .ok_or_else(|| AgentError::NoModel {
                 provider: record.name.clone(),
             })?;
+        if settings.context_window.is_none() {
+            settings.context_window = agent.providers().context_window(&record, &model).await;
+        }
         let mode = settings
             .tool_mode
             .or_else(|| record.settings.tool_modes.get(&model).copied())

@@ -66,6 +66,10 @@ pub enum ProviderError {
     /// The stream broke its wire format.
     #[error("the provider's stream is malformed: {0}")]
     MalformedStream(String),
+    /// The built-in model (llama.cpp in process) failed: a file it cannot load, a template or
+    /// a grammar it cannot use.
+    #[error("the built-in model failed: {0}")]
+    Local(String),
     /// The provider's configuration is unusable (bad URL, header, missing key).
     #[error("the provider is misconfigured: {0}")]
     Config(String),

@@ -71,10 +71,11 @@ pub trait WireFormat: Send + Sync {
     fn parse_models(&self, body: &serde_json::Value) -> Vec<ModelInfo>;
 }
 
-/// The wire format of a kind.
+/// The wire format of a kind. The built-in model (`Local`) never goes over HTTP (the providers
+/// service builds its own client for it); it gets OpenAI's so that every kind has one.
 pub fn wire_format(kind: ProviderKind) -> Box<dyn WireFormat> {
     match kind {
-        ProviderKind::Openai => Box::new(openai::OpenAi),
+        ProviderKind::Openai | ProviderKind::Local => Box::new(openai::OpenAi),
         ProviderKind::Ollama => Box::new(ollama::Ollama),
         ProviderKind::Dashscope => Box::new(dashscope::DashScope),
         ProviderKind::Anthropic => Box::new(anthropic::Anthropic),
@@ -103,6 +104,16 @@ pub trait Provider: Send + Sync {
             }
             Ok(events)
         })
+    }
+}
+
+impl<P: Provider + ?Sized> Provider for Box<P> {
+    fn stream(&self, req: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
+        (**self).stream(req)
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        (**self).list_models()
     }
 }
 

@@ -43,7 +43,8 @@ mod tests {
 
     #[test]
     fn every_preset_parses_and_ollama_is_local() {
-        assert_eq!(presets().len(), 10);
+        assert_eq!(presets().len(), 11);
+        assert_eq!(preset("local").unwrap().kind, ProviderKind::Local);
         let ollama = preset("ollama").unwrap();
         assert_eq!(
             (ollama.kind, ollama.base_url.as_str()),

@@ -18,6 +18,9 @@ pub enum ProviderKind {
     Gemini,
     /// Alibaba DashScope's native text-generation API.
     Dashscope,
+    /// The built-in model: GGUF files from the models folder, run in process by llama.cpp
+    /// (no HTTP, no key).
+    Local,
 }
 
 /// How tools reach a model.

@@ -54,8 +54,9 @@ impl<P: Provider> Provider for PromptTools<P> {
 }
 
 /// Post-processes a prompt-mode answer: calls to `names` found in its text become
-/// [`ProviderEvent::ToolCall`]s.
-fn scan_events(events: EventStream, names: Vec<String>) -> EventStream {
+/// [`ProviderEvent::ToolCall`]s (also used by the built-in model, whose answers carry calls in
+/// their text).
+pub fn scan_events(events: EventStream, names: Vec<String>) -> EventStream {
     let mut scanner = Scanner::new(names);
     let items = events.map(Some).chain(stream::once(async { None }));
     Box::pin(items.flat_map(move |item| stream::iter(scanner.feed(item))))

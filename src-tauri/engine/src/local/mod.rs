@@ -1,0 +1,32 @@
+//! The built-in model provider (the `local` feature): GGUF models run in process by llama.cpp
+//! through the `llama-cpp-2` crate.
+//!
+//! - [`runtime`]: the runtime's own thread — one resident model, loaded on first use and
+//!   unloaded after an idle time; jobs queued to it, pieces streamed back, stop per token.
+//! - [`session`]: the model's context, KV-cache slots kept per conversation (a follow-up
+//!   evaluates only its new tokens), the decode and sampling loop.
+//! - [`template`]: the model's own Jinja chat template rendered with minijinja (ChatML when it
+//!   has none); [`grammar`]: a forced tool call held to a grammar from the tool's schema
+//!   ([`gbnf`] converts JSON Schema);
+//!   [`output`]: reasoning and call markers in the answer.
+//! - [`provider`]: all of it as a [`crate::provider::Provider`]; [`models`]: the models folder
+//!   ([`gguf`] reads each file's facts from its header);
+//!   [`download`]: a model from a URL (resumed, verified, cancellable).
+
+pub mod download;
+mod error;
+pub mod gbnf;
+pub mod gguf;
+pub mod grammar;
+pub mod models;
+pub mod output;
+pub mod provider;
+pub mod runtime;
+pub mod session;
+pub mod template;
+mod text;
+
+pub use error::LocalError;
+pub use models::{LocalModel, ModelsDir};
+pub use provider::LocalProvider;
+pub use runtime::{LocalRuntime, RuntimeOptions};

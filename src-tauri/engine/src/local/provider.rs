@@ -1,0 +1,253 @@
+//! [`LocalProvider`]: the built-in model as a [`Provider`]. A request is rendered with the
+//! model's own chat template on the runtime's thread (tools natively when the template knows
+//! them, else in prompt mode), generated there, and streamed back as the same
+//! [`ProviderEvent`]s every other provider sends: text, reasoning, tool calls, usage, finish.
+
+use futures::future::BoxFuture;
+use futures::{StreamExt, stream};
+use tokio::sync::mpsc;
+
+use super::LocalError;
+use super::grammar::{forced_tools, named_call_answered, tool_call_grammar};
+use super::models::ModelsDir;
+use super::output::Shaper;
+use super::runtime::{
+    Job, LocalRuntime, ModelFacts, Piece, Prompt, Sampling, StopFlag, StopOnDrop,
+};
+use super::session::{Finish, Report};
+use super::template::{self, CHATML, TemplateInput, supports_tools};
+use crate::provider::prompt_tools::{scan_tool_calls, to_prompt_request};
+use crate::provider::{
+    ChatMessage, ChatRequest, EventStream, FinishReason, ModelInfo, Provider, ProviderError,
+    ProviderEvent, Usage,
+};
+
+/// The most tokens an answer gets when the request sets no limit.
+const DEFAULT_MAX_TOKENS: u32 = 2048;
+
+/// The built-in provider: models from a folder, run by one [`LocalRuntime`].
+#[derive(Clone, Debug)]
+pub struct LocalProvider {
+    runtime: LocalRuntime,
+    models: ModelsDir,
+}
+
+impl LocalProvider {
+    /// Serves the models of `models` on `runtime`.
+    pub fn new(runtime: LocalRuntime, models: ModelsDir) -> Self {
+        Self { runtime, models }
+    }
+
+    /// The runtime.
+    pub fn runtime(&self) -> &LocalRuntime {
+        &self.runtime
+    }
+
+    /// Starts a generation; its pieces arrive on the returned channel.
+    fn start(
+        &self,
+        req: ChatRequest,
+    ) -> Result<(mpsc::UnboundedReceiver<Result<Piece, LocalError>>, StopFlag), LocalError> {
+        let model = self.models.resolve(&req.model)?;
+        let sampling = sampling(&req);
+        let stop = StopFlag::default();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let job = Job {
+            model,
+            render: Box::new(move |facts| prompt(&req, facts)),
+            sampling,
+            stop: stop.clone(),
+        };
+        self.runtime.submit(job, tx)?;
+        Ok((rx, stop))
+    }
+}
+
+/// The request's sampling; a random seed when it gives none.
+fn sampling(req: &ChatRequest) -> Sampling {
+    let p = &req.params;
+    Sampling {
+        temperature: p.temperature.map_or(0.7, |t| t as f32),
+        top_p: p.top_p.map_or(0.95, |t| t as f32),
+        seed: p.seed.map_or_else(|| fastrand::u32(..), |s| s as u32),
+        max_tokens: p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        stop: p.stop.clone(),
+    }
+}
+
+/// The prompt for `req` with the model's template, the grammar of a forced call, and the
+/// tools the answer may call.
+///
+/// A model whose template does not know tools gets them in prompt mode. Such models are the
+/// small ones, which tend to call a tool again and again: once the tool the user named has
+/// been called and answered, their follow-up is asked without tools, so it is prose.
+pub fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, LocalError> {
+    let template = facts.chat_template.as_deref().unwrap_or(CHATML);
+    let native = supports_tools(template);
+    // The request as rendered, and whether its answer may call the tools.
+    let (shaped, may_call) = if native {
+        (req.clone(), true)
+    } else if named_call_answered(req) {
+        (answer_request(req), false)
+    } else if !req.tools.is_empty() || has_tool_history(req) {
+        (to_prompt_request(req), true)
+    } else {
+        (req.clone(), true)
+    };
+    let offered = if native { req.tools.as_slice() } else { &[] };
+    let input = TemplateInput {
+        messages: template::messages(&shaped),
+        tools: (native && !offered.is_empty()).then(|| template::tools(offered)),
+        add_generation_prompt: true,
+        enable_thinking: req.reasoning,
+        bos_token: facts.bos_token.clone(),
+        eos_token: facts.eos_token.clone(),
+    };
+    let text = template::render(template, &input)?;
+    let forced = forced_tools(req);
+    let grammar = if forced.is_empty() {
+        None
+    } else {
+        let tagged = native && template.contains("<tool_call>");
+        Some(tool_call_grammar(&forced, tagged)?)
+    };
+    let tools = if may_call {
+        req.tools.iter().map(|t| t.name.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Prompt {
+        text,
+        grammar,
+        tools,
+    })
+}
+
+/// Whether the conversation holds tool calls or results.
+fn has_tool_history(req: &ChatRequest) -> bool {
+    req.messages.iter().any(|m| match m {
+        ChatMessage::Assistant { tool_calls, .. } => !tool_calls.is_empty(),
+        ChatMessage::Tool { .. } => true,
+        ChatMessage::User { .. } => false,
+    })
+}
+
+/// The request for a prose answer after the named tools were called: no tools, the calls left
+/// out, and their results told in plain words.
+fn answer_request(req: &ChatRequest) -> ChatRequest {
+    let mut messages = Vec::new();
+    let mut results: Vec<String> = Vec::new();
+    for m in &req.messages {
+        match m {
+            ChatMessage::Tool {
+                name,
+                content,
+                is_error,
+                ..
+            } => {
+                let outcome = if *is_error { "failed" } else { "returned" };
+                let tool = name.rsplit_once("__").map_or(name.as_str(), |(_, t)| t);
+                results.push(format!("{tool} {outcome}: {}", content.trim()));
+                continue;
+            }
+            ChatMessage::Assistant { text, .. } if text.trim().is_empty() => {}
+            ChatMessage::Assistant { text, .. } => messages.push(ChatMessage::Assistant {
+                text: text.clone(),
+                tool_calls: Vec::new(),
+            }),
+            user => messages.push(user.clone()),
+        }
+    }
+    if !results.is_empty() {
+        let told = format!("{}\n\nAnswer with this.", results.join("\n"));
+        messages.push(ChatMessage::user(told));
+    }
+    ChatRequest {
+        messages,
+        tools: Vec::new(),
+        ..req.clone()
+    }
+}
+
+impl Provider for LocalProvider {
+    fn stream(&self, req: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
+        Box::pin(async move {
+            let (mut rx, stop) = self.start(req)?;
+            let guard = StopOnDrop(stop);
+            let (thinking, tools) = match rx.recv().await {
+                Some(Ok(Piece::Started { thinking, tools })) => (thinking, tools),
+                Some(Err(e)) => return Err(e.into()),
+                Some(Ok(_)) | None => return Err(LocalError::Stopped.into()),
+            };
+            let events = events(rx, Shaper::new(thinking), guard);
+            Ok(if tools.is_empty() {
+                events
+            } else {
+                scan_tool_calls(events, tools)
+            })
+        })
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        Box::pin(async move {
+            let models = self.models.list()?;
+            Ok(models
+                .into_iter()
+                .map(|m| ModelInfo {
+                    id: m.name,
+                    name: None,
+                })
+                .collect())
+        })
+    }
+}
+
+/// The pieces after the start as provider events; dropping the stream stops the generation.
+fn events(
+    rx: mpsc::UnboundedReceiver<Result<Piece, LocalError>>,
+    shaper: Shaper,
+    guard: StopOnDrop,
+) -> EventStream {
+    let state = (rx, shaper, guard, false);
+    let items = stream::unfold(state, |(mut rx, mut shaper, guard, done)| async move {
+        if done {
+            return None;
+        }
+        let (batch, done) = match rx.recv().await {
+            Some(Ok(Piece::Started { .. })) => (Vec::new(), false),
+            Some(Ok(Piece::Text(text))) => {
+                (shaper.push(&text).into_iter().map(Ok).collect(), false)
+            }
+            Some(Ok(Piece::Done(report))) => {
+                let mut out: Vec<_> = shaper.finish().into_iter().map(Ok).collect();
+                out.extend(end_events(&report).into_iter().map(Ok));
+                (out, true)
+            }
+            Some(Err(e)) => (vec![Err(ProviderError::from(e))], true),
+            None => (vec![Err(ProviderError::from(LocalError::Stopped))], true),
+        };
+        Some((stream::iter(batch), (rx, shaper, guard, done)))
+    });
+    Box::pin(items.flatten())
+}
+
+/// Usage and finish for a report.
+fn end_events(report: &Report) -> Vec<ProviderEvent> {
+    let reason = match report.finish {
+        Finish::Length => FinishReason::Length,
+        Finish::Eos | Finish::StopText | Finish::Stopped => FinishReason::Stop,
+    };
+    vec![
+        ProviderEvent::Usage {
+            usage: Usage {
+                input_tokens: report.prompt_tokens as u64,
+                output_tokens: report.generated as u64,
+            },
+        },
+        ProviderEvent::Finish { reason },
+    ]
+}
+
+#[cfg(test)]
+#[path = "provider_tests.rs"]
+mod tests;

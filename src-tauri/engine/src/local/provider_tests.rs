@@ -1,0 +1,121 @@
+//! Tool calls as the templates teach them, from recorded model outputs, through the same
+//! pipeline a generation goes through (pieces → reasoning split → call scanner).
+
+#![allow(clippy::unwrap_used)]
+
+use futures::StreamExt;
+use serde_json::json;
+
+use super::*;
+use crate::local::session::Finish;
+
+/// The events for `pieces` streamed by a model, with `tools` offered.
+async fn run(pieces: &[&str], tools: &[&str]) -> Vec<ProviderEvent> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    for p in pieces {
+        tx.send(Ok(Piece::Text((*p).to_owned()))).unwrap();
+    }
+    let report = Report {
+        prompt_tokens: 10,
+        reused: 0,
+        evaluated: 10,
+        generated: pieces.len(),
+        finish: Finish::Eos,
+    };
+    tx.send(Ok(Piece::Done(report))).unwrap();
+    let names = tools.iter().map(|t| (*t).to_owned()).collect();
+    let events = events(rx, Shaper::new(false), StopOnDrop(StopFlag::default()));
+    let all: Vec<_> = scan_tool_calls(events, names).collect().await;
+    all.into_iter().map(Result::unwrap).collect()
+}
+
+fn calls(events: &[ProviderEvent]) -> Vec<(String, serde_json::Value)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ProviderEvent::ToolCall { call } => Some((call.name.clone(), call.arguments.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn finish(events: &[ProviderEvent]) -> Option<&FinishReason> {
+    match events.last() {
+        Some(ProviderEvent::Finish { reason }) => Some(reason),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn hermes_and_qwen_tool_call_tags_become_calls() {
+    let got = run(
+        &[
+            "<tool_call>\n{\"name\": \"get_weather\", \"argu",
+            "ments\": {\"city\": \"Paris\"}}\n</tool_call>",
+        ],
+        &["get_weather"],
+    )
+    .await;
+    assert_eq!(
+        calls(&got),
+        vec![("get_weather".into(), json!({ "city": "Paris" }))]
+    );
+    assert_eq!(finish(&got), Some(&FinishReason::ToolCalls));
+}
+
+#[tokio::test]
+async fn llama_3_json_with_parameters_after_the_python_tag_becomes_a_call() {
+    let got = run(
+        &[
+            "<|python_tag|>",
+            "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}",
+        ],
+        &["get_weather"],
+    )
+    .await;
+    assert_eq!(
+        calls(&got),
+        vec![("get_weather".into(), json!({ "city": "Oslo" }))]
+    );
+}
+
+#[tokio::test]
+async fn mistral_tool_calls_arrays_become_one_call_each() {
+    let got = run(
+        &[
+            "[TOOL_CALLS]",
+            "[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}, ",
+            "{\"name\": \"get_time\", \"arguments\": {}}]",
+        ],
+        &["get_weather", "get_time"],
+    )
+    .await;
+    assert_eq!(
+        calls(&got),
+        vec![
+            ("get_weather".into(), json!({ "city": "Rome" })),
+            ("get_time".into(), json!({})),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn reasoning_then_prose_without_a_call_finishes_normally_with_usage() {
+    let got = run(
+        &["<think>The user greets.</think>", "Hello!"],
+        &["get_weather"],
+    )
+    .await;
+    assert_eq!(
+        got[..2],
+        [
+            ProviderEvent::ReasoningDelta {
+                text: "The user greets.".into()
+            },
+            ProviderEvent::text("Hello!"),
+        ]
+    );
+    assert!(calls(&got).is_empty());
+    assert!(matches!(got[2], ProviderEvent::Usage { usage } if usage.input_tokens == 10));
+    assert_eq!(finish(&got), Some(&FinishReason::Stop));
+}

@@ -1,0 +1,340 @@
+//! One resident model's context and what is kept in it: a few KV-cache slots (one llama.cpp
+//! sequence each), each holding the tokens of one conversation. A job reuses the slot whose
+//! cached tokens its prompt continues, evaluates only the tokens after the common prefix, then
+//! samples token by token until the end-of-generation token, the token limit, a stop text or a
+//! stop request (checked before every token).
+
+use std::num::NonZeroU32;
+use std::path::Path;
+
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::{DecodeError, LlamaCppError};
+
+use super::LocalError;
+use super::runtime::{Job, ModelFacts, Piece, PieceSender, RuntimeOptions, Sampling};
+use super::text::{StopText, Utf8Pieces};
+
+/// Why a generation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finish {
+    /// The model's end-of-generation token.
+    Eos,
+    /// The token limit (or the context is full).
+    Length,
+    /// A stop text appeared.
+    StopText,
+    /// A stop request, or the receiver went away.
+    Stopped,
+}
+
+/// What one job did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The prompt's tokens.
+    pub prompt_tokens: usize,
+    /// Prompt tokens found in the KV cache (not evaluated again).
+    pub reused: usize,
+    /// Prompt tokens evaluated by this job.
+    pub evaluated: usize,
+    /// Tokens generated.
+    pub generated: usize,
+    /// Why it ended.
+    pub finish: Finish,
+}
+
+/// One KV-cache sequence and the tokens it holds.
+#[derive(Debug, Default)]
+struct Slot {
+    /// Tokens in the cache, positions 0.. in order.
+    tokens: Vec<LlamaToken>,
+    /// How many of them were the last job's prompt.
+    prompt_len: usize,
+    /// When it was last used (a job counter).
+    used: u64,
+}
+
+/// The resident model's context and its slots.
+pub struct Session<'m> {
+    model: &'m LlamaModel,
+    ctx: LlamaContext<'m>,
+    slots: Vec<Slot>,
+    clock: u64,
+    facts: ModelFacts,
+}
+
+fn backend_error(what: &str, e: impl std::fmt::Display) -> LocalError {
+    LocalError::Backend(format!("{what}: {e}"))
+}
+
+fn pos(n: usize) -> Result<i32, LocalError> {
+    i32::try_from(n).map_err(|_| LocalError::Backend(format!("position {n} is too large")))
+}
+
+impl<'m> Session<'m> {
+    /// A context for `model`: its trained context size capped by the options.
+    pub fn new(
+        backend: &LlamaBackend,
+        model: &'m LlamaModel,
+        path: &Path,
+        options: &RuntimeOptions,
+    ) -> Result<Self, LocalError> {
+        let n_ctx = model.n_ctx_train().min(options.max_context).max(256);
+        let threads = options.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| i32::try_from(n.get()).unwrap_or(4))
+                .unwrap_or(4)
+        });
+        let slots = options.slots.max(1);
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(n_ctx))
+            .with_n_seq_max(slots)
+            .with_kv_unified(true)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+        let ctx = model
+            .new_context(backend, params)
+            .map_err(|e| backend_error("cannot create a context", e))?;
+        let facts = facts_of(model, path, ctx.n_ctx());
+        Ok(Self {
+            model,
+            ctx,
+            slots: (0..slots).map(|_| Slot::default()).collect(),
+            clock: 0,
+            facts,
+        })
+    }
+
+    /// Runs one job, streaming its pieces to `out`; errors go to `out` too.
+    pub fn run(&mut self, job: Job, out: &PieceSender) {
+        let result = (job.render)(&self.facts).and_then(|prompt| {
+            let thinking = super::output::opens_thinking(&prompt.text);
+            let tools = prompt.tools.clone();
+            let _ = out.send(Ok(Piece::Started { thinking, tools }));
+            let tokens = self.tokenize(&prompt.text);
+            let grammar = prompt.grammar.as_deref();
+            self.generate(&tokens, &job.sampling, grammar, &job.stop, out)
+        });
+        let _ = match result {
+            Ok(report) => out.send(Ok(Piece::Done(report))),
+            Err(e) => out.send(Err(e)),
+        };
+    }
+
+    /// The tokens of a rendered prompt (special tokens in the text are parsed as such; BOS
+    /// added when the model wants one and the template did not write it).
+    fn tokenize(&self, text: &str) -> Vec<LlamaToken> {
+        let vocab = self.model.vocab();
+        let starts_with_bos =
+            !self.facts.bos_token.is_empty() && text.starts_with(&self.facts.bos_token);
+        vocab.tokenize(text.as_bytes(), !starts_with_bos, true)
+    }
+
+    fn generate(
+        &mut self,
+        tokens: &[LlamaToken],
+        sampling: &Sampling,
+        grammar: Option<&str>,
+        stop: &super::runtime::StopFlag,
+        out: &PieceSender,
+    ) -> Result<Report, LocalError> {
+        let n_ctx = usize::try_from(self.ctx.n_ctx()).unwrap_or(usize::MAX);
+        if tokens.is_empty() || tokens.len() >= n_ctx {
+            return Err(LocalError::TooLong {
+                tokens: tokens.len(),
+                n_ctx: self.ctx.n_ctx(),
+            });
+        }
+        let slot = self.pick_slot(tokens);
+        let reused = self.prepare_slot(slot, tokens)?;
+        self.eval(slot, &tokens[reused..], reused)?;
+        self.slots[slot].prompt_len = tokens.len();
+        let mut sampler = sampler(self.model, sampling, grammar)?;
+        let mut utf8 = Utf8Pieces::default();
+        let mut stop_text = StopText::new(sampling.stop.clone());
+        let vocab = self.model.vocab();
+        let mut generated = 0;
+        let finish = loop {
+            if stop.is_stopped() {
+                break Finish::Stopped;
+            }
+            if generated >= sampling.max_tokens as usize || self.slots[slot].tokens.len() >= n_ctx {
+                break Finish::Length;
+            }
+            let token = sampler.sample(&self.ctx, -1);
+            if vocab.is_eog(token) {
+                break Finish::Eos;
+            }
+            generated += 1;
+            let text = utf8.push(&vocab.token_to_piece(token, true, None));
+            let (ready, hit) = stop_text.push(&text);
+            if !ready.is_empty() && out.send(Ok(Piece::Text(ready))).is_err() {
+                break Finish::Stopped;
+            }
+            if hit {
+                break Finish::StopText;
+            }
+            let at = self.slots[slot].tokens.len();
+            self.eval(slot, &[token], at)?;
+        };
+        if finish != Finish::StopText {
+            let rest = stop_text.finish(&utf8.finish());
+            if !rest.is_empty() {
+                let _ = out.send(Ok(Piece::Text(rest)));
+            }
+        }
+        Ok(Report {
+            prompt_tokens: tokens.len(),
+            reused,
+            evaluated: tokens.len() - reused,
+            generated,
+            finish,
+        })
+    }
+
+    /// The slot for a prompt: one whose last prompt it continues (the longest such), else an
+    /// empty one, else the least recently used.
+    fn pick_slot(&mut self, tokens: &[LlamaToken]) -> usize {
+        self.clock += 1;
+        let continued = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.prompt_len > 0 && common_prefix(&s.tokens, tokens) >= s.prompt_len)
+            .max_by_key(|(_, s)| s.prompt_len)
+            .map(|(i, _)| i);
+        let empty = || self.slots.iter().position(|s| s.tokens.is_empty());
+        let oldest = || {
+            self.slots
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, s)| s.used)
+                .map_or(0, |(i, _)| i)
+        };
+        let chosen = continued.or_else(empty).unwrap_or_else(oldest);
+        self.slots[chosen].used = self.clock;
+        chosen
+    }
+
+    /// Drops what of the slot's cache the prompt does not share; returns the tokens kept (at
+    /// most all but the prompt's last token, which is evaluated again for its logits).
+    fn prepare_slot(&mut self, slot: usize, tokens: &[LlamaToken]) -> Result<usize, LocalError> {
+        let keep = common_prefix(&self.slots[slot].tokens, tokens).min(tokens.len() - 1);
+        let seq = u32::try_from(slot).unwrap_or(0);
+        let at = u32::try_from(keep).unwrap_or(u32::MAX);
+        let removed = self
+            .ctx
+            .clear_kv_cache_seq(Some(seq), Some(at), None)
+            .map_err(|e| backend_error("cannot trim the cache", e))?;
+        let keep = if removed {
+            keep
+        } else {
+            self.ctx
+                .clear_kv_cache_seq(Some(seq), None, None)
+                .map_err(|e| backend_error("cannot clear the cache", e))?;
+            0
+        };
+        self.slots[slot].tokens.truncate(keep);
+        Ok(keep)
+    }
+
+    /// Evaluates `tokens` at positions `start..` of the slot's sequence (logits for the last);
+    /// when the cache is full, the other slots are emptied and it is tried again.
+    fn eval(&mut self, slot: usize, tokens: &[LlamaToken], start: usize) -> Result<(), LocalError> {
+        let n_batch = usize::try_from(self.ctx.n_batch()).unwrap_or(512).max(1);
+        for (c, chunk) in tokens.chunks(n_batch).enumerate() {
+            let first = start + c * n_batch;
+            let last_chunk = first + chunk.len() == start + tokens.len();
+            match self.decode(slot, chunk, first, last_chunk) {
+                Err(LlamaCppError::DecodeError(DecodeError::NoKvCacheSlot)) => {
+                    self.evict_others(slot);
+                    self.decode(slot, chunk, first, last_chunk)
+                        .map_err(|e| backend_error("cannot evaluate the prompt", e))?;
+                }
+                other => other.map_err(|e| backend_error("cannot evaluate the prompt", e))?,
+            }
+            self.slots[slot].tokens.extend_from_slice(chunk);
+        }
+        Ok(())
+    }
+
+    fn decode(
+        &mut self,
+        slot: usize,
+        chunk: &[LlamaToken],
+        first: usize,
+        logits_last: bool,
+    ) -> Result<(), LlamaCppError> {
+        let seq = i32::try_from(slot).unwrap_or(0);
+        let mut batch = LlamaBatch::new(chunk.len(), 1);
+        for (i, token) in chunk.iter().enumerate() {
+            let at = pos(first + i).map_err(|_| DecodeError::Unknown(-1))?;
+            batch.add(*token, at, &[seq], logits_last && i + 1 == chunk.len())?;
+        }
+        self.ctx.decode(&mut batch)?;
+        Ok(())
+    }
+
+    fn evict_others(&mut self, keep: usize) {
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            if i != keep && !slot.tokens.is_empty() {
+                let seq = u32::try_from(i).unwrap_or(0);
+                let _ = self.ctx.clear_kv_cache_seq(Some(seq), None, None);
+                *slot = Slot::default();
+            }
+        }
+    }
+}
+
+/// The sampler chain: the grammar first, then greedy (temperature 0) or top-p, temperature and
+/// a seeded draw.
+fn sampler(
+    model: &LlamaModel,
+    sampling: &Sampling,
+    grammar: Option<&str>,
+) -> Result<LlamaSampler, LocalError> {
+    let mut chain = Vec::new();
+    if let Some(grammar) = grammar {
+        let g = LlamaSampler::grammar(model, grammar, "root")
+            .map_err(|e| LocalError::Grammar(e.to_string()))?;
+        chain.push(g);
+    }
+    if sampling.temperature <= 0.0 {
+        chain.push(LlamaSampler::greedy());
+    } else {
+        if sampling.top_p < 1.0 {
+            chain.push(LlamaSampler::top_p(sampling.top_p, 1));
+        }
+        chain.push(LlamaSampler::temp(sampling.temperature));
+        chain.push(LlamaSampler::dist(sampling.seed));
+    }
+    Ok(LlamaSampler::chain_simple(chain))
+}
+
+/// The length of the common prefix of two token lists.
+fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// What the template needs to know of the model.
+fn facts_of(model: &LlamaModel, path: &Path, n_ctx: u32) -> ModelFacts {
+    let vocab = model.vocab();
+    let text = |t: LlamaToken| {
+        if t.0 < 0 {
+            return String::new();
+        }
+        String::from_utf8_lossy(&vocab.token_to_piece(t, true, None)).into_owned()
+    };
+    ModelFacts {
+        path: path.to_path_buf(),
+        chat_template: model.meta_val_str("tokenizer.chat_template").ok(),
+        bos_token: text(vocab.bos()),
+        eos_token: text(vocab.eos()),
+        n_ctx,
+    }
+}

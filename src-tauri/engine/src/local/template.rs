@@ -1,0 +1,237 @@
+//! Chat templates: the model's own `tokenizer.chat_template` (Jinja) rendered with minijinja
+//! the way Hugging Face's `apply_chat_template` does — `trim_blocks` and `lstrip_blocks`, the
+//! Python string methods real templates call (minijinja-contrib's pycompat), a Python-style
+//! `tojson`, `raise_exception` and `strftime_now` — with `messages`, `tools`,
+//! `add_generation_prompt` and `enable_thinking`. ChatML when the model has no template.
+
+use minijinja::value::{Kwargs, Value};
+use minijinja::{Environment, Error, ErrorKind};
+use serde_json::{Map, Value as Json, json};
+
+use super::LocalError;
+use crate::provider::{ChatMessage, ChatRequest, ToolSpec, UserPart};
+
+/// ChatML, for models whose file carries no template.
+pub const CHATML: &str = "{%- for message in messages %}{{- '<|im_start|>' + message.role + '\\n' + \
+    message.content + '<|im_end|>\\n' }}{%- endfor %}{%- if add_generation_prompt %}{{- \
+    '<|im_start|>assistant\\n' }}{%- endif %}";
+
+/// What a template is rendered with.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TemplateInput {
+    /// The messages, in the shape Hugging Face templates read (`role`, `content`,
+    /// `tool_calls`, `tool_call_id`, `name`).
+    pub messages: Vec<Json>,
+    /// The tools as OpenAI-style function definitions, when any are offered.
+    pub tools: Option<Vec<Json>>,
+    /// End with the opening of the assistant's turn.
+    pub add_generation_prompt: bool,
+    /// The thinking switch (Qwen3 and others), when the request says.
+    pub enable_thinking: Option<bool>,
+    /// The model's BOS token text.
+    pub bos_token: String,
+    /// The model's EOS token text.
+    pub eos_token: String,
+}
+
+/// Whether a template renders tool definitions itself (else tools go in prompt mode).
+pub fn supports_tools(template: &str) -> bool {
+    template.contains("tools")
+}
+
+/// Renders `template` with `input`.
+pub fn render(template: &str, input: &TemplateInput) -> Result<String, LocalError> {
+    let env = environment();
+    let mut ctx = Map::new();
+    ctx.insert("messages".into(), Json::Array(input.messages.clone()));
+    ctx.insert(
+        "tools".into(),
+        input.tools.clone().map_or(Json::Null, Json::Array),
+    );
+    ctx.insert(
+        "add_generation_prompt".into(),
+        input.add_generation_prompt.into(),
+    );
+    if let Some(thinking) = input.enable_thinking {
+        ctx.insert("enable_thinking".into(), thinking.into());
+    }
+    ctx.insert("bos_token".into(), input.bos_token.clone().into());
+    ctx.insert("eos_token".into(), input.eos_token.clone().into());
+    env.render_str(&line_continuations_removed(template), Json::Object(ctx))
+        .map_err(|e| LocalError::Template(describe(&e)))
+}
+
+/// The template with Python's line continuations (a backslash before a newline) taken out of
+/// the string literals in its tags, as jinja2 reads them; minijinja would keep both characters
+/// (Mistral Small 3.1's template has them).
+fn line_continuations_removed(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut chars = template.chars().peekable();
+    let (mut in_tag, mut quote) = (false, None::<char>);
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        match (in_tag, quote, c, next) {
+            (false, _, '{', Some('{' | '%')) => in_tag = true,
+            (true, None, '}' | '%', Some('}')) => in_tag = false,
+            (true, None, '"' | '\'', _) => quote = Some(c),
+            (true, Some(_), '\\', Some('\n')) => {
+                chars.next();
+                continue;
+            }
+            (true, Some(_), '\\', Some(escaped)) => {
+                out.push(c);
+                out.push(escaped);
+                chars.next();
+                continue;
+            }
+            (true, Some(q), c, _) if c == q => quote = None,
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The error and its causes on one line.
+fn describe(e: &Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.add_filter("tojson", tojson);
+    env.add_function("raise_exception", raise_exception);
+    env.add_function("strftime_now", strftime_now);
+    env
+}
+
+fn raise_exception(message: String) -> Result<Value, Error> {
+    Err(Error::new(ErrorKind::InvalidOperation, message))
+}
+
+fn strftime_now(format: String) -> String {
+    jiff::Zoned::now().strftime(&format).to_string()
+}
+
+/// `tojson` as Python's `json.dumps(value, ensure_ascii=False, sort_keys=True)` writes it
+/// (`", "` and `": "` between items, or `indent=` spaces), which is what templates are tested
+/// with.
+fn tojson(value: &Value, kwargs: Kwargs) -> Result<String, Error> {
+    let indent: Option<usize> = kwargs.get("indent")?;
+    kwargs.assert_all_used()?;
+    let mut out = Vec::new();
+    let result = match indent {
+        Some(n) => {
+            let spaces = vec![b' '; n];
+            let f = serde_json::ser::PrettyFormatter::with_indent(&spaces);
+            serde::Serialize::serialize(
+                value,
+                &mut serde_json::Serializer::with_formatter(&mut out, f),
+            )
+        }
+        None => serde::Serialize::serialize(
+            value,
+            &mut serde_json::Serializer::with_formatter(&mut out, PythonJson),
+        ),
+    };
+    result.map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
+    String::from_utf8(out).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
+}
+
+/// JSON with Python's default separators.
+struct PythonJson;
+
+impl serde_json::ser::Formatter for PythonJson {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+}
+
+/// A request's conversation as template messages: the system prompt first, tool calls with
+/// their arguments as objects, tool results as `tool` messages.
+pub fn messages(req: &ChatRequest) -> Vec<Json> {
+    let mut out = Vec::new();
+    if let Some(system) = req.system.as_deref().filter(|s| !s.trim().is_empty()) {
+        out.push(json!({ "role": "system", "content": system }));
+    }
+    out.extend(req.messages.iter().map(message));
+    out
+}
+
+fn message(m: &ChatMessage) -> Json {
+    match m {
+        ChatMessage::User { parts } => {
+            json!({ "role": "user", "content": UserPart::text_of(parts) })
+        }
+        ChatMessage::Assistant { text, tool_calls } if tool_calls.is_empty() => {
+            json!({ "role": "assistant", "content": text })
+        }
+        ChatMessage::Assistant { text, tool_calls } => {
+            let calls: Vec<Json> = tool_calls
+                .iter()
+                .map(|c| {
+                    json!({ "id": c.id, "type": "function",
+                        "function": { "name": c.name, "arguments": c.arguments } })
+                })
+                .collect();
+            json!({ "role": "assistant", "content": text, "tool_calls": calls })
+        }
+        ChatMessage::Tool {
+            call_id,
+            name,
+            content,
+            ..
+        } => json!({ "role": "tool", "tool_call_id": call_id, "name": name, "content": content }),
+    }
+}
+
+/// Tools as the OpenAI-style function definitions templates expect.
+pub fn tools(specs: &[ToolSpec]) -> Vec<Json> {
+    specs
+        .iter()
+        .map(|t| {
+            json!({ "type": "function", "function": {
+                "name": t.name, "description": t.description, "parameters": t.parameters } })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "template_tests.rs"]
+mod tests;

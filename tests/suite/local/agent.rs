@@ -1,0 +1,250 @@
+//! The built-in provider end to end: SmolLM2 as a [`Provider`] (text, usage, a forced tool
+//! call held to the tool's schema), and the whole agent loop through `switchboard chat
+//! --provider local` calling the real FastMCP weather server over stdio — no network provider,
+//! no key.
+
+use std::process::{Command, Output};
+
+use futures::StreamExt;
+use serde_json::json;
+use switchboard_engine::local::{LocalProvider, ModelsDir};
+use switchboard_engine::provider::{
+    ChatMessage, ChatRequest, FinishReason, Provider, ProviderEvent, SamplingParams, ToolSpec,
+};
+
+use super::{HANG_GUARD, runtime, smollm2};
+use crate::suite::support_py::{WEATHER_TEXT, fixtures_py, venv_python};
+
+const MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// A models folder holding (a link to) SmolLM2.
+fn models_dir(root: &std::path::Path) -> ModelsDir {
+    let dir = root.join("models");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(smollm2(), dir.join(MODEL)).unwrap();
+    ModelsDir::new(dir)
+}
+
+fn weather_tool() -> ToolSpec {
+    ToolSpec {
+        name: "weather__get_weather".into(),
+        description: "Get the weather location.".into(),
+        parameters: json!({ "type": "object",
+            "properties": { "location": { "type": "string" } }, "required": ["location"] }),
+    }
+}
+
+async fn events(provider: &LocalProvider, req: ChatRequest) -> Vec<ProviderEvent> {
+    let stream = provider.stream(req).await.unwrap();
+    let all = tokio::time::timeout(HANG_GUARD, stream.collect::<Vec<_>>())
+        .await
+        .expect("the answer hung");
+    all.into_iter().map(Result::unwrap).collect()
+}
+
+fn request(text: &str, tools: Vec<ToolSpec>) -> ChatRequest {
+    ChatRequest {
+        model: MODEL.into(),
+        messages: vec![ChatMessage::user(text)],
+        tools,
+        params: SamplingParams {
+            temperature: Some(0.0),
+            max_tokens: Some(64),
+            seed: Some(1),
+            ..SamplingParams::default()
+        },
+        ..ChatRequest::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_built_in_provider_streams_text_usage_and_a_finish_and_lists_its_folder() {
+    let _one = super::one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    let models = provider.list_models().await.unwrap();
+    assert_eq!(
+        models.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(),
+        [MODEL]
+    );
+    let got = events(&provider, request("Say hello.", Vec::new())).await;
+    let text: String = got
+        .iter()
+        .filter_map(|e| match e {
+            ProviderEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(!text.trim().is_empty(), "{got:?}");
+    assert!(
+        matches!(&got[got.len() - 2], ProviderEvent::Usage { usage } if usage.input_tokens > 0 && usage.output_tokens > 0),
+        "{got:?}"
+    );
+    assert!(matches!(
+        got.last(),
+        Some(ProviderEvent::Finish {
+            reason: FinishReason::Stop | FinishReason::Length
+        })
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_the_user_names_is_called_with_arguments_that_follow_its_schema() {
+    let _one = super::one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    let req = request(
+        "Use get_weather to find the weather in California.",
+        vec![weather_tool()],
+    );
+    let got = events(&provider, req).await;
+    let calls: Vec<_> = got
+        .iter()
+        .filter_map(|e| match e {
+            ProviderEvent::ToolCall { call } => Some(call),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 1, "{got:?}");
+    assert_eq!(calls[0].name, "weather__get_weather");
+    assert!(calls[0].arguments["location"].is_string(), "{:?}", calls[0]);
+    assert!(matches!(
+        got.last(),
+        Some(ProviderEvent::Finish {
+            reason: FinishReason::ToolCalls
+        })
+    ));
+}
+
+fn switchboard(data: &std::path::Path, args: &[String]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("--data-dir")
+        .arg(data)
+        .args(args)
+        .env_remove("SWITCHBOARD_DATA_DIR")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap()
+}
+
+async fn run(data: &std::path::Path, args: &[&str]) -> (String, String) {
+    let (d, a) = (
+        data.to_owned(),
+        args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    );
+    let o = tokio::task::spawn_blocking(move || switchboard(&d, &a))
+        .await
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert!(o.status.success(), "{args:?}: {out}\n{err}");
+    (out, err)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn smollm2_calls_the_real_weather_server_and_answers_with_no_network_provider() {
+    let _one = super::one_at_a_time().await;
+    let data = tempfile::tempdir().unwrap();
+    let gguf = smollm2().to_string_lossy().into_owned();
+    let (out, _) = run(data.path(), &["models", "import", &gguf]).await;
+    assert!(out.contains(&format!("imported {MODEL}")), "{out}");
+    let (out, _) = run(data.path(), &["models", "list"]).await;
+    assert!(out.starts_with(MODEL), "{out}");
+    assert!(
+        out.contains("Q4_1 · 135M · 8192-token context · no tool template"),
+        "{out}"
+    );
+    let python = venv_python().to_string_lossy().into_owned();
+    let script = fixtures_py()
+        .join("weather.py")
+        .to_string_lossy()
+        .into_owned();
+    let add = [
+        "servers",
+        "add",
+        "weather",
+        "--command",
+        &python,
+        "--arg",
+        &script,
+        "--arg",
+        "stdio",
+    ];
+    run(data.path(), &add).await;
+    let ask = [
+        "chat",
+        "--provider",
+        "local",
+        "--model",
+        MODEL,
+        "--yes",
+        "--max-tokens",
+        "96",
+        "Use get_weather to find the weather in California.",
+    ];
+    let (out, err) = run(data.path(), &ask).await;
+    eprintln!("{out}\n{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("→ weather.get_weather {\"location\":"),
+        "{out}"
+    );
+    assert_eq!(lines[1], format!("← {WEATHER_TEXT}"), "{out}");
+    assert_eq!(
+        out.matches("→ ").count(),
+        1,
+        "the tool was called again: {out}"
+    );
+    let answer = lines[2..].join("\n");
+    assert!(
+        !answer.trim().is_empty(),
+        "no answer after the tool result: {out}"
+    );
+    assert!(
+        !format!("{out}{err}").contains("step limit"),
+        "{out}\n{err}"
+    );
+    run(data.path(), &["models", "remove", MODEL]).await;
+    let (out, _) = run(data.path(), &["models", "list"]).await;
+    assert!(out.starts_with("no models"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profile_without_models_gets_the_default_one_as_the_built_in_providers_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = crate::suite::agent::engine(dir.path()).await;
+    let providers = engine.providers();
+    let model = providers.provide_default_model(&smollm2()).await.unwrap();
+    assert_eq!(model.map(|m| m.name), Some(MODEL.to_owned()));
+    let views = providers.list_providers().await.unwrap();
+    assert_eq!(views.len(), 1);
+    let provider = &views[0].provider;
+    assert_eq!(provider.name, "On this computer");
+    assert_eq!(provider.settings.default_model.as_deref(), Some(MODEL));
+    let info = providers.models_dir().list().unwrap()[0]
+        .info
+        .clone()
+        .unwrap();
+    assert_eq!(
+        (
+            info.architecture.as_deref(),
+            info.context_length,
+            info.has_template
+        ),
+        (Some("llama"), Some(8192), true)
+    );
+    assert_eq!(providers.context_window(provider, MODEL).await, Some(8192));
+    let listed = providers.provider_models(&provider.id).await.unwrap();
+    assert_eq!(
+        listed.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(),
+        [MODEL]
+    );
+    // Once the folder has a model, nothing more is done.
+    assert_eq!(
+        providers.provide_default_model(&smollm2()).await.unwrap(),
+        None
+    );
+    assert_eq!(providers.list_providers().await.unwrap().len(), 1);
+}
