@@ -59,16 +59,6 @@ struct Author {
     name: Option<String>,
 }
 
-/// Reads ChatGPT's `conversations.json`.
-pub fn read(text: &str) -> Result<Vec<ImportItem>, ExportError> {
-    let mut items = Vec::new();
-    stream(text.as_bytes(), |item| {
-        items.push(item);
-        Ok(())
-    })?;
-    Ok(items)
-}
-
 /// Hands each conversation in `reader` to `each` as it is read.
 pub fn stream(
     reader: impl std::io::Read,

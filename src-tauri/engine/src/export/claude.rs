@@ -45,16 +45,6 @@ struct Msg {
     parent_message_uuid: Option<String>,
 }
 
-/// Reads Claude's `conversations.json`.
-pub fn read(text: &str) -> Result<Vec<ImportItem>, ExportError> {
-    let mut items = Vec::new();
-    stream(text.as_bytes(), |item| {
-        items.push(item);
-        Ok(())
-    })?;
-    Ok(items)
-}
-
 /// Hands each conversation in `reader` to `each` as it is read.
 pub fn stream(
     reader: impl std::io::Read,

@@ -271,19 +271,9 @@ impl<W: Write> JsonWriter<W> {
     }
 }
 
-/// Reads our export from `text` (already known to be JSON with our `format`), checking its
-/// schema version. References between messages are checked by the importer.
-pub fn read(text: &str) -> Result<Vec<ImportItem>, ExportError> {
-    let mut items = Vec::new();
-    stream(text.as_bytes(), |item| {
-        items.push(item);
-        Ok(())
-    })?;
-    Ok(items)
-}
-
-/// Hands each conversation of our export in `reader` to `each` as it is read, checking the
-/// schema version first.
+/// Hands each conversation of our export in `reader` (already known to be JSON with our
+/// `format`) to `each` as it is read, checking the schema version first. References between
+/// messages are checked by the importer.
 pub fn stream(
     reader: impl Read,
     mut each: impl FnMut(ImportItem) -> Result<(), ExportError>,
