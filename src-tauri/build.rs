@@ -66,6 +66,12 @@ const COMMANDS: &[&str] = &[
     "open_app_view",
     "close_app_view",
     "app_call_tool",
+    "list_models",
+    "import_model",
+    "remove_model",
+    "download_model",
+    "cancel_model_download",
+    "set_default_local_model",
 ];
 
 fn main() {

@@ -143,6 +143,19 @@ pub fn typescript() -> String {
         declaration::<ToolCost>(&cfg),
         declaration::<LocalOllama>(&cfg),
     ];
+    #[cfg(feature = "local")]
+    let decls = {
+        use switchboard_engine::local::LocalModel;
+        use switchboard_engine::local::gguf::GgufInfo;
+        use switchboard_engine::providers::ModelDownloadProgress;
+        let mut decls = decls.to_vec();
+        decls.extend([
+            declaration::<GgufInfo>(&cfg),
+            declaration::<LocalModel>(&cfg),
+            declaration::<ModelDownloadProgress>(&cfg),
+        ]);
+        decls
+    };
     format!("{HEADER}\n{}", decls.join("\n"))
 }
 

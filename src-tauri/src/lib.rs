@@ -83,6 +83,18 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::apps::open_app_view,
         commands::apps::close_app_view,
         commands::apps::app_call_tool,
+        #[cfg(feature = "local")]
+        commands::models::list_models,
+        #[cfg(feature = "local")]
+        commands::models::import_model,
+        #[cfg(feature = "local")]
+        commands::models::remove_model,
+        #[cfg(feature = "local")]
+        commands::models::download_model,
+        #[cfg(feature = "local")]
+        commands::models::cancel_model_download,
+        #[cfg(feature = "local")]
+        commands::models::set_default_local_model,
     ])
 }
 

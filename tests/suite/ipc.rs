@@ -40,6 +40,15 @@ pub(super) fn harness() -> Harness {
 
 /// Invokes `cmd` with `args` as the UI would; `Ok` or `Err` carries the JSON payload.
 pub(super) fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
+    invoke_on(&h.window, cmd, args)
+}
+
+/// [`invoke`] on a window (which, unlike the harness, may be sent to another thread).
+pub(super) fn invoke_on(
+    window: &WebviewWindow<MockRuntime>,
+    cmd: &str,
+    args: Value,
+) -> Result<Value, Value> {
     let request = InvokeRequest {
         cmd: cmd.into(),
         callback: CallbackFn(0),
@@ -49,7 +58,7 @@ pub(super) fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value
         headers: Default::default(),
         invoke_key: INVOKE_KEY.to_string(),
     };
-    get_ipc_response(&h.window, request).map(|b| b.deserialize::<Value>().unwrap())
+    get_ipc_response(window, request).map(|b| b.deserialize::<Value>().unwrap())
 }
 
 fn titles(page: &Value) -> Vec<&str> {

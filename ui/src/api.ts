@@ -47,6 +47,8 @@ import type {
   AppCall,
   AppCallOutcome,
   AppCsp,
+  LocalModel,
+  ModelDownloadProgress,
 } from './bindings';
 
 /** Every error kind the engine can report, in the order of `ErrorKind`. */
@@ -438,4 +440,41 @@ export async function closeAppView(token: string): Promise<void> {
 /** Runs an App's `tools/call` on its own server (App rules and approval policy apply). */
 export function appCallTool(call_: AppCall): Promise<AppCallOutcome> {
   return call<AppCallOutcome>('app_call_tool', { call: call_ });
+}
+
+// The built-in model's models folder (commands/models.rs).
+
+/** The models in the models folder, with their GGUF facts. */
+export function listModels(): Promise<LocalModel[]> {
+  return call<LocalModel[]>('list_models');
+}
+
+/** Copies a `.gguf` file from disk into the models folder. */
+export function importModel(path: string): Promise<LocalModel> {
+  return call<LocalModel>('import_model', { path });
+}
+
+/** Deletes a model from the models folder. */
+export async function removeModel(name: string): Promise<void> {
+  await call<null>('remove_model', { name });
+}
+
+/** Downloads a `.gguf` from `url` (checked against `sha256` when given); progress arrives on `onProgress`. */
+export function downloadModel(
+  url: string,
+  sha256: string | null,
+  onProgress: (progress: ModelDownloadProgress) => void,
+): Promise<LocalModel> {
+  const channel = new Channel<ModelDownloadProgress>(onProgress);
+  return call<LocalModel>('download_model', { url, sha256, onProgress: channel });
+}
+
+/** Cancels the running model downloads. */
+export async function cancelModelDownload(): Promise<void> {
+  await call<null>('cancel_model_download');
+}
+
+/** Makes a model the built-in provider's default (adding that provider when there is none). */
+export function setDefaultLocalModel(name: string): Promise<ProviderView> {
+  return call<ProviderView>('set_default_local_model', { name });
 }

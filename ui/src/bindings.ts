@@ -1826,3 +1826,62 @@ baseUrl: string,
  * The names of its models (e.g. `llama3.2:1b`), as listed.
  */
 models: Array<string>, };
+
+/**
+ * The facts of one model file.
+ */
+export type GgufInfo = { 
+/**
+ * `general.architecture`, e.g. `llama`, `qwen2`.
+ */
+architecture: string | null, 
+/**
+ * `general.size_label`, e.g. `135M`, `7B`.
+ */
+sizeLabel: string | null, 
+/**
+ * The quantization, from `general.file_type`, e.g. `Q4_K_M`.
+ */
+quantization: string | null, 
+/**
+ * `<architecture>.context_length`: the context it was trained for.
+ */
+contextLength: number | null, 
+/**
+ * Whether `tokenizer.chat_template` renders tool definitions.
+ */
+supportsTools: boolean, 
+/**
+ * Whether the file has a chat template at all.
+ */
+hasTemplate: boolean, };
+
+/**
+ * One model file of the folder.
+ */
+export type LocalModel = { 
+/**
+ * The file name, which is the model's id.
+ */
+name: string, 
+/**
+ * The file's size in bytes.
+ */
+size: number, 
+/**
+ * What its header says (none when it cannot be read).
+ */
+info: GgufInfo | null, };
+
+/**
+ * How far a model download has come (sent to the UI about every 1%).
+ */
+export type ModelDownloadProgress = { 
+/**
+ * Bytes on disk.
+ */
+received: number, 
+/**
+ * The file's size, when the server said.
+ */
+total: number | null, };

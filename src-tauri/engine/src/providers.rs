@@ -11,6 +11,10 @@ use ts_rs::TS;
 
 #[cfg(feature = "local")]
 mod local;
+#[cfg(feature = "local")]
+mod local_models;
+#[cfg(feature = "local")]
+pub use local_models::ModelDownloadProgress;
 
 use crate::EngineError;
 use crate::provider::presets::{self, Preset};

@@ -8,6 +8,8 @@ pub mod conversations;
 pub mod export;
 pub mod interactions;
 pub mod mcp_content;
+#[cfg(feature = "local")]
+pub mod models;
 pub mod providers;
 pub mod servers;
 pub mod servers_run;

@@ -5,6 +5,7 @@
 
 mod agent;
 mod download;
+mod ipc_models;
 mod runtime;
 
 use std::path::PathBuf;

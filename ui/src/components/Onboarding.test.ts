@@ -4,6 +4,7 @@ import { beforeEach, expect, test } from 'vitest';
 import App from '../App.svelte';
 import type { LocalOllama } from '../bindings';
 import { installFakeBackend } from '../test/fakeBackend';
+import { localModel } from '../test/fakeModels';
 import { resetAppState } from '../test/reset';
 
 beforeEach(() => resetAppState());
@@ -51,4 +52,32 @@ test('adding Ollama that the engine refuses says why and keeps the onboarding', 
   await user.click(await screen.findByRole('button', { name: 'Use Ollama' }));
   expect(await screen.findByRole('alert')).toHaveTextContent('no keyring');
   expect(screen.getByTestId('onboarding')).toBeInTheDocument();
+});
+
+test('a model on this computer is offered: its first model becomes the built-in default and the chat can start', async () => {
+  const backend = installFakeBackend([], {
+    localModels: [localModel('SmolLM2-135M-Instruct.Q4_1.gguf'), localModel('Tiny.gguf')],
+    extra: (cmd) => (cmd === 'detect_ollama' ? null : cmd === 'tool_costs' ? [] : undefined),
+  });
+  const user = userEvent.setup();
+  render(App);
+  await user.click(await screen.findByRole('button', { name: 'Use a model on this computer' }));
+
+  await waitFor(() => expect(screen.queryByTestId('onboarding')).toBeNull());
+  expect(backend.callsTo('set_default_local_model')).toEqual([{ name: 'SmolLM2-135M-Instruct.Q4_1.gguf' }]);
+  expect([...backend.providers.views.values()][0]!.provider.settings.defaultModel).toBe('SmolLM2-135M-Instruct.Q4_1.gguf');
+  await user.type(screen.getByTestId('composer'), 'hello');
+  expect(screen.getByTestId('send-button')).toBeEnabled();
+});
+
+test('with no model on this computer the onboarding points to Settings → Models', async () => {
+  const backend = installFakeBackend([], { extra: (cmd) => (cmd === 'detect_ollama' ? null : undefined) });
+  const user = userEvent.setup();
+  render(App);
+  await user.click(await screen.findByRole('button', { name: 'Use a model on this computer' }));
+
+  expect(await screen.findByTestId('no-local-model')).toHaveTextContent('add one in Settings → Models');
+  expect(backend.callsTo('set_default_local_model')).toEqual([]);
+  await user.click(screen.getByRole('button', { name: 'Open Settings → Models' }));
+  expect(await screen.findByTestId('models-settings')).toBeInTheDocument();
 });

@@ -31,3 +31,8 @@ export async function chooseFolders(): Promise<string[]> {
   if (chosen === null) return [];
   return Array.isArray(chosen) ? chosen : [chosen];
 }
+
+/** Asks for a `.gguf` model file to import. */
+export function chooseModelFile(): Promise<string | null> {
+  return open({ multiple: false, directory: false, filters: [{ name: 'GGUF', extensions: ['gguf'] }] });
+}

@@ -1,8 +1,9 @@
 // An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Conversation, IpcError, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
+import type { AppInfo, Conversation, IpcError, LocalModel, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
 import { capabilityCommand, type CapabilityFake } from './fakeInteractions';
+import { modelCommand } from './fakeModels';
 import { providerCommand, type ProviderFake } from './fakeProviders';
 import { serverCommand, UNHANDLED } from './fakeServers';
 
@@ -47,6 +48,8 @@ export type FakeBackend = {
   providers: ProviderFake;
   /** The roots and the sampling model. */
   capabilities: CapabilityFake;
+  /** The built-in model's models folder. */
+  localModels: LocalModel[];
 };
 
 /** Answers commands the base fake does not know (return `undefined` to fall through). */
@@ -62,6 +65,8 @@ export type FakeSeed = {
   roots?: string[];
   /** The model that answers sampling requests. */
   sampling?: SamplingModel | null;
+  /** The models in the built-in model's folder. */
+  localModels?: LocalModel[];
   /** Asked first for every command the conversation fake does not handle. */
   extra?: ExtraHandler;
 };
@@ -75,6 +80,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     models: new Map(Object.entries(more.models ?? {})),
   };
   const capabilities: CapabilityFake = { roots: [...(more.roots ?? [])], sampling: more.sampling ?? null };
+  const localModels: LocalModel[] = structuredClone(more.localModels ?? []);
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -137,6 +143,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         if (fromProviders !== UNHANDLED) return fromProviders;
         const fromCapabilities = capabilityCommand(capabilities, cmd, args);
         if (fromCapabilities !== UNHANDLED) return fromCapabilities;
+        const fromModels = modelCommand(localModels, providerFake, cmd, args);
+        if (fromModels !== UNHANDLED) return fromModels;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
       }
     }
@@ -150,5 +158,6 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     servers: () => [...serverRows.values()],
     providers: providerFake,
     capabilities,
+    localModels,
   };
 }

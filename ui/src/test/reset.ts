@@ -4,6 +4,7 @@ import { conversations } from '../lib/conversations.svelte';
 import { deletions } from '../lib/deletions.svelte';
 import { clearErrors } from '../lib/errors.svelte';
 import { interactions } from '../lib/interactions.svelte';
+import { models } from '../lib/models.svelte';
 import { providers } from '../lib/providers.svelte';
 import { navigate } from '../lib/router.svelte';
 import { servers } from '../lib/servers.svelte';
@@ -16,6 +17,7 @@ export function resetAppState(): void {
   servers.reset();
   interactions.reset();
   providers.reset();
+  models.reset();
   clearErrors();
   navigate('#/');
   setLang('en');

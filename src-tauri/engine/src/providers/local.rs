@@ -22,6 +22,8 @@ pub const MAX_CONTEXT: &str = "local.max_context";
 pub(super) struct Local {
     models: ModelsDir,
     runtime: Arc<OnceCell<LocalRuntime>>,
+    /// The parent of every running download's cancel token (replaced when they are cancelled).
+    downloads: Arc<std::sync::Mutex<tokio_util::sync::CancellationToken>>,
 }
 
 impl Local {
@@ -30,12 +32,31 @@ impl Local {
         Self {
             models: ModelsDir::new(dir),
             runtime: Arc::default(),
+            downloads: Arc::default(),
         }
     }
 
     /// The models folder.
     pub fn models(&self) -> &ModelsDir {
         &self.models
+    }
+
+    /// A cancel token for a new download (cancelled by [`Local::cancel_downloads`]).
+    pub fn download_token(&self) -> tokio_util::sync::CancellationToken {
+        match self.downloads.lock() {
+            Ok(parent) => parent.child_token(),
+            Err(poisoned) => poisoned.into_inner().child_token(),
+        }
+    }
+
+    /// Cancels every running download.
+    pub fn cancel_downloads(&self) {
+        let fresh = tokio_util::sync::CancellationToken::new();
+        let old = match self.downloads.lock() {
+            Ok(mut parent) => std::mem::replace(&mut *parent, fresh),
+            Err(poisoned) => std::mem::replace(&mut *poisoned.into_inner(), fresh),
+        };
+        old.cancel();
     }
 
     /// A provider on the profile's runtime (started now if it is not yet).

@@ -1,0 +1,79 @@
+// The built-in model's models folder as the UI sees it: the models with their GGUF facts,
+// which one is the built-in provider's default (read from the provider store), import, remove,
+// set as default, and one download at a time with its progress, cancel and error.
+import * as api from '../api';
+import type { IpcError, LocalModel, ModelDownloadProgress } from '../bindings';
+import { providers } from './providers.svelte';
+
+/** The running (or last failed) download. */
+export type Download = { url: string; progress: ModelDownloadProgress };
+
+class ModelStore {
+  list = $state<LocalModel[]>([]);
+  loaded = $state(false);
+  download = $state<Download | null>(null);
+  downloadError = $state<IpcError | null>(null);
+  #cancelled = false;
+
+  async load(): Promise<void> {
+    this.list = await api.listModels();
+    this.loaded = true;
+  }
+
+  /** The built-in provider's default model, if there is such a provider and default. */
+  get defaultName(): string | null {
+    const local = providers.views.find((v) => v.provider.kind === 'local');
+    return local?.provider.settings.defaultModel ?? null;
+  }
+
+  async importFile(path: string): Promise<LocalModel> {
+    const model = await api.importModel(path);
+    await this.load();
+    return model;
+  }
+
+  async remove(name: string): Promise<void> {
+    await api.removeModel(name);
+    this.list = this.list.filter((m) => m.name !== name);
+  }
+
+  /** Makes `name` the built-in provider's default; the provider store is reloaded (the
+   * provider may have been added just now). */
+  async setDefault(name: string): Promise<void> {
+    await api.setDefaultLocalModel(name);
+    await providers.load();
+  }
+
+  /** Downloads `url`; the error, if any, is kept in `downloadError` (a cancel is not one). */
+  async startDownload(url: string, sha256: string | null): Promise<void> {
+    if (this.download) return;
+    this.downloadError = null;
+    this.#cancelled = false;
+    this.download = { url, progress: { received: 0, total: null } };
+    try {
+      await api.downloadModel(url, sha256, (progress) => {
+        if (this.download) this.download = { url, progress };
+      });
+      await this.load();
+    } catch (error) {
+      const failure = api.toIpcError(error);
+      if (!this.#cancelled) this.downloadError = failure;
+    } finally {
+      this.download = null;
+    }
+  }
+
+  cancelDownload(): Promise<void> {
+    this.#cancelled = true;
+    return api.cancelModelDownload();
+  }
+
+  reset(): void {
+    this.list = [];
+    this.loaded = false;
+    this.download = null;
+    this.downloadError = null;
+  }
+}
+
+export const models = new ModelStore();
