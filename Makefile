@@ -38,11 +38,13 @@ test-rust:
 test-ui:
 	cd ui && npm run check && npm test && npm run test:xss-browser
 
-# The real window under Xvfb through tauri-driver + WebKitWebDriver.
+# The real window under Xvfb through tauri-driver + WebKitWebDriver (the built-in model's
+# onboarding and a generated answer included).
 test-e2e:
 	cargo build --bin switchboard
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/window.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/apps.mjs "$(BIN)"
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/local.mjs "$(BIN)"
 
 # The official MCP conformance suite (client mode) against our CLI, in a private network
 # namespace; every client scenario of both protocol eras (2025-11-25, 2026-07-28); known failures
