@@ -5,7 +5,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-discovery bench-ui
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-discovery bench-ui bench-local
 
 # A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default.
 run:
@@ -87,6 +87,18 @@ bench-mcp:
 bench-discovery:
 	scripts/deps.sh test
 	cargo bench --bench discovery
+
+# The built-in model (llama.cpp in process) next to llama-cpp-python's OpenAI-compatible server on
+# the same GGUF, threads and context: prompt and generation tokens/s, first token, follow-up
+# first token, RSS (medians of RUNS). Builds llama-cpp-python in ~/.cache/switchboard once.
+LLAMA_VENV := $(HOME)/.cache/switchboard/venv-llama
+bench-local:
+	scripts/deps.sh test
+	test -x $(LLAMA_VENV)/bin/python || python3 -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -c 'import llama_cpp.server' 2>/dev/null || \
+		CMAKE_ARGS="-DGGML_OPENMP=OFF" $(LLAMA_VENV)/bin/pip install -q "llama-cpp-python[server]==0.3.36"
+	SWITCHBOARD_LLAMA_PYTHON=$(LLAMA_VENV)/bin/python SWITCHBOARD_BENCH_RUNS=$(RUNS) \
+		cargo bench --bench local
 
 # Export and import of CONVERSATIONS × 50 messages in every format (medians; RUNS each).
 CONVERSATIONS ?= 1000
