@@ -28,8 +28,7 @@ where
     R: Read,
     F: FnMut(usize, T) -> Result<(), ExportError>,
 {
-    let reader = std::io::BufReader::with_capacity(BUFFER, reader);
-    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut de = deserializer(reader);
     let mut failed = None;
     let seed = ListSeed::<T, F> {
         each: &mut each,
@@ -53,8 +52,7 @@ where
     R: Read,
     F: FnMut(usize, T) -> Result<(), ExportError>,
 {
-    let reader = std::io::BufReader::with_capacity(BUFFER, reader);
-    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut de = deserializer(reader);
     let mut failed = None;
     let visitor = ExportVisitor::<T, F> {
         check,
@@ -69,6 +67,14 @@ where
         (Ok(version), None) => Ok(version),
         (Err(e), None) => Err(ExportError::from_json(e)),
     }
+}
+
+/// A JSON parser over `reader`, buffered.
+fn deserializer<R: Read>(
+    reader: R,
+) -> serde_json::Deserializer<serde_json::de::IoRead<std::io::BufReader<R>>> {
+    let reader = std::io::BufReader::with_capacity(BUFFER, reader);
+    serde_json::Deserializer::from_reader(reader)
 }
 
 /// The handler's error if it failed, else the parser's.

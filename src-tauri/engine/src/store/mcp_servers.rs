@@ -238,16 +238,17 @@ impl Store {
     }
 
     /// Adds `added` and replaces the configs of the servers with the ids in `replaced`, all or
-    /// nothing.
+    /// nothing. Returns the ids of the added servers, in order.
     pub async fn import_servers(
         &self,
         added: &[ServerConfig],
         replaced: &[(String, ServerConfig)],
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<String>, StoreError> {
         let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
+        let mut ids = Vec::with_capacity(added.len());
         for config in added {
             match insert(&mut tx, config).await {
-                Ok(_) => {}
+                Ok(row) => ids.push(row.id),
                 Err(e) if is_unique_violation(&e) => return Err(exists(&config.name)),
                 Err(e) => return Err(self.classify(e)),
             }
@@ -258,7 +259,8 @@ impl Store {
                 .map_err(|e| self.classify(e))?;
             row.ok_or_else(|| not_found(id))?;
         }
-        tx.commit().await.map_err(|e| self.classify(e))
+        tx.commit().await.map_err(|e| self.classify(e))?;
+        Ok(ids)
     }
 }
 

@@ -112,7 +112,8 @@ impl McpHost {
         for (id, _) in &plan.replaced {
             old.insert(id.clone(), self.store().find_server(id).await?.config);
         }
-        self.store()
+        let added = self
+            .store()
             .import_servers(&plan.added, &plan.replaced)
             .await?;
         for (id, config) in &plan.replaced {
@@ -121,9 +122,8 @@ impl McpHost {
             }
             self.seal(id, config).await?;
         }
-        for config in &plan.added {
-            let record = self.store().find_server(&config.name).await?;
-            self.seal(&record.id, config).await?;
+        for (id, config) in added.iter().zip(&plan.added) {
+            self.seal(id, config).await?;
         }
         let report = plan.preview.report;
         tracing::info!(
