@@ -3,7 +3,7 @@
 
 use switchboard_engine::agent::SamplingModel;
 use switchboard_engine::agent::{
-    ApprovalAnswer, CallView, ChatEvent, ChatSettings, ToolCost, TurnEnd,
+    ApprovalAnswer, CallView, ChatEvent, ChatSettings, ReasoningEffort, Thinking, ToolCost, TurnEnd,
 };
 use switchboard_engine::export::{
     ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
@@ -121,6 +121,8 @@ pub fn typescript() -> String {
         declaration::<ContentPart>(&cfg),
         declaration::<Message>(&cfg),
         declaration::<ConversationPatch>(&cfg),
+        declaration::<ReasoningEffort>(&cfg),
+        declaration::<Thinking>(&cfg),
         declaration::<ChatSettings>(&cfg),
         declaration::<Segment>(&cfg),
         declaration::<SearchHit>(&cfg),

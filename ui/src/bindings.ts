@@ -1370,6 +1370,30 @@ systemPrompt?: string,
 settings?: JsonValue, };
 
 /**
+ * A reasoning level.
+ */
+export type ReasoningEffort = "low" | "medium" | "high";
+
+/**
+ * Reasoning ("thinking") asked of the model: each wire format sends it in its own field
+ * (OpenAI `reasoning_effort`, Anthropic `thinking.budget_tokens`, Gemini `thinkingConfig`,
+ * DashScope `enable_thinking`/`thinking_budget`, Ollama `think`).
+ */
+export type Thinking = { 
+/**
+ * Reasoning on (true) or suppressed (false) where the model has the switch.
+ */
+enabled: boolean, 
+/**
+ * How hard to think, for formats that take a level.
+ */
+effort?: ReasoningEffort, 
+/**
+ * The most reasoning tokens, for formats that take a budget.
+ */
+budgetTokens?: number, };
+
+/**
  * Per-conversation settings, kept in `conversations.settings`.
  */
 export type ChatSettings = { 
@@ -1392,7 +1416,29 @@ contextWindow?: number,
 /**
  * The most tokens an answer may have.
  */
-maxOutputTokens?: number, };
+maxOutputTokens?: number, 
+/**
+ * Sampling temperature; the provider's default when absent.
+ */
+temperature?: number, 
+/**
+ * Nucleus sampling; the provider's default when absent.
+ */
+topP?: number, 
+/**
+ * Reasoning on or off, with its effort or budget; the model's default when absent.
+ */
+thinking?: Thinking, 
+/**
+ * Tools switched off one by one: server name → tool names not offered to the model
+ * (a tool a server adds later is on until switched off).
+ */
+disabledTools?: { [key in string]: Array<string> }, 
+/**
+ * The assistant this conversation started from (its id); the settings above were copied
+ * from it and may since have been changed for this conversation alone.
+ */
+assistant?: string, };
 
 /**
  * A run of snippet text.

@@ -28,6 +28,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
+pub use crate::provider::{ReasoningEffort, Thinking};
 pub use crate::vocab::ApprovalAnswer;
 pub use crate::vocab::chat::{CallView, ChatEvent, TurnEnd};
 pub use crate::vocab::error::AgentError;
@@ -69,6 +70,23 @@ pub struct ChatSettings {
     /// The most tokens an answer may have.
     #[ts(optional)]
     pub max_output_tokens: Option<u32>,
+    /// Sampling temperature; the provider's default when absent.
+    #[ts(optional)]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling; the provider's default when absent.
+    #[ts(optional)]
+    pub top_p: Option<f64>,
+    /// Reasoning on or off, with its effort or budget; the model's default when absent.
+    #[ts(optional)]
+    pub thinking: Option<Thinking>,
+    /// Tools switched off one by one: server name → tool names not offered to the model
+    /// (a tool a server adds later is on until switched off).
+    #[ts(optional)]
+    pub disabled_tools: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    /// The assistant this conversation started from (its id); the settings above were copied
+    /// from it and may since have been changed for this conversation alone.
+    #[ts(optional)]
+    pub assistant: Option<String>,
 }
 
 impl ChatSettings {

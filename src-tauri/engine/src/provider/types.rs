@@ -36,6 +36,34 @@ impl ChatRequest {
     }
 }
 
+/// Reasoning ("thinking") asked of the model: each wire format sends it in its own field
+/// (OpenAI `reasoning_effort`, Anthropic `thinking.budget_tokens`, Gemini `thinkingConfig`,
+/// DashScope `enable_thinking`/`thinking_budget`, Ollama `think`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Thinking {
+    /// Reasoning on (true) or suppressed (false) where the model has the switch.
+    pub enabled: bool,
+    /// How hard to think, for formats that take a level.
+    #[ts(optional)]
+    pub effort: Option<ReasoningEffort>,
+    /// The most reasoning tokens, for formats that take a budget.
+    #[ts(optional)]
+    pub budget_tokens: Option<u32>,
+}
+
+/// A reasoning level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningEffort {
+    /// Little reasoning.
+    Low,
+    /// The usual.
+    Medium,
+    /// As much as the model will.
+    High,
+}
+
 /// Sampling parameters; `None` leaves the provider's default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SamplingParams {
