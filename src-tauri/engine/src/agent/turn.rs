@@ -182,6 +182,8 @@ async fn request(
         ..Default::default()
     };
     req.params.max_tokens = setup.settings.max_output_tokens;
+    req.params.temperature = setup.settings.temperature;
+    req.params.top_p = setup.settings.top_p;
     Ok(req)
 }
 
