@@ -67,6 +67,7 @@ const COMMANDS: &[&str] = &[
     "close_app_view",
     "app_call_tool",
     "list_models",
+    "model_catalogue",
     "import_model",
     "remove_model",
     "download_model",

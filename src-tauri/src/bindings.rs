@@ -148,6 +148,7 @@ pub fn typescript() -> String {
     #[cfg(feature = "local")]
     let decls = {
         use switchboard_engine::local::LocalModel;
+        use switchboard_engine::local::catalogue::CatalogueModel;
         use switchboard_engine::local::gguf::GgufInfo;
         use switchboard_engine::providers::ModelDownloadProgress;
         let mut decls = decls.to_vec();
@@ -155,6 +156,7 @@ pub fn typescript() -> String {
             declaration::<GgufInfo>(&cfg),
             declaration::<LocalModel>(&cfg),
             declaration::<ModelDownloadProgress>(&cfg),
+            declaration::<CatalogueModel>(&cfg),
         ]);
         decls
     };

@@ -85,6 +85,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::apps::app_call_tool,
         #[cfg(feature = "local")]
         commands::models::list_models,
+        commands::models::model_catalogue,
         #[cfg(feature = "local")]
         commands::models::import_model,
         #[cfg(feature = "local")]

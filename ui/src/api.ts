@@ -47,6 +47,7 @@ import type {
   AppCall,
   AppCallOutcome,
   AppCsp,
+  CatalogueModel,
   LocalModel,
   ModelDownloadProgress,
 } from './bindings';
@@ -447,6 +448,11 @@ export function appCallTool(call_: AppCall): Promise<AppCallOutcome> {
 /** The models in the models folder, with their GGUF facts. */
 export function listModels(): Promise<LocalModel[]> {
   return call<LocalModel[]>('list_models');
+}
+
+/** The recommended models, the one for this machine's memory marked `recommended`. */
+export function modelCatalogue(): Promise<CatalogueModel[]> {
+  return call<CatalogueModel[]>('model_catalogue');
 }
 
 /** Copies a `.gguf` file from disk into the models folder. */

@@ -1931,3 +1931,56 @@ received: number,
  * The file's size, when the server said.
  */
 total: number | null, };
+
+/**
+ * One model of the catalogue.
+ */
+export type CatalogueModel = { 
+/**
+ * A stable id.
+ */
+id: string, 
+/**
+ * The name shown.
+ */
+name: string, 
+/**
+ * The file name it is saved under in the models folder.
+ */
+file: string, 
+/**
+ * Where it is downloaded from (a Hugging Face `resolve/` link).
+ */
+url: string, 
+/**
+ * The file's size in bytes.
+ */
+size: number, 
+/**
+ * The file's SHA-256, checked after the download.
+ */
+sha256: string, 
+/**
+ * The parameter count, e.g. `4.0B`.
+ */
+parameters: string, 
+/**
+ * The quantization, e.g. `Q4_K_M`.
+ */
+quantization: string, 
+/**
+ * The context length it was trained for, in tokens.
+ */
+contextLength: number, 
+/**
+ * Its licence.
+ */
+license: string, 
+/**
+ * The memory (GiB) a machine should have to run it with the app.
+ */
+minMemoryGib: number, 
+/**
+ * Whether it is the one recommended for this machine (set by [`for_this_machine`]).
+ */
+recommended: boolean, };

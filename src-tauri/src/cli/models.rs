@@ -1,5 +1,5 @@
-//! `switchboard models list|import PATH|download URL|remove NAME`: the built-in model's GGUF
-//! files in the profile's `models/` folder. Importing or downloading a model also adds the
+//! `switchboard models list|catalogue|import PATH|download URL-OR-ID|remove NAME`: the
+//! built-in model's GGUF files in the profile's `models/` folder, and the recommended ones. Importing or downloading a model also adds the
 //! built-in provider ("On this computer") when there is none, so `switchboard chat --provider
 //! local --model NAME …` works next.
 
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use switchboard_engine::Engine;
+use switchboard_engine::local::catalogue;
 use switchboard_engine::local::download::{DownloadRequest, download};
 use switchboard_engine::local::{LocalModel, ModelsDir};
 use switchboard_engine::provider::ProviderError;
@@ -20,6 +21,8 @@ use super::CliError;
 pub enum ModelsCmd {
     /// List the models in the models folder (name and size).
     List,
+    /// List the recommended models (the one for this machine's memory marked `*`).
+    Catalogue,
     /// Copy a `.gguf` file into the models folder.
     Import {
         /// The GGUF file.
@@ -27,7 +30,8 @@ pub enum ModelsCmd {
     },
     /// Download a `.gguf` into the models folder (resumes a cut-off download; Ctrl-C cancels).
     Download {
-        /// The file's http(s) URL, e.g. a Hugging Face `resolve/` link.
+        /// The file's http(s) URL (e.g. a Hugging Face `resolve/` link), or the id of a model
+        /// of `switchboard models catalogue` (its URL and SHA-256 are used).
         url: String,
         /// The file's SHA-256 (hex); a file that does not match is deleted.
         #[arg(long)]
@@ -83,11 +87,28 @@ pub async fn run(engine: &Engine, cmd: &ModelsCmd) -> Result<(), CliError> {
                 model.name
             )?;
         }
+        ModelsCmd::Catalogue => {
+            for m in catalogue::for_this_machine() {
+                let mark = if m.recommended { "*" } else { " " };
+                writeln!(
+                    out,
+                    "{mark} {:<24} {:<24} {:>10}  {} · {} · {}-token context · needs {} GiB",
+                    m.id,
+                    m.name,
+                    megabytes(m.size),
+                    m.quantization,
+                    m.parameters,
+                    m.context_length,
+                    m.min_memory_gib
+                )?;
+            }
+            writeln!(
+                out,
+                "* recommended for this machine; get one: switchboard models download ID"
+            )?;
+        }
         ModelsCmd::Download { url, sha256 } => {
-            let request = DownloadRequest {
-                url: url.clone(),
-                sha256: sha256.clone(),
-            };
+            let request = download_request(url, sha256.as_deref())?;
             let model = fetch(engine, &models, &request).await?;
             engine.providers().ensure_local_provider().await?;
             writeln!(out, "downloaded {} ({})", model.name, megabytes(model.size))?;
@@ -98,6 +119,28 @@ pub async fn run(engine: &Engine, cmd: &ModelsCmd) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The download of `url`, or of the catalogue model with that id (with its SHA-256).
+fn download_request(url: &str, sha256: Option<&str>) -> Result<DownloadRequest, CliError> {
+    if url.contains("://") {
+        return Ok(DownloadRequest {
+            url: url.to_owned(),
+            sha256: sha256.map(str::to_owned),
+        });
+    }
+    let known = catalogue::catalogue();
+    let model = known.iter().find(|m| m.id == url).ok_or_else(|| {
+        let ids: Vec<&str> = known.iter().map(|m| m.id.as_str()).collect();
+        CliError::Usage(format!(
+            "{url:?} is neither a URL nor a catalogue model; the catalogue has: {}",
+            ids.join(", ")
+        ))
+    })?;
+    Ok(DownloadRequest {
+        url: model.url.clone(),
+        sha256: Some(sha256.unwrap_or(&model.sha256).to_owned()),
+    })
 }
 
 /// Downloads with a progress line on stderr; Ctrl-C cancels.

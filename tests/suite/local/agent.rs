@@ -89,6 +89,38 @@ async fn the_built_in_provider_streams_text_usage_and_a_finish_and_lists_its_fol
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_history_longer_than_the_context_is_fitted_by_the_models_own_tokenizer() {
+    let _one = super::one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    // Some 40 exchanges of ~120 SmolLM2 tokens each: about twice the test runtime's 2,048.
+    let line = "The lighthouse keeper counted the ships that passed the rocks at night. ";
+    let mut req = request("What did the keeper count? Answer in one word.", Vec::new());
+    let newest = req.messages.remove(0);
+    for i in 0..40 {
+        req.messages
+            .push(ChatMessage::user(format!("{i}: {}", line.repeat(4))));
+        req.messages.push(ChatMessage::Assistant {
+            text: format!("Noted {i}."),
+            tool_calls: Vec::new(),
+        });
+    }
+    req.messages.push(newest);
+    let got = events(&provider, req).await;
+    let usage = got
+        .iter()
+        .find_map(|e| match e {
+            ProviderEvent::Usage { usage } => Some(*usage),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no usage, so no answer: {got:?}"));
+    // Fitted: under the context less the answer's 64 tokens, yet most of it kept.
+    assert!(usage.input_tokens <= 2048 - 64, "{usage:?}");
+    assert!(usage.input_tokens > 1024, "trimmed too much: {usage:?}");
+    assert!(usage.output_tokens > 0, "{got:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_tool_the_user_names_is_called_with_arguments_that_follow_its_schema() {
     let _one = super::one_at_a_time().await;
     let dir = tempfile::tempdir().unwrap();
@@ -247,4 +279,35 @@ async fn a_profile_without_models_gets_the_default_one_as_the_built_in_providers
         None
     );
     assert_eq!(providers.list_providers().await.unwrap().len(), 1);
+}
+
+#[test]
+fn the_catalogue_marks_one_model_for_this_machine_and_an_unknown_id_lists_the_known_ones() {
+    let data = tempfile::tempdir().unwrap();
+    let o = switchboard(data.path(), &["models".into(), "catalogue".into()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("-token context"))
+        .collect();
+    assert!(rows.len() >= 4, "{out}");
+    assert_eq!(
+        rows.iter().filter(|l| l.starts_with('*')).count(),
+        1,
+        "{out}"
+    );
+    assert!(out.contains("qwen3-4b"), "{out}");
+
+    let o = switchboard(
+        data.path(),
+        &["models".into(), "download".into(), "qwen9-x".into()],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("\"qwen9-x\" is neither a URL nor a catalogue model"),
+        "{err}"
+    );
+    assert!(err.contains("qwen2.5-0.5b-instruct"), "{err}");
 }

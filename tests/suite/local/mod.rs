@@ -93,7 +93,7 @@ pub fn start(runtime: &LocalRuntime, model: PathBuf, prompt: &str, sampling: Sam
     let text = prompt.to_owned();
     let job = Job {
         model,
-        render: Box::new(move |_| {
+        render: Box::new(move |_, _| {
             Ok(Prompt {
                 text,
                 grammar: None,

@@ -180,7 +180,7 @@ async fn a_grammar_from_a_schema_of_every_supported_kind_yields_json_that_follow
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let job = switchboard_engine::local::runtime::Job {
         model: smollm2(),
-        render: Box::new(move |_| {
+        render: Box::new(move |_, _| {
             Ok(switchboard_engine::local::runtime::Prompt {
                 text: chatml(
                     &[],

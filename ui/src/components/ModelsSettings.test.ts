@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, expect, test } from 'vitest';
 import type { LocalModel, ModelDownloadProgress } from '../bindings';
 import { installFakeBackend } from '../test/fakeBackend';
-import { localModel } from '../test/fakeModels';
+import { CATALOGUE, localModel } from '../test/fakeModels';
 import { providerView } from '../test/fakeProviders';
 import { resetAppState } from '../test/reset';
 import ModelsSettings from './ModelsSettings.svelte';
@@ -170,4 +170,24 @@ test('cancel stops the download without calling it a failure', async () => {
   state.fail!({ kind: 'provider_unavailable', message: 'the download was cancelled' });
   await waitFor(() => expect(screen.queryByTestId('download-progress')).toBeNull());
   expect(screen.queryByTestId('download-error')).toBeNull();
+});
+
+test('the recommended models show their facts, mark the one for this computer and download it verified', async () => {
+  const { backend, state } = downloading([localModel(CATALOGUE[0]!.file)]);
+  const user = userEvent.setup();
+  render(ModelsSettings);
+  const [small, large] = await screen.findAllByTestId('catalogue-row');
+  expect(large).toHaveTextContent('Qwen3 4B');
+  expect(large).toHaveTextContent('2.5 GB · 4.0B · Q4_K_M');
+  expect(large).toHaveTextContent('needs 8 GB of memory');
+  expect(within(large!).getByTestId('catalogue-recommended')).toHaveTextContent('Recommended for this computer');
+  expect(within(small!).queryByTestId('catalogue-recommended')).toBeNull();
+  // Already in the models folder: nothing to download.
+  expect(small).toHaveTextContent('Installed');
+  expect(within(small!).queryByRole('button')).toBeNull();
+
+  await user.click(within(large!).getByRole('button', { name: 'Download Qwen3 4B' }));
+  await waitFor(() => expect(state.channel).not.toBeNull());
+  expect(backend.callsTo('download_model')[0]).toMatchObject({ url: CATALOGUE[1]!.url, sha256: CATALOGUE[1]!.sha256 });
+  expect(within(large!).getByRole('button', { name: 'Download Qwen3 4B' })).toBeDisabled();
 });

@@ -2,7 +2,7 @@
 // which one is the built-in provider's default (read from the provider store), import, remove,
 // set as default, and one download at a time with its progress, cancel and error.
 import * as api from '../api';
-import type { IpcError, LocalModel, ModelDownloadProgress } from '../bindings';
+import type { CatalogueModel, IpcError, LocalModel, ModelDownloadProgress } from '../bindings';
 import { providers } from './providers.svelte';
 
 /** The running (or last failed) download. */
@@ -10,14 +10,23 @@ export type Download = { url: string; progress: ModelDownloadProgress };
 
 class ModelStore {
   list = $state<LocalModel[]>([]);
+  /** The recommended models (empty until loaded). */
+  catalogue = $state<CatalogueModel[]>([]);
   loaded = $state(false);
   download = $state<Download | null>(null);
   downloadError = $state<IpcError | null>(null);
   #cancelled = false;
 
   async load(): Promise<void> {
-    this.list = await api.listModels();
+    const [list, catalogue] = await Promise.all([api.listModels(), api.modelCatalogue()]);
+    this.list = list;
+    this.catalogue = catalogue;
     this.loaded = true;
+  }
+
+  /** Whether the catalogue model's file is in the models folder. */
+  has(entry: CatalogueModel): boolean {
+    return this.list.some((m) => m.name === entry.file);
   }
 
   /** The built-in provider's default model, if there is such a provider and default. */
@@ -70,6 +79,7 @@ class ModelStore {
 
   reset(): void {
     this.list = [];
+    this.catalogue = [];
     this.loaded = false;
     this.download = null;
     this.downloadError = null;

@@ -192,7 +192,7 @@ pub fn fit(
 }
 
 /// Splits a conversation before every user message.
-fn exchanges(messages: Vec<ChatMessage>) -> Vec<Vec<ChatMessage>> {
+pub fn exchanges(messages: Vec<ChatMessage>) -> Vec<Vec<ChatMessage>> {
     let mut groups: Vec<Vec<ChatMessage>> = Vec::new();
     for m in messages {
         let starts = matches!(m, ChatMessage::User { .. }) || groups.is_empty();

@@ -11,8 +11,10 @@
 //!   [`output`]: reasoning and call markers in the answer.
 //! - [`provider`]: all of it as a [`crate::provider::Provider`]; [`models`]: the models folder
 //!   ([`gguf`] reads each file's facts from its header);
-//!   [`download`]: a model from a URL (resumed, verified, cancellable).
+//!   [`download`]: a model from a URL (resumed, verified, cancellable); [`catalogue`]: the
+//!   recommended models as data and the one for this machine's memory.
 
+pub mod catalogue;
 pub mod download;
 mod error;
 pub mod gbnf;

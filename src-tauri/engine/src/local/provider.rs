@@ -12,7 +12,7 @@ use super::grammar::{forced_tools, named_call_answered, tool_call_grammar};
 use super::models::ModelsDir;
 use super::output::Shaper;
 use super::runtime::{
-    Job, LocalRuntime, ModelFacts, Piece, Prompt, Sampling, StopFlag, StopOnDrop,
+    CountTokens, Job, LocalRuntime, ModelFacts, Piece, Prompt, Sampling, StopFlag, StopOnDrop,
 };
 use super::session::{Finish, Report};
 use super::template::{self, CHATML, TemplateInput, supports_tools};
@@ -54,7 +54,7 @@ impl LocalProvider {
         let (tx, rx) = mpsc::unbounded_channel();
         let job = Job {
             model,
-            render: Box::new(move |facts| prompt(&req, facts)),
+            render: Box::new(move |facts, count| fitted_prompt(&req, facts, count)),
             sampling,
             stop: stop.clone(),
         };
@@ -72,6 +72,40 @@ fn sampling(req: &ChatRequest) -> Sampling {
         seed: p.seed.map_or_else(|| fastrand::u32(..), |s| s as u32),
         max_tokens: p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         stop: p.stop.clone(),
+    }
+}
+
+/// [`prompt`] fitted into the model's context by its own tokenizer: while the rendered prompt
+/// and the answer's token limit exceed the context, the oldest exchange (a user message and
+/// what answered it) is left out and the prompt rendered again. The agent's budget trimmed
+/// the history by an estimate (another tokenizer); this is the exact count. The newest
+/// exchange always stays: when it alone does not fit, the runtime says the prompt is too long.
+pub fn fitted_prompt(
+    req: &ChatRequest,
+    facts: &ModelFacts,
+    count: CountTokens<'_>,
+) -> Result<Prompt, LocalError> {
+    let n_ctx = facts.n_ctx as usize;
+    let answer = (req.params.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS) as usize).min(n_ctx / 2);
+    let limit = n_ctx.saturating_sub(answer);
+    let mut req = std::borrow::Cow::Borrowed(req);
+    loop {
+        let rendered = prompt(&req, facts)?;
+        let mut groups = crate::agent::budget::exchanges(req.messages.clone());
+        if count(&rendered.text) <= limit || groups.len() <= 1 {
+            return Ok(rendered);
+        }
+        groups.remove(0);
+        let trimmed = ChatRequest {
+            messages: groups.into_iter().flatten().collect(),
+            ..req.into_owned()
+        };
+        tracing::info!(
+            kept = trimmed.messages.len(),
+            n_ctx,
+            "left the oldest exchange out to fit the model's context"
+        );
+        req = std::borrow::Cow::Owned(trimmed);
     }
 }
 

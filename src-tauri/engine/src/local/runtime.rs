@@ -68,8 +68,13 @@ pub struct Prompt {
     pub tools: Vec<String>,
 }
 
-/// Makes the prompt once the model is known (on the runtime's thread).
-pub type RenderPrompt = Box<dyn FnOnce(&ModelFacts) -> Result<Prompt, LocalError> + Send>;
+/// Counts the tokens of a text with the resident model's own tokenizer.
+pub type CountTokens<'a> = &'a dyn Fn(&str) -> usize;
+
+/// Makes the prompt once the model is known (on the runtime's thread), with the model's
+/// tokenizer at hand to fit it into the context.
+pub type RenderPrompt =
+    Box<dyn FnOnce(&ModelFacts, CountTokens<'_>) -> Result<Prompt, LocalError> + Send>;
 
 /// Sampling for one job.
 #[derive(Clone, Debug, PartialEq)]

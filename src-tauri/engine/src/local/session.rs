@@ -112,7 +112,8 @@ impl<'m> Session<'m> {
 
     /// Runs one job, streaming its pieces to `out`; errors go to `out` too.
     pub fn run(&mut self, job: Job, out: &PieceSender) {
-        let result = (job.render)(&self.facts).and_then(|prompt| {
+        let count = |text: &str| self.tokenize(text).len();
+        let result = (job.render)(&self.facts, &count).and_then(|prompt| {
             let thinking = super::output::opens_thinking(&prompt.text);
             let tools = prompt.tools.clone();
             let _ = out.send(Ok(Piece::Started { thinking, tools }));
