@@ -31,6 +31,10 @@ pub struct ChatArgs {
     /// The MCP servers whose tools the model may use, comma-separated (default: all enabled).
     #[arg(long, value_delimiter = ',')]
     pub servers: Option<Vec<String>>,
+    /// How long to wait for the servers to start before the turn goes on without those still
+    /// starting (default: the `chat.server_wait_seconds` setting, else 3).
+    #[arg(long, value_name = "SECONDS")]
+    pub server_wait: Option<f64>,
     /// The system prompt.
     #[arg(long)]
     pub system: Option<String>,
@@ -50,7 +54,7 @@ pub struct ChatArgs {
 /// Runs one turn and prints it.
 pub async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
     let conv = conversation(engine, args).await?;
-    start_servers(engine, &conv).await;
+    start_servers(engine, &conv, args.server_wait).await;
     let (tx, mut rx) = mpsc::unbounded_channel();
     let turn = {
         let engine = engine.clone();
@@ -133,27 +137,28 @@ async fn conversation(engine: &Engine, args: &ChatArgs) -> Result<Conversation, 
     Ok(store.update_conversation(&conv.id, patch).await?)
 }
 
-/// Starts the servers the conversation uses (all enabled ones when it names none); a server
-/// that fails is reported and left out.
-async fn start_servers(engine: &Engine, conv: &Conversation) {
-    match ChatSettings::of(conv).servers {
-        Some(names) => {
-            for name in names {
-                if let Err(e) = engine.mcp().start_server(&name).await {
-                    eprintln!("warning: server {name} did not start: {e}");
-                }
+/// Starts the servers the conversation uses (all enabled ones when it names none) together;
+/// the turn goes on after a short wait with those that are ready, and says which were left out.
+async fn start_servers(engine: &Engine, conv: &Conversation, wait: Option<f64>) {
+    let wait = match wait.filter(|s| s.is_finite() && *s >= 0.0) {
+        Some(s) => std::time::Duration::from_secs_f64(s),
+        None => engine.mcp().server_wait().await,
+    };
+    let names = ChatSettings::of(conv).servers;
+    match engine.mcp().start_for_turn(names.as_deref(), wait).await {
+        Ok(report) => {
+            for (name, reason) in report.failed {
+                eprintln!("warning: server {name} did not start: {reason}");
+            }
+            for name in report.starting {
+                eprintln!(
+                    "warning: server {name} is still starting after {:.1} s; this turn goes on \
+                     without its tools (--server-wait SECONDS waits longer)",
+                    wait.as_secs_f64()
+                );
             }
         }
-        None => match engine.mcp().start_servers().await {
-            Ok(states) => {
-                for (name, state) in states {
-                    if let switchboard_engine::mcp::ServerState::Failed { reason } = state {
-                        eprintln!("warning: server {name} did not start: {reason}");
-                    }
-                }
-            }
-            Err(e) => eprintln!("warning: cannot read the server list: {e}"),
-        },
+        Err(e) => eprintln!("warning: cannot read the server list: {e}"),
     }
 }
 

@@ -98,6 +98,8 @@ async fn chat_streams_the_answer_with_the_tool_call_and_stores_a_searchable_conv
             "fake",
             "--model",
             "m",
+            "--server-wait",
+            "60",
             "--yes",
             "Weather in Beijing?",
         ],
@@ -139,7 +141,16 @@ async fn a_non_interactive_chat_without_yes_denies_tools_and_says_how_to_allow_t
     configure(data.path(), &model.url).await;
     let o = run(
         data.path(),
-        &["chat", "--provider", "fake", "--model", "m", "Echo x"],
+        &[
+            "chat",
+            "--provider",
+            "fake",
+            "--model",
+            "m",
+            "--server-wait",
+            "60",
+            "Echo x",
+        ],
     )
     .await;
     let (stdout, stderr) = out(&o);
@@ -169,6 +180,8 @@ async fn chat_json_prints_every_event_as_one_json_line() {
             "fake",
             "--model",
             "m",
+            "--server-wait",
+            "60",
             "--yes",
             "--json",
             "go",
@@ -224,4 +237,53 @@ async fn chat_with_an_unreachable_provider_exits_1_with_the_reason() {
     let (_, stderr) = out(&o);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr.to_lowercase().contains("127.0.0.1:9"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_never_answers_initialize_delays_the_turn_only_by_the_short_wait() {
+    let data = tempfile::tempdir().unwrap();
+    let model = Model::start(vec![Say::Text("Hello without tools.".into())]).await;
+    configure(data.path(), &model.url).await;
+    // A "server" that reads nothing and says nothing: its start would wait out the 60 s
+    // start-up timeout.
+    let o = run(
+        data.path(),
+        &[
+            "servers",
+            "add",
+            "silent",
+            "--command",
+            "sleep",
+            "--arg",
+            "600",
+        ],
+    )
+    .await;
+    assert!(o.status.success(), "{:?}", out(&o));
+    let started = std::time::Instant::now();
+    let o = run(
+        data.path(),
+        &[
+            "chat",
+            "--provider",
+            "fake",
+            "--model",
+            "m",
+            "--servers",
+            "silent",
+            "--server-wait",
+            "1",
+            "hello",
+        ],
+    )
+    .await;
+    let (stdout, stderr) = out(&o);
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout, "Hello without tools.\n");
+    assert!(
+        stderr.contains("warning: server silent is still starting after 1.0 s"),
+        "{stderr}"
+    );
+    // A hang guard, far under the 60 s the start-up timeout would have taken.
+    assert!(started.elapsed() < std::time::Duration::from_secs(40));
 }

@@ -20,7 +20,14 @@ fn chat_and_kill(data: &Path, conv: &str, prompt: &str, extra: Duration) -> Stri
     let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("--data-dir")
         .arg(data)
-        .args(["chat", "--conversation", conv, prompt])
+        .args([
+            "chat",
+            "--server-wait",
+            "60",
+            "--conversation",
+            conv,
+            prompt,
+        ])
         .env_remove("SWITCHBOARD_DATA_DIR")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

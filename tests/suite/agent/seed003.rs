@@ -67,6 +67,8 @@ async fn weather_flow(add_server: &[&str], preset: &str, base: impl Fn(&str) -> 
         "fake",
         "--model",
         "qwen3",
+        "--server-wait",
+        "60",
         "--yes",
         "what is the weather in California?",
     ];

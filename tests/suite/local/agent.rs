@@ -211,6 +211,8 @@ async fn smollm2_calls_the_real_weather_server_and_answers_with_no_network_provi
         "local",
         "--model",
         MODEL,
+        "--server-wait",
+        "60",
         "--yes",
         "--max-tokens",
         "96",

@@ -14,6 +14,7 @@
 //! - [`app_grants`]: what an App's own "Always" / "in this chat" covers (that App only).
 //! - [`client_secret`]: a remote server's OAuth client secret in the keychain.
 //! - [`server_secrets`]: a server's env and header values in the keychain, masked for the UI.
+//! - [`turn_start`]: a turn's servers started together, the turn going on after a short wait.
 
 mod app_grants;
 pub mod approval;
@@ -25,6 +26,7 @@ mod running;
 pub mod server_secrets;
 mod servers;
 pub mod trust;
+mod turn_start;
 
 use std::sync::{Arc, OnceLock};
 
@@ -32,6 +34,7 @@ pub use apps::{AppCall, AppCallOutcome, result_json};
 pub use calls::{CallFailed, CallRequest, Called, Caller};
 pub use running::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
+pub use turn_start::{DEFAULT_SERVER_WAIT, SERVER_WAIT, TurnServers};
 
 use super::app_documents::AppViews;
 use super::interact::{Sampler, SamplingRequest, SamplingResult};
