@@ -34,9 +34,9 @@ lint:
 test-rust:
 	cargo test --workspace
 
-# Type check, vitest, and the XSS corpus in a real Chromium (/usr/bin/chromium, ~8 s).
+# Type check, vitest, the XSS corpus and math under the window CSP in a real Chromium (/usr/bin/chromium).
 test-ui:
-	cd ui && npm run check && npm test && npm run test:xss-browser
+	cd ui && npm run check && npm test && npm run test:xss-browser && npm run test:math-browser
 
 # The real window under Xvfb through tauri-driver + WebKitWebDriver (the built-in model's
 # onboarding and a generated answer included).

@@ -26,6 +26,27 @@ export function typesetMath(block: HTMLElement): MathReuse {
 /** The translated texts the added controls need. */
 export type EnhanceLabels = { copy: string; loadImage: string; remoteImage: (host: string) => string };
 
+/** Runs `render` with `setAttribute('style', …)` turned into the same declarations set through
+ * the CSSOM. KaTeX writes a few styles as attributes (stretchy arrows, tall delimiters, `\\fbox`
+ * borders); the window's CSP (`style-src 'self'`, no inline styles) refuses those and reports a
+ * violation, while styles set through the CSSOM are allowed. Synchronous, restored at once. */
+function withStyleAttributesAsCssom(render: () => void): void {
+  const proto = Element.prototype;
+  const original = proto.setAttribute;
+  proto.setAttribute = function (this: Element, name: string, value: string) {
+    if (name.toLowerCase() === 'style' && 'style' in this) {
+      (this as HTMLElement).style.cssText = value;
+      return;
+    }
+    original.call(this, name, value);
+  };
+  try {
+    render();
+  } finally {
+    proto.setAttribute = original;
+  }
+}
+
 /** Typesets a math placeholder, or puts the same formula typeset earlier in its place. */
 function typeset(node: HTMLElement, reuse: MathReuse | undefined): void {
   const earlier = reuse?.get(mathKey(node))?.shift();
@@ -41,14 +62,14 @@ function typeset(node: HTMLElement, reuse: MathReuse | undefined): void {
     return;
   }
   try {
-    katex.render(tex, node, {
+    withStyleAttributesAsCssom(() => katex.render(tex, node, {
       displayMode: node.classList.contains('math-display'),
       throwOnError: false,
       trust: false,
       strict: 'ignore',
       maxExpand: 1000,
       maxSize: 50,
-    });
+    }));
   } catch {
     node.textContent = tex;
   }

@@ -83,6 +83,15 @@ describe('Markdown', () => {
     expect(el.querySelector('b')).toBeNull();
   });
 
+  test('display math inside a sentence keeps the paragraph whole, inline math after it too', () => {
+    const el = fragment(sanitizeHtml(markdownToHtml('Euler: $$e^{i\\pi}+1=0$$ and the fraction $\\frac{a+b}{c^2}$ inline')));
+    const paragraphs = el.querySelectorAll('p');
+    expect(paragraphs).toHaveLength(1);
+    expect(paragraphs[0]?.textContent).toMatch(/^Euler:\s.*inline$/s);
+    expect(paragraphs[0]?.querySelector('span.math-display')?.getAttribute('data-tex')).toBe('e^{i\\pi}+1=0');
+    expect(paragraphs[0]?.querySelector('span.math-inline')?.getAttribute('data-tex')).toBe('\\frac{a+b}{c^2}');
+  });
+
   test('an unfinished code fence renders as code up to the end', () => {
     const el = fragment(sanitizeHtml(markdownToHtml('Here:\n\n```python\ndef f():\n    return 1')));
     expect(el.querySelector('pre code')?.textContent).toBe('def f():\n    return 1');

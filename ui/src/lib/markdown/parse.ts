@@ -18,8 +18,11 @@ export function escapeHtml(text: string): string {
     .replace(/'/g, '&#39;');
 }
 
-function mathHtml(tex: string, display: boolean): string {
-  const tag = display ? 'div' : 'span';
+/** A math placeholder. Display math inside a sentence (`Euler: $$e^{i\\pi}+1=0$$ and …`) is a
+ * `span` shown as a block, so the paragraph around it stays one paragraph (a `div` inside a `p`
+ * would make the HTML parser close the paragraph there). */
+function mathHtml(tex: string, display: boolean, inParagraph = false): string {
+  const tag = display && !inParagraph ? 'div' : 'span';
   const kind = display ? 'math-display' : 'math-inline';
   return `<${tag} class="${kind}" data-tex="${escapeHtml(tex)}">${escapeHtml(tex)}</${tag}>`;
 }
@@ -54,7 +57,7 @@ const inlineMath: TokenizerAndRendererExtension = {
     const text = (match[1] ?? match[2] ?? match[3] ?? '').trim();
     return { type: 'mathInline', raw: match[0], text, display };
   },
-  renderer: (token) => mathHtml((token as MathToken).text, (token as MathToken).display),
+  renderer: (token) => mathHtml((token as MathToken).text, (token as MathToken).display, true),
 };
 
 function codeLanguage(info: string | undefined): string {
