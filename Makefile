@@ -5,6 +5,27 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/switchboard/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/debug/switchboard
 
+# llama.cpp (the built-in model) is compiled for the SIMD extensions of the CPU that builds it.
+# llama-cpp-sys-2 turns ggml's AVX/FMA paths on only for features rustc targets, and rustc's
+# default x86-64 target has none of them, so generation ran slower than llama.cpp's own native
+# build; its GGML_* variables are passed to CMake. `make deb PORTABLE=1` (or any PORTABLE=1)
+# leaves them off for a package that must run on any x86-64 CPU.
+ifeq ($(PORTABLE),)
+CPU_FLAGS := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+ggml_if = $(if $(filter $(1),$(CPU_FLAGS)),$(eval export $(2) := ON))
+$(call ggml_if,avx,GGML_AVX)
+$(call ggml_if,avx2,GGML_AVX2)
+$(call ggml_if,fma,GGML_FMA)
+$(call ggml_if,f16c,GGML_F16C)
+$(call ggml_if,bmi2,GGML_BMI2)
+$(call ggml_if,sse4_2,GGML_SSE42)
+$(call ggml_if,avx_vnni,GGML_AVX_VNNI)
+ifeq ($(words $(filter avx512f avx512cd avx512vl avx512dq avx512bw,$(CPU_FLAGS))),5)
+export GGML_AVX512 := ON
+$(call ggml_if,avx512_vnni,GGML_AVX512_VNNI)
+endif
+endif
+
 .PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-discovery bench-ui bench-local
 
 # A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default.
