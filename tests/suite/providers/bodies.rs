@@ -68,7 +68,8 @@ fn rich_request() -> ChatRequest {
             stop: vec!["</end>".into()],
             seed: Some(7),
         },
-        reasoning: None,
+        thinking: None,
+        context_window: None,
         extra: Default::default(),
     }
 }

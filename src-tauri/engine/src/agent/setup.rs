@@ -25,6 +25,9 @@ pub(super) struct Setup {
     /// What was measured of `specs` (once for the whole turn; see [`super::budget`]).
     pub specs_measures: super::budget::ToolsMeasures,
     pub settings: ChatSettings,
+    /// The context window the conversation sets itself (not one learned from the provider),
+    /// for formats that size it per request.
+    pub chosen_window: Option<u32>,
 }
 
 impl Setup {
@@ -61,6 +64,7 @@ impl Setup {
             .ok_or_else(|| AgentError::NoModel {
                 provider: record.name.clone(),
             })?;
+        let chosen_window = settings.context_window;
         if settings.context_window.is_none() {
             settings.context_window = agent.providers().context_window(&record, &model).await;
         }
@@ -84,6 +88,7 @@ impl Setup {
             specs,
             specs_measures: Default::default(),
             settings,
+            chosen_window,
         })
     }
 

@@ -184,6 +184,8 @@ async fn request(
     req.params.max_tokens = setup.settings.max_output_tokens;
     req.params.temperature = setup.settings.temperature;
     req.params.top_p = setup.settings.top_p;
+    req.thinking = setup.settings.thinking.clone();
+    req.context_window = setup.chosen_window;
     Ok(req)
 }
 

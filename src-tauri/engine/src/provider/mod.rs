@@ -15,6 +15,7 @@ pub mod openai;
 pub mod presets;
 pub mod prompt_tools;
 pub mod strict;
+pub mod think_tags;
 mod types;
 
 use std::collections::BTreeMap;

@@ -9,7 +9,8 @@ use serde_json::{Map, Value, json};
 use super::openai::{PendingCall, finish_reason};
 use super::{
     ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
-    ProviderEvent, StreamParser, ToolCall, ToolSpec, Usage, UserPart, WireFormat, WireRequest,
+    ProviderEvent, StreamParser, Thinking, ToolCall, ToolSpec, Usage, UserPart, WireFormat,
+    WireRequest,
 };
 
 /// The documented stand-in for a function call's `thoughtSignature`, which Gemini 3 requires
@@ -106,7 +107,6 @@ pub fn request_body(req: &ChatRequest) -> Value {
 
 fn generation_config(req: &ChatRequest) -> Map<String, Value> {
     let p = &req.params;
-    let thinking = (req.reasoning == Some(true)).then(|| json!({ "includeThoughts": true }));
     let fields = [
         ("temperature", p.temperature.map(Value::from)),
         ("topP", p.top_p.map(Value::from)),
@@ -114,10 +114,23 @@ fn generation_config(req: &ChatRequest) -> Map<String, Value> {
         ("stopSequences", (!p.stop.is_empty()).then(|| json!(p.stop))),
         // Gemini's seed is an int32.
         ("seed", p.seed.map(|s| Value::from(s & 0x7fff_ffff))),
-        ("thinkingConfig", thinking),
+        ("thinkingConfig", req.thinking.as_ref().map(thinking_config)),
     ];
     let set = |(k, v): (&str, Option<Value>)| Some((k.to_owned(), v?));
     fields.into_iter().filter_map(set).collect()
+}
+
+/// `thinkingConfig`: thoughts included and the budget given (absent: the model's dynamic
+/// one); switched off, a budget of 0 (models that always think refuse it, in words).
+fn thinking_config(thinking: &Thinking) -> Value {
+    if !thinking.enabled {
+        return json!({ "thinkingBudget": 0 });
+    }
+    let mut config = json!({ "includeThoughts": true });
+    if let Some(budget) = thinking.budget() {
+        config["thinkingBudget"] = json!(budget);
+    }
+    config
 }
 
 /// A function declaration; a function without parameters gets none (Gemini rejects an

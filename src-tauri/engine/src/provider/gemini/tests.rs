@@ -229,7 +229,7 @@ fn request() -> ChatRequest {
             stop: vec!["END".into()],
             seed: Some(7),
         },
-        reasoning: Some(true),
+        thinking: Some(Thinking::on()),
         ..ChatRequest::default()
     }
 }
