@@ -4,7 +4,7 @@
 
 use crate::EngineError;
 use crate::provider::names::ToolNames;
-use crate::provider::prompt_tools::{ModeSwitch, ToolMode};
+use crate::provider::prompt_tools::{ModeSwitch, PromptOnlyModels, ToolMode};
 use crate::provider::{Provider, ToolSpec};
 use crate::store::{Conversation, ProviderRecord};
 use crate::vocab::mcp::ToolInfo;
@@ -28,6 +28,11 @@ pub(super) struct Setup {
     /// The context window the conversation sets itself (not one learned from the provider),
     /// for formats that size it per request.
     pub chosen_window: Option<u32>,
+    /// The provider's id.
+    pub provider_id: String,
+    /// The models `Auto` mode knows need prompt-mode tools (loaded from the database, grown
+    /// by the turn, written back after each model call).
+    pub prompt_only: PromptOnlyModels,
 }
 
 impl Setup {
@@ -73,6 +78,8 @@ impl Setup {
             .or_else(|| record.settings.tool_modes.get(&model).copied())
             .unwrap_or(ToolMode::Auto);
         let client = agent.providers().provider_client(&record.id).await?;
+        let learned = super::learned_modes::load(agent.store(), &record.id).await?;
+        let prompt_only = PromptOnlyModels::new(std::sync::Mutex::new(learned));
         let tools = if with_tools {
             tools_of(agent, &settings).await
         } else {
@@ -81,7 +88,11 @@ impl Setup {
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
         Ok(Self {
-            provider: Box::new(ModeSwitch::new(client, mode)),
+            provider: Box::new(ModeSwitch::with_prompt_only(
+                client,
+                mode,
+                prompt_only.clone(),
+            )),
             model,
             tools,
             names,
@@ -89,6 +100,8 @@ impl Setup {
             specs_measures: Default::default(),
             settings,
             chosen_window,
+            provider_id: record.id,
+            prompt_only,
         })
     }
 

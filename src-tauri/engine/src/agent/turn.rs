@@ -12,6 +12,7 @@ use super::Agent;
 use super::budget;
 use super::calls::{self, Breaker, Planned};
 use super::history;
+use super::learned_modes;
 use super::setup::Setup;
 use super::{Events, MAX_STEPS};
 use crate::EngineError;
@@ -226,6 +227,10 @@ async fn model_call(
         saved: Instant::now(),
     };
     let streamed = stream_into(agent, setup, req, &mut draft, events, cancel).await;
+    let learned = learned_modes::remember(agent.store(), &setup.provider_id, &setup.prompt_only);
+    if let Err(e) = learned.await {
+        tracing::warn!(error = %e, "could not remember the models that need prompt-mode tools");
+    }
     let (status, error, end) = match streamed {
         Ok(()) if cancel.is_cancelled() => {
             (MessageStatus::Cancelled, None, Some(TurnEnd::Cancelled))
