@@ -6,18 +6,19 @@
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, TurnEnd};
-use switchboard_engine::mcp::Approval;
 
 use super::model::{Model, Say};
 use super::*;
 use crate::suite::support_py::{WEATHER_TEXT, weather_stdio_config};
 
-/// An engine with the weather server (approval "allow") running as `weather`.
+/// An engine with the weather server running as `weather` (its calls are approved once).
 async fn with_weather(dir: &Path) -> Engine {
     let engine = engine(dir).await;
-    let mut config = weather_stdio_config("weather");
-    config.approval = Approval::Allow;
-    engine.mcp().add_server(config).await.unwrap();
+    engine
+        .mcp()
+        .add_server(weather_stdio_config("weather"))
+        .await
+        .unwrap();
     engine.mcp().start_server("weather").await.unwrap();
     engine
 }
@@ -33,7 +34,13 @@ async fn the_call_written_as_text_runs(wire: Wire, written: &str) {
     let answer = format!("The forecast says: {WEATHER_TEXT}.");
     let model = Model::start(vec![Say::Text(written.into()), Say::Text(answer.clone())]).await;
     let conv = conversation(&engine, &model.url, wire).await;
-    let ran = send(&engine, &conv, "加州天气怎么样？", ApprovalAnswer::Deny).await;
+    let ran = send(
+        &engine,
+        &conv,
+        "加州天气怎么样？",
+        ApprovalAnswer::AllowOnce,
+    )
+    .await;
     assert_eq!(ran.end, TurnEnd::Done);
     assert_eq!(results(&ran.events), vec![(WEATHER_TEXT.to_owned(), false)]);
     assert!(
