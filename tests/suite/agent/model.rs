@@ -40,7 +40,14 @@ struct Shared {
     script: Mutex<VecDeque<Say>>,
     requests: Mutex<Vec<Value>>,
     rejected: Mutex<Vec<String>>,
+    /// The paths of the questions about models (the list, Ollama's `/api/show`).
+    asked: Mutex<Vec<String>>,
 }
+
+/// The context window the fake's model list (OpenRouter's `context_length`) gives.
+pub const LISTED_WINDOW: u32 = 65_536;
+/// The context length the fake's `/api/show` gives (`qwen3.context_length`).
+pub const SHOWN_WINDOW: u32 = 12_288;
 
 impl Drop for Model {
     fn drop(&mut self) {
@@ -82,6 +89,11 @@ impl Model {
             .collect()
     }
 
+    /// The paths of the questions about models asked so far.
+    pub fn asked(&self) -> Vec<String> {
+        self.state.asked.lock().unwrap().clone()
+    }
+
     /// Why requests were rejected (empty when every history was valid).
     pub fn rejected(&self) -> Vec<String> {
         self.state.rejected.lock().unwrap().clone()
@@ -93,6 +105,14 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
     let bytes = axum::body::to_bytes(req.into_body(), 64 << 20)
         .await
         .unwrap_or_default();
+    if let Some(about) = about_models(&path) {
+        state.asked.lock().unwrap().push(path);
+        return Response::builder()
+            .status(200)
+            .header("content-type", "application/json")
+            .body(Body::from(about.to_string()))
+            .unwrap();
+    }
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     let ollama = path.ends_with("/api/chat");
     let dashscope = path.ends_with("/text-generation/generation");
@@ -167,6 +187,18 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
         .header("content-type", content_type)
         .body(Body::from_stream(stream))
         .unwrap()
+}
+
+/// The answer to a question about the models (not a chat request), if `path` asks one.
+fn about_models(path: &str) -> Option<Value> {
+    if path.ends_with("/models") {
+        return Some(json!({"object": "list", "data": [
+            {"id": "fake-model", "object": "model", "context_length": LISTED_WINDOW}]}));
+    }
+    path.ends_with("/api/show").then(|| {
+        json!({"model_info": {"general.architecture": "qwen3",
+            "qwen3.context_length": SHOWN_WINDOW, "qwen3.embedding_length": 4096}})
+    })
 }
 
 fn words(text: &str) -> Vec<String> {

@@ -8,7 +8,7 @@ use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
 use switchboard_engine::mcp::Approval;
 use switchboard_engine::store::ConversationPatch;
 
-use super::model::{Model, Say};
+use super::model::{LISTED_WINDOW, Model, SHOWN_WINDOW, Say};
 use super::*;
 use crate::suite::support_py::weather_stdio_config;
 
@@ -169,4 +169,61 @@ async fn a_model_that_refused_tools_gets_prompt_mode_tools_after_a_restart_with_
     let system = requests[2]["messages"][0]["content"].as_str().unwrap_or("");
     assert!(system.contains("weather__get_weather"), "{system}");
     second.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ollama_gets_the_context_window_its_api_show_gives_as_num_ctx() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let model = Model::start(vec![Say::Text("One.".into()), Say::Text("Two.".into())]).await;
+    let conv = conversation(&engine, &model.url, Wire::Ollama).await;
+    for question in ["First?", "Second?"] {
+        let ran = send(&engine, &conv, question, ApprovalAnswer::Deny).await;
+        assert_eq!(ran.end, TurnEnd::Done);
+    }
+    let requests = model.requests();
+    let sent: Vec<&Value> = requests.iter().map(|r| &r["options"]["num_ctx"]).collect();
+    assert_eq!(sent, [&json!(SHOWN_WINDOW), &json!(SHOWN_WINDOW)]);
+    assert_eq!(model.asked(), ["/api/show"], "asked once, then remembered");
+    engine.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_openrouter_style_model_list_gives_the_context_window_and_the_table_backs_it_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let model = Model::start(vec![]).await;
+    let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
+    let provider_id = engine
+        .store()
+        .get_conversation(&conv)
+        .await
+        .unwrap()
+        .provider_id
+        .unwrap();
+    let record = engine.store().find_provider(&provider_id).await.unwrap();
+    let providers = engine.providers();
+    assert_eq!(
+        providers.context_window(&record, "fake-model").await,
+        Some(LISTED_WINDOW)
+    );
+    assert_eq!(
+        providers.context_window(&record, "fake-model").await,
+        Some(LISTED_WINDOW)
+    );
+    assert_eq!(
+        providers.context_window(&record, "gpt-4o-mini").await,
+        Some(128_000),
+        "not in the list: the table"
+    );
+    assert_eq!(
+        providers.context_window(&record, "unknown-model").await,
+        None
+    );
+    assert_eq!(
+        model.asked(),
+        ["/v1/models", "/v1/models", "/v1/models"],
+        "each model asked once"
+    );
+    engine.shutdown().await;
 }

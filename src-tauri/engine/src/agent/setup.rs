@@ -25,8 +25,8 @@ pub(super) struct Setup {
     /// What was measured of `specs` (once for the whole turn; see [`super::budget`]).
     pub specs_measures: super::budget::ToolsMeasures,
     pub settings: ChatSettings,
-    /// The context window the conversation sets itself (not one learned from the provider),
-    /// for formats that size it per request.
+    /// The context window to send, for formats that size it per request (Ollama's
+    /// `num_ctx`; see [`sized_per_request`]).
     pub chosen_window: Option<u32>,
     /// The provider's id.
     pub provider_id: String,
@@ -73,6 +73,7 @@ impl Setup {
         if settings.context_window.is_none() {
             settings.context_window = agent.providers().context_window(&record, &model).await;
         }
+        let chosen_window = sized_per_request(&record, chosen_window, &mut settings);
         let mode = settings
             .tool_mode
             .or_else(|| record.settings.tool_modes.get(&model).copied())
@@ -113,6 +114,24 @@ impl Setup {
             .find(|(s, t)| s == server && t.name == tool)
             .map(|(s, t)| (s.as_str(), t))
     }
+}
+
+/// The window to send with each request. Ollama serves a model with the `num_ctx` a request
+/// gives, else with its own small default (which silently cuts a longer prompt), so it always
+/// gets one: the conversation's, else the model's capped at the default window (a model's
+/// 128k would take memory the user never asked for); the history is fitted to the same.
+fn sized_per_request(
+    record: &ProviderRecord,
+    chosen: Option<u32>,
+    settings: &mut ChatSettings,
+) -> Option<u32> {
+    if record.kind != crate::vocab::ProviderKind::Ollama || chosen.is_some() {
+        return chosen;
+    }
+    let default = super::budget::DEFAULT_WINDOW;
+    let window = settings.context_window.map_or(default, |w| w.min(default));
+    settings.context_window = Some(window);
+    Some(window)
 }
 
 /// The conversation's provider, the default one, or the only one.

@@ -9,8 +9,9 @@ use serde_json::{Map, Value, json};
 use super::openai::{bearer, finish_reason, tools};
 use super::think_tags::ThinkTags;
 use super::{
-    ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
-    ProviderEvent, StreamParser, Thinking, ToolCall, Usage, UserPart, WireFormat, WireRequest,
+    ChatMessage, ChatRequest, ContextRequest, FinishReason, Frame, Framing, ModelInfo,
+    ProviderError, ProviderEvent, StreamParser, Thinking, ToolCall, Usage, UserPart, WireFormat,
+    WireRequest, tokens,
 };
 
 /// The Ollama native wire format.
@@ -56,6 +57,26 @@ impl WireFormat for Ollama {
                 name: None,
             })
             .collect()
+    }
+
+    /// `/api/show`, whose `model_info` holds `<architecture>.context_length`.
+    fn context_request(&self, model: &str) -> Option<ContextRequest> {
+        Some(ContextRequest {
+            path: "/api/show".into(),
+            body: Some(json!({ "model": model })),
+        })
+    }
+
+    fn parse_context_window(&self, _model: &str, body: &Value) -> Option<u32> {
+        let info = body.get("model_info")?.as_object()?;
+        let arch = info.get("general.architecture").and_then(Value::as_str);
+        let named = arch.and_then(|a| info.get(&format!("{a}.context_length")));
+        let any = || {
+            info.iter()
+                .find(|(k, _)| k.ends_with(".context_length"))
+                .map(|(_, v)| v)
+        };
+        named.or_else(any).and_then(tokens)
     }
 }
 

@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 
 use super::think_tags::ThinkTags;
 use super::{
-    ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
-    ProviderEvent, ReasoningEffort, StreamParser, ToolCall, Usage, UserPart, WireFormat,
-    WireRequest,
+    ChatMessage, ChatRequest, ContextRequest, FinishReason, Frame, Framing, ModelInfo,
+    ProviderError, ProviderEvent, ReasoningEffort, StreamParser, ToolCall, Usage, UserPart,
+    WireFormat, WireRequest, tokens,
 };
 
 /// The OpenAI-compatible wire format.
@@ -54,6 +54,24 @@ impl WireFormat for OpenAi {
                 name: None,
             })
             .collect()
+    }
+
+    /// The model list: OpenRouter gives `context_length`, Groq `context_window`, vLLM
+    /// `max_model_len`.
+    fn context_request(&self, _model: &str) -> Option<ContextRequest> {
+        Some(ContextRequest {
+            path: self.models_path(),
+            body: None,
+        })
+    }
+
+    fn parse_context_window(&self, model: &str, body: &Value) -> Option<u32> {
+        let list = body.get("data").and_then(Value::as_array)?;
+        let entry = list.iter().find(|m| m["id"] == model)?;
+        ["context_length", "context_window", "max_model_len"]
+            .iter()
+            .find_map(|k| entry.get(*k).and_then(tokens))
+            .or_else(|| tokens(&entry["top_provider"]["context_length"]))
     }
 }
 

@@ -8,9 +8,9 @@ use serde_json::{Map, Value, json};
 
 use super::openai::{PendingCall, finish_reason};
 use super::{
-    ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
-    ProviderEvent, StreamParser, Thinking, ToolCall, ToolSpec, Usage, UserPart, WireFormat,
-    WireRequest,
+    ChatMessage, ChatRequest, ContextRequest, FinishReason, Frame, Framing, ModelInfo,
+    ProviderError, ProviderEvent, StreamParser, Thinking, ToolCall, ToolSpec, Usage, UserPart,
+    WireFormat, WireRequest, tokens,
 };
 
 /// The documented stand-in for a function call's `thoughtSignature`, which Gemini 3 requires
@@ -77,6 +77,25 @@ impl WireFormat for Gemini {
                 })
             })
             .collect()
+    }
+
+    /// The model's own entry, whose `inputTokenLimit` is its context window.
+    fn context_request(&self, model: &str) -> Option<ContextRequest> {
+        Some(ContextRequest {
+            path: Self::model_path(model),
+            body: None,
+        })
+    }
+
+    fn parse_context_window(&self, _model: &str, body: &Value) -> Option<u32> {
+        tokens(body.get("inputTokenLimit")?)
+    }
+}
+
+impl Gemini {
+    fn model_path(model: &str) -> String {
+        let model = model.strip_prefix("models/").unwrap_or(model);
+        format!("/v1beta/models/{model}")
     }
 }
 
