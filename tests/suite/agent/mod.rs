@@ -5,6 +5,7 @@
 mod apps;
 mod cache;
 mod cli;
+mod cli_settings;
 mod crash;
 mod model;
 mod seed003;
