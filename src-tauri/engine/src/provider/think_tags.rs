@@ -230,7 +230,8 @@ mod tests {
         let whole: String = R1_TOKENS.concat();
         let bounds: Vec<usize> = whole.char_indices().map(|(i, _)| i).skip(1).collect();
         type Make = fn() -> Box<dyn StreamParser>;
-        let formats: [(Framing, fn(&[&str]) -> Vec<u8>, Make); 2] = [
+        type Body = fn(&[&str]) -> Vec<u8>;
+        let formats: [(Framing, Body, Make); 2] = [
             (Framing::Sse, openai_body, || {
                 Box::new(openai::Parser::default())
             }),
