@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 use super::openai::{PendingCall, finish_reason};
 use super::{
     ChatMessage, ChatRequest, ContextRequest, FinishReason, Frame, Framing, ModelInfo,
-    ProviderError, ProviderEvent, StreamParser, Thinking, ToolCall, ToolSpec, Usage, UserPart,
-    WireFormat, WireRequest, tokens,
+    ProviderError, ProviderEvent, StreamParser, ToolCall, ToolSpec, Usage, UserPart, WireFormat,
+    WireRequest, tokens,
 };
 
 /// The documented stand-in for a function call's `thoughtSignature`, which Gemini 3 requires
@@ -116,40 +116,12 @@ pub fn request_body(req: &ChatRequest) -> Value {
         let declarations: Vec<Value> = req.tools.iter().map(declaration).collect();
         body["tools"] = json!([{ "functionDeclarations": declarations }]);
     }
-    let config = generation_config(req);
+    let config = config::generation_config(req);
     if !config.is_empty() {
         body["generationConfig"] = Value::Object(config);
     }
     req.merge_extra(&mut body);
     body
-}
-
-fn generation_config(req: &ChatRequest) -> Map<String, Value> {
-    let p = &req.params;
-    let fields = [
-        ("temperature", p.temperature.map(Value::from)),
-        ("topP", p.top_p.map(Value::from)),
-        ("maxOutputTokens", p.max_tokens.map(Value::from)),
-        ("stopSequences", (!p.stop.is_empty()).then(|| json!(p.stop))),
-        // Gemini's seed is an int32.
-        ("seed", p.seed.map(|s| Value::from(s & 0x7fff_ffff))),
-        ("thinkingConfig", req.thinking.as_ref().map(thinking_config)),
-    ];
-    let set = |(k, v): (&str, Option<Value>)| Some((k.to_owned(), v?));
-    fields.into_iter().filter_map(set).collect()
-}
-
-/// `thinkingConfig`: thoughts included and the budget given (absent: the model's dynamic
-/// one); switched off, a budget of 0 (models that always think refuse it, in words).
-fn thinking_config(thinking: &Thinking) -> Value {
-    if !thinking.enabled {
-        return json!({ "thinkingBudget": 0 });
-    }
-    let mut config = json!({ "includeThoughts": true });
-    if let Some(budget) = thinking.budget() {
-        config["thinkingBudget"] = json!(budget);
-    }
-    config
 }
 
 /// A function declaration; a function without parameters gets none (Gemini rejects an
@@ -600,5 +572,6 @@ impl StreamParser for Parser {
     }
 }
 
+mod config;
 #[cfg(test)]
 mod tests;
