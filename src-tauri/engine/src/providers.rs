@@ -9,6 +9,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+mod context;
 #[cfg(feature = "local")]
 mod local;
 #[cfg(feature = "local")]
@@ -125,6 +126,8 @@ pub struct Providers {
     secrets: Secrets,
     /// The HTTP client every provider shares (built on first use).
     http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
+    /// What providers said of their models' context windows, per provider id and model.
+    windows: context::Windows,
     /// The built-in model's folder and runtime (started on first use).
     #[cfg(feature = "local")]
     local: crate::providers::local::Local,
@@ -137,6 +140,7 @@ impl Providers {
             store,
             secrets,
             http: Default::default(),
+            windows: Default::default(),
             #[cfg(feature = "local")]
             local: local::Local::new(std::path::PathBuf::from("models")),
         }
@@ -262,17 +266,6 @@ impl Providers {
         Ok(Some(model))
     }
 
-    /// The context window a provider's model has, when the provider knows it: for the
-    /// built-in model, its trained context (from the file) capped by `local.max_context`.
-    pub async fn context_window(&self, record: &ProviderRecord, model: &str) -> Option<u32> {
-        #[cfg(feature = "local")]
-        if record.kind == crate::vocab::ProviderKind::Local {
-            return self.local.context_window(self.store(), model).await;
-        }
-        let _ = (record, model);
-        None
-    }
-
     /// Every provider with its key status.
     pub async fn list_providers(&self) -> Result<Vec<ProviderView>, EngineError> {
         let mut views = Vec::new();
@@ -349,6 +342,11 @@ impl Providers {
             )
             .into());
         }
+        Ok(Box::new(self.http_provider(record).await?))
+    }
+
+    /// The HTTP client of a provider reached over HTTP, with its key.
+    async fn http_provider(&self, record: ProviderRecord) -> Result<HttpProvider, EngineError> {
         let key = self.key_of(&record).await?.map(|(k, _)| k);
         let endpoint = Endpoint {
             kind: record.kind,
@@ -357,12 +355,12 @@ impl Providers {
             strict_tools: record.settings.strict_tools,
         };
         let options = HttpOptions::default();
-        Ok(Box::new(HttpProvider::with_client(
+        Ok(HttpProvider::with_client(
             endpoint,
             key,
             options,
             self.http_client()?,
-        )))
+        ))
     }
 
     /// The models a provider offers.

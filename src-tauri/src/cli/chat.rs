@@ -8,6 +8,7 @@ use std::io::{IsTerminal, Write};
 use clap::Args;
 use switchboard_engine::Engine;
 use switchboard_engine::agent::{ApprovalAnswer, CallView, ChatEvent, ChatSettings, TurnEnd};
+use switchboard_engine::provider::{ReasoningEffort, Thinking};
 use switchboard_engine::store::{Conversation, ConversationPatch, NewConversation};
 use tokio::sync::mpsc;
 
@@ -41,6 +42,15 @@ pub struct ChatArgs {
     /// The most tokens one answer may have (kept for the conversation).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+    /// Sampling temperature, 0 to 2 (kept for the conversation).
+    #[arg(long, value_name = "T", value_parser = temperature)]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling, 0 to 1 (kept for the conversation).
+    #[arg(long, value_name = "P", value_parser = top_p)]
+    pub top_p: Option<f64>,
+    /// Reasoning: on (alone), a level, or off (kept for the conversation).
+    #[arg(long, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "on")]
+    pub think: Option<Think>,
     /// Allow every tool call without asking.
     #[arg(long)]
     pub yes: bool,
@@ -49,6 +59,63 @@ pub struct ChatArgs {
     pub json: bool,
     /// The message.
     pub prompt: String,
+}
+
+/// What `--think` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Think {
+    /// Reasoning on, at the model's own level.
+    On,
+    /// Reasoning on, a little.
+    Low,
+    /// Reasoning on, the usual amount.
+    Medium,
+    /// Reasoning on, as much as the model will.
+    High,
+    /// Reasoning off where the model has the switch.
+    Off,
+}
+
+impl Think {
+    /// The conversation setting it stands for.
+    fn thinking(self) -> Thinking {
+        let effort = match self {
+            Self::Low => Some(ReasoningEffort::Low),
+            Self::Medium => Some(ReasoningEffort::Medium),
+            Self::High => Some(ReasoningEffort::High),
+            Self::On | Self::Off => None,
+        };
+        Thinking {
+            enabled: self != Self::Off,
+            effort,
+            budget_tokens: None,
+        }
+    }
+}
+
+/// A number within `range`, for `--temperature` and `--top-p`.
+fn number_in(s: &str, range: std::ops::RangeInclusive<f64>) -> Result<f64, String> {
+    let n: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))?;
+    if range.contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!(
+            "{n} is outside {} to {}",
+            range.start(),
+            range.end()
+        ))
+    }
+}
+
+fn temperature(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0..=2.0)
+}
+
+fn top_p(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0..=1.0)
 }
 
 /// Runs one turn and prints it.
@@ -127,6 +194,15 @@ async fn conversation(engine: &Engine, args: &ChatArgs) -> Result<Conversation, 
     }
     if args.max_tokens.is_some() {
         settings.max_output_tokens = args.max_tokens;
+    }
+    if args.temperature.is_some() {
+        settings.temperature = args.temperature;
+    }
+    if args.top_p.is_some() {
+        settings.top_p = args.top_p;
+    }
+    if let Some(think) = args.think {
+        settings.thinking = Some(think.thinking());
     }
     let patch = ConversationPatch {
         provider_id,

@@ -5,12 +5,15 @@
 mod apps;
 mod cache;
 mod cli;
+mod cli_settings;
 mod crash;
 mod model;
 mod seed003;
 mod tasks;
 mod tasks_stateless;
+mod text_calls;
 mod turns;
+mod wire_settings;
 
 use std::path::Path;
 use std::time::Duration;
@@ -62,6 +65,7 @@ pub async fn with_everything(engine: &Engine, approval: &str) {
 pub enum Wire {
     OpenAi,
     Ollama,
+    DashScope,
 }
 
 /// Adds the scripted model as a provider and makes a conversation that uses it.
@@ -69,6 +73,7 @@ pub async fn conversation(engine: &Engine, url: &str, wire: Wire) -> String {
     let (preset, base) = match wire {
         Wire::OpenAi => ("openai-compatible", format!("{url}/v1")),
         Wire::Ollama => ("ollama", url.to_owned()),
+        Wire::DashScope => ("dashscope", url.to_owned()),
     };
     let p = engine
         .providers()

@@ -1,5 +1,6 @@
 //! A scripted chat model on 127.0.0.1 that speaks OpenAI's Chat Completions (SSE) on
-//! `/v1/chat/completions` and Ollama's native `/api/chat` (NDJSON), answering each request
+//! `/v1/chat/completions`, Ollama's native `/api/chat` (NDJSON) and DashScope's native
+//! generation endpoint (SSE, seed 000's shape), answering each request
 //! with the next scripted reply. Like the real services it **rejects an invalid history**
 //! (a tool result without its call, a call without its result, a repeated call id) with a
 //! 400, so a test fails when the agent ever sends a broken conversation.
@@ -22,6 +23,9 @@ pub enum Say {
     Calls(Vec<(String, Value)>),
     /// Text chunks sent `every` apart (a slow model, for stop and crash tests).
     Slow(Vec<String>, Duration),
+    /// An error status with its body, as the provider sends it (the request is still
+    /// recorded).
+    Refuse(u16, Value),
 }
 
 /// The running fake; it stops when dropped.
@@ -36,7 +40,14 @@ struct Shared {
     script: Mutex<VecDeque<Say>>,
     requests: Mutex<Vec<Value>>,
     rejected: Mutex<Vec<String>>,
+    /// The paths of the questions about models (the list, Ollama's `/api/show`).
+    asked: Mutex<Vec<String>>,
 }
+
+/// The context window the fake's model list (OpenRouter's `context_length`) gives.
+pub const LISTED_WINDOW: u32 = 65_536;
+/// The context length the fake's `/api/show` gives (`qwen3.context_length`).
+pub const SHOWN_WINDOW: u32 = 12_288;
 
 impl Drop for Model {
     fn drop(&mut self) {
@@ -78,6 +89,11 @@ impl Model {
             .collect()
     }
 
+    /// The paths of the questions about models asked so far.
+    pub fn asked(&self) -> Vec<String> {
+        self.state.asked.lock().unwrap().clone()
+    }
+
     /// Why requests were rejected (empty when every history was valid).
     pub fn rejected(&self) -> Vec<String> {
         self.state.rejected.lock().unwrap().clone()
@@ -89,10 +105,21 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
     let bytes = axum::body::to_bytes(req.into_body(), 64 << 20)
         .await
         .unwrap_or_default();
+    if let Some(about) = about_models(&path) {
+        state.asked.lock().unwrap().push(path);
+        return Response::builder()
+            .status(200)
+            .header("content-type", "application/json")
+            .body(Body::from(about.to_string()))
+            .unwrap();
+    }
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     let ollama = path.ends_with("/api/chat");
+    let dashscope = path.ends_with("/text-generation/generation");
     let problem = if ollama {
         check_ollama(&body)
+    } else if dashscope {
+        check_openai(&body["input"])
     } else {
         check_openai(&body)
     };
@@ -105,7 +132,12 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
             .body(Body::from(err.to_string()))
             .unwrap();
     }
-    let title = body["messages"]
+    let messages = if dashscope {
+        &body["input"]["messages"]
+    } else {
+        &body["messages"]
+    };
+    let title = messages
         .as_array()
         .and_then(|m| m.last())
         .and_then(|m| m["content"].as_str())
@@ -124,8 +156,17 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
             .body(Body::from("{\"error\":{\"message\":\"script exhausted\"}}"))
             .unwrap();
     };
+    if let Say::Refuse(status, error) = say {
+        return Response::builder()
+            .status(status)
+            .header("content-type", "application/json")
+            .body(Body::from(error.to_string()))
+            .unwrap();
+    }
     let (chunks, every) = if ollama {
         ollama_chunks(&say)
+    } else if dashscope {
+        dashscope_chunks(&say)
     } else {
         openai_chunks(&say)
     };
@@ -146,6 +187,18 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
         .header("content-type", content_type)
         .body(Body::from_stream(stream))
         .unwrap()
+}
+
+/// The answer to a question about the models (not a chat request), if `path` asks one.
+fn about_models(path: &str) -> Option<Value> {
+    if path.ends_with("/models") {
+        return Some(json!({"object": "list", "data": [
+            {"id": "fake-model", "object": "model", "context_length": LISTED_WINDOW}]}));
+    }
+    path.ends_with("/api/show").then(|| {
+        json!({"model_info": {"general.architecture": "qwen3",
+            "qwen3.context_length": SHOWN_WINDOW, "qwen3.embedding_length": 4096}})
+    })
 }
 
 fn words(text: &str) -> Vec<String> {
@@ -169,6 +222,7 @@ fn openai_chunks(say: &Say) -> (Vec<String>, Duration) {
             *every,
             "stop",
         ),
+        Say::Refuse(..) => unreachable!("answered before"),
         Say::Calls(calls) => (
             calls
                 .iter()
@@ -213,6 +267,7 @@ fn ollama_chunks(say: &Say) -> (Vec<String>, Duration) {
                 .collect::<Vec<_>>(),
             *every,
         ),
+        Say::Refuse(..) => unreachable!("answered before"),
         Say::Calls(calls) => {
             let tc: Vec<Value> = calls
                 .iter()
@@ -229,6 +284,56 @@ fn ollama_chunks(say: &Say) -> (Vec<String>, Duration) {
     let done = json!({"model": "fake", "message": {"role": "assistant", "content": ""}, "done": true,
         "done_reason": "stop", "prompt_eval_count": 12, "eval_count": 5});
     out.push(format!("{done}\n"));
+    (out, every)
+}
+
+/// DashScope's SSE events (seed 000): each a whole `output.choices[0].message` delta with
+/// cumulative usage, `finish_reason` "null" until the last.
+fn dashscope_chunks(say: &Say) -> (Vec<String>, Duration) {
+    let event = |message: Value, finish: &str| {
+        let e = json!({"output": {"choices": [{"message": message, "finish_reason": finish}]},
+            "usage": {"input_tokens": 95, "output_tokens": 13, "total_tokens": 108},
+            "request_id": "09dc09ea-ed80-9632-bd1d-77d05cde942e"});
+        format!("id:1\nevent:result\n:HTTP_STATUS/200\ndata:{e}\n\n")
+    };
+    let (mut out, every, finish): (Vec<String>, Duration, &str) = match say {
+        Say::Text(t) => (
+            words(t)
+                .into_iter()
+                .map(|w| event(json!({"role": "assistant", "content": w}), "null"))
+                .collect(),
+            Duration::ZERO,
+            "stop",
+        ),
+        Say::Slow(parts, every) => (
+            parts
+                .iter()
+                .map(|w| event(json!({"role": "assistant", "content": w}), "null"))
+                .collect(),
+            *every,
+            "stop",
+        ),
+        Say::Refuse(..) => unreachable!("answered before"),
+        Say::Calls(calls) => {
+            let tc: Vec<Value> = calls
+                .iter()
+                .enumerate()
+                .map(|(i, (name, args))| {
+                    json!({"index": i, "id": format!("call_ds_{i}"),
+                    "type": "function", "function": {"name": name, "arguments": args.to_string()}})
+                })
+                .collect();
+            (
+                vec![event(
+                    json!({"role": "assistant", "content": "", "tool_calls": tc}),
+                    "null",
+                )],
+                Duration::ZERO,
+                "tool_calls",
+            )
+        }
+    };
+    out.push(event(json!({"role": "assistant", "content": ""}), finish));
     (out, every)
 }
 

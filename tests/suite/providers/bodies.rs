@@ -1,11 +1,12 @@
 //! The request body every wire format builds for one rich request — system prompt, text,
 //! an image, an earlier tool call with two results, a follow-up, tools, sampling, extra
-//! fields — as reviewed snapshots (`cargo insta review` after an intended change).
+//! fields — as reviewed snapshots (`cargo insta review` after an intended change); and the same
+//! request with thinking on (effort high) and a context window, each format's own fields.
 
 use serde_json::json;
 use switchboard_engine::provider::{
-    ChatMessage, ChatRequest, ProviderKind, SamplingParams, ToolCall, ToolSpec, UserPart,
-    wire_format,
+    ChatMessage, ChatRequest, ProviderKind, ReasoningEffort, SamplingParams, Thinking, ToolCall,
+    ToolSpec, UserPart, wire_format,
 };
 
 fn rich_request() -> ChatRequest {
@@ -68,14 +69,58 @@ fn rich_request() -> ChatRequest {
             stop: vec!["</end>".into()],
             seed: Some(7),
         },
-        reasoning: None,
+        thinking: None,
+        context_window: None,
         extra: Default::default(),
     }
 }
 
 fn body(kind: ProviderKind) -> serde_json::Value {
-    let wire = wire_format(kind).build(&rich_request()).unwrap();
+    body_of(kind, &rich_request())
+}
+
+fn body_of(kind: ProviderKind, req: &ChatRequest) -> serde_json::Value {
+    let wire = wire_format(kind).build(req).unwrap();
     json!({ "path": wire.path, "headers": wire.headers, "body": wire.body })
+}
+
+/// The rich request thinking hard, with a context window of its own.
+fn thinking_body(kind: ProviderKind) -> serde_json::Value {
+    let req = ChatRequest {
+        thinking: Some(Thinking {
+            enabled: true,
+            effort: Some(ReasoningEffort::High),
+            budget_tokens: None,
+        }),
+        context_window: Some(8192),
+        ..rich_request()
+    };
+    body_of(kind, &req)
+}
+
+#[test]
+fn the_openai_request_with_thinking_matches_its_snapshot() {
+    insta::assert_json_snapshot!(thinking_body(ProviderKind::Openai));
+}
+
+#[test]
+fn the_ollama_request_with_thinking_matches_its_snapshot() {
+    insta::assert_json_snapshot!(thinking_body(ProviderKind::Ollama));
+}
+
+#[test]
+fn the_anthropic_request_with_thinking_matches_its_snapshot() {
+    insta::assert_json_snapshot!(thinking_body(ProviderKind::Anthropic));
+}
+
+#[test]
+fn the_gemini_request_with_thinking_matches_its_snapshot() {
+    insta::assert_json_snapshot!(thinking_body(ProviderKind::Gemini));
+}
+
+#[test]
+fn the_dashscope_request_with_thinking_matches_its_snapshot() {
+    insta::assert_json_snapshot!(thinking_body(ProviderKind::Dashscope));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use switchboard_engine::provider::{
 use super::fake::{FakeProvider, Reply, Send};
 use super::{provider, run};
 
-const KINDS: [ProviderKind; 5] = [
+pub(super) const KINDS: [ProviderKind; 5] = [
     ProviderKind::Openai,
     ProviderKind::Ollama,
     ProviderKind::Anthropic,
@@ -19,7 +19,7 @@ const KINDS: [ProviderKind; 5] = [
     ProviderKind::Dashscope,
 ];
 
-fn content_type(kind: ProviderKind) -> &'static str {
+pub(super) fn content_type(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Ollama => "application/x-ndjson",
         _ => "text/event-stream",
@@ -27,7 +27,7 @@ fn content_type(kind: ProviderKind) -> &'static str {
 }
 
 /// A valid beginning of an answer that streams "Hel" then "lo", in each wire format.
-fn partial(kind: ProviderKind) -> String {
+pub(super) fn partial(kind: ProviderKind) -> String {
     match kind {
         // The built-in model has no wire format; it is listed so that the match stays total.
         ProviderKind::Openai | ProviderKind::Local => [

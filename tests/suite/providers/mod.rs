@@ -6,6 +6,7 @@ pub mod fake;
 mod faults;
 mod replay;
 mod service;
+mod settings;
 
 use std::time::Duration;
 

@@ -211,7 +211,7 @@ async fn seed_000_dashscope_request_shape_and_json_action_reply() {
             top_p: Some(0.8),
             ..Default::default()
         },
-        reasoning: Some(false),
+        thinking: Some(switchboard_engine::provider::Thinking::default()),
         ..Default::default()
     };
     let (events, err) = run(&p, req).await;

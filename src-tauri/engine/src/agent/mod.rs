@@ -10,6 +10,7 @@ pub mod budget;
 mod calls;
 pub mod coalesce;
 pub mod history;
+pub mod learned_modes;
 pub mod sampling;
 mod setup;
 mod tasks;

@@ -4,7 +4,7 @@
 
 use crate::EngineError;
 use crate::provider::names::ToolNames;
-use crate::provider::prompt_tools::{ModeSwitch, ToolMode};
+use crate::provider::prompt_tools::{ModeSwitch, PromptOnlyModels, ToolMode};
 use crate::provider::{Provider, ToolSpec};
 use crate::store::{Conversation, ProviderRecord};
 use crate::vocab::mcp::ToolInfo;
@@ -25,6 +25,14 @@ pub(super) struct Setup {
     /// What was measured of `specs` (once for the whole turn; see [`super::budget`]).
     pub specs_measures: super::budget::ToolsMeasures,
     pub settings: ChatSettings,
+    /// The context window to send, for formats that size it per request (Ollama's
+    /// `num_ctx`; see [`sized_per_request`]).
+    pub chosen_window: Option<u32>,
+    /// The provider's id.
+    pub provider_id: String,
+    /// The models `Auto` mode knows need prompt-mode tools (loaded from the database, grown
+    /// by the turn, written back after each model call).
+    pub prompt_only: PromptOnlyModels,
 }
 
 impl Setup {
@@ -61,14 +69,18 @@ impl Setup {
             .ok_or_else(|| AgentError::NoModel {
                 provider: record.name.clone(),
             })?;
+        let chosen_window = settings.context_window;
         if settings.context_window.is_none() {
             settings.context_window = agent.providers().context_window(&record, &model).await;
         }
+        let chosen_window = sized_per_request(&record, chosen_window, &mut settings);
         let mode = settings
             .tool_mode
             .or_else(|| record.settings.tool_modes.get(&model).copied())
             .unwrap_or(ToolMode::Auto);
         let client = agent.providers().provider_client(&record.id).await?;
+        let learned = super::learned_modes::load(agent.store(), &record.id).await?;
+        let prompt_only = PromptOnlyModels::new(std::sync::Mutex::new(learned));
         let tools = if with_tools {
             tools_of(agent, &settings).await
         } else {
@@ -77,13 +89,20 @@ impl Setup {
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
         Ok(Self {
-            provider: Box::new(ModeSwitch::new(client, mode)),
+            provider: Box::new(ModeSwitch::with_prompt_only(
+                client,
+                mode,
+                prompt_only.clone(),
+            )),
             model,
             tools,
             names,
             specs,
             specs_measures: Default::default(),
             settings,
+            chosen_window,
+            provider_id: record.id,
+            prompt_only,
         })
     }
 
@@ -95,6 +114,24 @@ impl Setup {
             .find(|(s, t)| s == server && t.name == tool)
             .map(|(s, t)| (s.as_str(), t))
     }
+}
+
+/// The window to send with each request. Ollama serves a model with the `num_ctx` a request
+/// gives, else with its own small default (which silently cuts a longer prompt), so it always
+/// gets one: the conversation's, else the model's capped at the default window (a model's
+/// 128k would take memory the user never asked for); the history is fitted to the same.
+fn sized_per_request(
+    record: &ProviderRecord,
+    chosen: Option<u32>,
+    settings: &mut ChatSettings,
+) -> Option<u32> {
+    if record.kind != crate::vocab::ProviderKind::Ollama || chosen.is_some() {
+        return chosen;
+    }
+    let default = super::budget::DEFAULT_WINDOW;
+    let window = settings.context_window.map_or(default, |w| w.min(default));
+    settings.context_window = Some(window);
+    Some(window)
 }
 
 /// The conversation's provider, the default one, or the only one.

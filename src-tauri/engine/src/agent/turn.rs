@@ -12,6 +12,7 @@ use super::Agent;
 use super::budget;
 use super::calls::{self, Breaker, Planned};
 use super::history;
+use super::learned_modes;
 use super::setup::Setup;
 use super::{Events, MAX_STEPS};
 use crate::EngineError;
@@ -184,6 +185,8 @@ async fn request(
     req.params.max_tokens = setup.settings.max_output_tokens;
     req.params.temperature = setup.settings.temperature;
     req.params.top_p = setup.settings.top_p;
+    req.thinking = setup.settings.thinking.clone();
+    req.context_window = setup.chosen_window;
     Ok(req)
 }
 
@@ -224,6 +227,10 @@ async fn model_call(
         saved: Instant::now(),
     };
     let streamed = stream_into(agent, setup, req, &mut draft, events, cancel).await;
+    let learned = learned_modes::remember(agent.store(), &setup.provider_id, &setup.prompt_only);
+    if let Err(e) = learned.await {
+        tracing::warn!(error = %e, "could not remember the models that need prompt-mode tools");
+    }
     let (status, error, end) = match streamed {
         Ok(()) if cancel.is_cancelled() => {
             (MessageStatus::Cancelled, None, Some(TurnEnd::Cancelled))

@@ -133,7 +133,7 @@ pub fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, LocalErro
         messages: template::messages(&shaped),
         tools: (native && !offered.is_empty()).then(|| template::tools(offered)),
         add_generation_prompt: true,
-        enable_thinking: req.reasoning,
+        enable_thinking: req.thinking.as_ref().map(|t| t.enabled),
         bos_token: facts.bos_token.clone(),
         eos_token: facts.eos_token.clone(),
     };

@@ -66,7 +66,18 @@ pub fn request_body(req: &ChatRequest) -> Value {
         ("max_tokens", p.max_tokens.map(Value::from)),
         ("seed", p.seed.map(Value::from)),
         ("stop", (!p.stop.is_empty()).then(|| json!(p.stop))),
-        ("enable_thinking", req.reasoning.map(Value::from)),
+        (
+            "enable_thinking",
+            req.thinking.as_ref().map(|t| Value::from(t.enabled)),
+        ),
+        (
+            "thinking_budget",
+            req.thinking
+                .as_ref()
+                .filter(|t| t.enabled)
+                .and_then(|t| t.budget())
+                .map(Value::from),
+        ),
         ("tools", (!req.tools.is_empty()).then(|| tools(req))),
         (
             "tool_choice",

@@ -178,6 +178,31 @@ impl HttpProvider {
     }
 }
 
+impl HttpProvider {
+    /// What the provider says `model`'s context window is: `Ok(None)` when the format has no
+    /// way to ask or the answer does not say; an error when asking failed.
+    pub async fn context_window(&self, model: &str) -> Result<Option<u32>, ProviderError> {
+        let Some(ask) = self.format.context_request(model) else {
+            return Ok(None);
+        };
+        let request = match &ask.body {
+            Some(body) => self.client.post(self.url(&ask.path)).json(body),
+            None => self.client.get(self.url(&ask.path)),
+        };
+        let response = request
+            .headers(self.headers(&[])?)
+            .timeout(self.options.connect_timeout)
+            .send()
+            .await
+            .map_err(network_error)?;
+        let response = check_status(response, model, self.options.max_retry_after).await?;
+        let body: serde_json::Value = response.json().await.map_err(|e| {
+            ProviderError::MalformedStream(format!("the model's details are not JSON: {e}"))
+        })?;
+        Ok(self.format.parse_context_window(model, &body))
+    }
+}
+
 impl Provider for HttpProvider {
     fn stream(&self, req: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
         Box::pin(self.stream_with_retries(req))

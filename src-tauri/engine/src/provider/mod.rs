@@ -15,6 +15,7 @@ pub mod openai;
 pub mod presets;
 pub mod prompt_tools;
 pub mod strict;
+pub mod think_tags;
 mod types;
 
 use std::collections::BTreeMap;
@@ -69,6 +70,32 @@ pub trait WireFormat: Send + Sync {
     fn models_path(&self) -> String;
     /// The models in a model-list response.
     fn parse_models(&self, body: &serde_json::Value) -> Vec<ModelInfo>;
+    /// The request that tells `model`'s context window, when the format has one.
+    fn context_request(&self, model: &str) -> Option<ContextRequest> {
+        let _ = model;
+        None
+    }
+    /// `model`'s context window in the answer to [`WireFormat::context_request`], if it says.
+    fn parse_context_window(&self, model: &str, body: &serde_json::Value) -> Option<u32> {
+        let _ = (model, body);
+        None
+    }
+}
+
+/// A request that asks a provider about one model (a GET, or a POST with a JSON body).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextRequest {
+    /// Path and query, appended to the base URL.
+    pub path: String,
+    /// The JSON body of a POST; `None` for a GET.
+    pub body: Option<serde_json::Value>,
+}
+
+/// A JSON number as a token count.
+pub(crate) fn tokens(v: &serde_json::Value) -> Option<u32> {
+    v.as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n > 0)
 }
 
 /// The wire format of a kind. The built-in model (`Local`) never goes over HTTP (the providers

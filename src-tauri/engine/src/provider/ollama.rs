@@ -1,14 +1,17 @@
 //! Ollama's native `/api/chat`: an NDJSON stream whose `tool_calls` carry `arguments` as a JSON
-//! object and no id (we synthesize stable ones), `thinking` text, `done_reason`, and eval counts
+//! object and no id (we synthesize stable ones), `thinking` text (or `<think>` opening the
+//! content), `done_reason`, and eval counts
 //! as usage; models from `/api/tags`.
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::openai::{bearer, finish_reason, tools};
+use super::think_tags::ThinkTags;
 use super::{
-    ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
-    ProviderEvent, StreamParser, ToolCall, Usage, UserPart, WireFormat, WireRequest,
+    ChatMessage, ChatRequest, ContextRequest, FinishReason, Frame, Framing, ModelInfo,
+    ProviderError, ProviderEvent, StreamParser, Thinking, ToolCall, Usage, UserPart, WireFormat,
+    WireRequest, tokens,
 };
 
 /// The Ollama native wire format.
@@ -55,6 +58,26 @@ impl WireFormat for Ollama {
             })
             .collect()
     }
+
+    /// `/api/show`, whose `model_info` holds `<architecture>.context_length`.
+    fn context_request(&self, model: &str) -> Option<ContextRequest> {
+        Some(ContextRequest {
+            path: "/api/show".into(),
+            body: Some(json!({ "model": model })),
+        })
+    }
+
+    fn parse_context_window(&self, _model: &str, body: &Value) -> Option<u32> {
+        let info = body.get("model_info")?.as_object()?;
+        let arch = info.get("general.architecture").and_then(Value::as_str);
+        let named = arch.and_then(|a| info.get(&format!("{a}.context_length")));
+        let any = || {
+            info.iter()
+                .find(|(k, _)| k.ends_with(".context_length"))
+                .map(|(_, v)| v)
+        };
+        named.or_else(any).and_then(tokens)
+    }
 }
 
 /// The JSON body of a streaming `/api/chat` request.
@@ -72,11 +95,19 @@ pub fn request_body(req: &ChatRequest) -> Value {
     if !options.is_empty() {
         body["options"] = Value::Object(options);
     }
-    if let Some(think) = req.reasoning {
-        body["think"] = json!(think);
+    if let Some(thinking) = &req.thinking {
+        body["think"] = think(thinking);
     }
     req.merge_extra(&mut body);
     body
+}
+
+/// `think`: a level when one is given (gpt-oss and newer models take one), else on or off.
+fn think(thinking: &Thinking) -> Value {
+    match thinking.effort {
+        Some(effort) if thinking.enabled => json!(effort.as_str()),
+        _ => json!(thinking.enabled),
+    }
 }
 
 fn options(req: &ChatRequest) -> Map<String, Value> {
@@ -85,6 +116,7 @@ fn options(req: &ChatRequest) -> Map<String, Value> {
         ("temperature", p.temperature.map(Value::from)),
         ("top_p", p.top_p.map(Value::from)),
         ("num_predict", p.max_tokens.map(Value::from)),
+        ("num_ctx", req.context_window.map(Value::from)),
         ("seed", p.seed.map(Value::from)),
         ("stop", (!p.stop.is_empty()).then(|| json!(p.stop))),
     ];
@@ -163,6 +195,7 @@ struct WireFunction {
 /// Decodes one `/api/chat` NDJSON stream.
 #[derive(Default)]
 pub struct Parser {
+    think: ThinkTags,
     calls: usize,
     done: bool,
 }
@@ -195,6 +228,7 @@ impl Parser {
 
     fn end(&mut self, line: &Line, out: &mut Vec<ProviderEvent>) {
         self.done = true;
+        self.think.finish(out);
         if line.prompt_eval_count.is_some() || line.eval_count.is_some() {
             out.push(ProviderEvent::Usage {
                 usage: Usage {
@@ -238,9 +272,7 @@ impl StreamParser for Parser {
             if !m.thinking.is_empty() {
                 out.push(ProviderEvent::ReasoningDelta { text: m.thinking });
             }
-            if !m.content.is_empty() {
-                out.push(ProviderEvent::TextDelta { text: m.content });
-            }
+            self.think.push(&m.content, out);
             for c in m.tool_calls {
                 let ev = self.call(c);
                 out.push(ev);

@@ -1,16 +1,18 @@
 //! OpenAI Chat Completions, as spoken by OpenAI and every compatible server (DeepSeek, Groq,
 //! OpenRouter, vLLM, LM Studio, llama.cpp, Ollama's `/v1`): SSE chunks whose `tool_calls`
-//! deltas are assembled by `index`, `reasoning_content`, usage in the last chunk, `[DONE]`
-//! optional.
+//! deltas are assembled by `index`, `reasoning_content` (or `<think>` opening the content),
+//! usage in the last chunk, `[DONE]` optional.
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::think_tags::ThinkTags;
 use super::{
-    ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
-    ProviderEvent, StreamParser, ToolCall, Usage, UserPart, WireFormat, WireRequest,
+    ChatMessage, ChatRequest, ContextRequest, FinishReason, Frame, Framing, ModelInfo,
+    ProviderError, ProviderEvent, ReasoningEffort, StreamParser, ToolCall, Usage, UserPart,
+    WireFormat, WireRequest, tokens,
 };
 
 /// The OpenAI-compatible wire format.
@@ -53,6 +55,24 @@ impl WireFormat for OpenAi {
             })
             .collect()
     }
+
+    /// The model list: OpenRouter gives `context_length`, Groq `context_window`, vLLM
+    /// `max_model_len`.
+    fn context_request(&self, _model: &str) -> Option<ContextRequest> {
+        Some(ContextRequest {
+            path: self.models_path(),
+            body: None,
+        })
+    }
+
+    fn parse_context_window(&self, model: &str, body: &Value) -> Option<u32> {
+        let list = body.get("data").and_then(Value::as_array)?;
+        let entry = list.iter().find(|m| m["id"] == model)?;
+        ["context_length", "context_window", "max_model_len"]
+            .iter()
+            .find_map(|k| entry.get(*k).and_then(tokens))
+            .or_else(|| tokens(&entry["top_provider"]["context_length"]))
+    }
 }
 
 /// The JSON body of a streaming Chat Completions request.
@@ -75,6 +95,7 @@ pub fn request_body(req: &ChatRequest) -> Value {
         ("max_tokens", p.max_tokens.map(Value::from)),
         ("seed", p.seed.map(Value::from)),
         ("stop", (!p.stop.is_empty()).then(|| json!(p.stop))),
+        ("reasoning_effort", reasoning_effort(req)),
         ("tools", (!req.tools.is_empty()).then(|| tools(req))),
     ];
     for (k, v) in fields {
@@ -84,6 +105,14 @@ pub fn request_body(req: &ChatRequest) -> Value {
     }
     req.merge_extra(&mut body);
     body
+}
+
+/// `reasoning_effort` when reasoning is asked for: the level given, else `medium`. Switching
+/// reasoning off sends nothing (the format has no "off"; servers reject unknown levels).
+fn reasoning_effort(req: &ChatRequest) -> Option<Value> {
+    let thinking = req.thinking.as_ref().filter(|t| t.enabled)?;
+    let effort = thinking.effort.unwrap_or(ReasoningEffort::Medium);
+    Some(json!(effort.as_str()))
 }
 
 /// Tools in the OpenAI `{type: function, function: {…}}` shape (also Ollama's and DashScope's).
@@ -264,6 +293,7 @@ pub(crate) fn bearer(key: &str) -> Vec<(String, String)> {
 /// Decodes one Chat Completions stream.
 #[derive(Default)]
 pub struct Parser {
+    think: ThinkTags,
     calls: BTreeMap<usize, PendingCall>,
     emitted_calls: bool,
     finish: Option<FinishReason>,
@@ -279,6 +309,7 @@ impl Parser {
     }
 
     fn end(&mut self, out: &mut Vec<ProviderEvent>) {
+        self.think.finish(out);
         self.flush_calls(out);
         let reason = match self.finish.take() {
             Some(FinishReason::Stop) | None if self.emitted_calls => FinishReason::ToolCalls,
@@ -298,7 +329,7 @@ impl Parser {
             out.push(ProviderEvent::ReasoningDelta { text: r });
         }
         if let Some(t) = delta.content.filter(|t| !t.is_empty()) {
-            out.push(ProviderEvent::TextDelta { text: t });
+            self.think.push(&t, out);
         }
         absorb_deltas(&mut self.calls, delta.tool_calls);
     }
@@ -368,6 +399,7 @@ impl StreamParser for Parser {
             self.end(out);
             return Ok(());
         }
+        self.think.finish(out);
         self.flush_calls(out);
         Err(ProviderError::MalformedStream(
             "the stream ended before the model finished its answer".into(),

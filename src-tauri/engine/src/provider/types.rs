@@ -19,8 +19,12 @@ pub struct ChatRequest {
     pub tools: Vec<ToolSpec>,
     /// Sampling parameters.
     pub params: SamplingParams,
-    /// Ask for (true) or suppress (false) reasoning where the model supports the switch.
-    pub reasoning: Option<bool>,
+    /// Reasoning asked of the model (`None`: the provider's default), sent in each wire
+    /// format's own field.
+    pub thinking: Option<Thinking>,
+    /// The context window the user chose, for formats that size it per request (Ollama's
+    /// `num_ctx`); `None` leaves the server's.
+    pub context_window: Option<u32>,
     /// Provider-specific top-level body fields (e.g. Ollama's `keep_alive`), merged last.
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
@@ -52,6 +56,22 @@ pub struct Thinking {
     pub budget_tokens: Option<u32>,
 }
 
+impl Thinking {
+    /// Reasoning switched on with no level or budget.
+    pub fn on() -> Self {
+        Self {
+            enabled: true,
+            ..Self::default()
+        }
+    }
+
+    /// The budget to send where a format takes one: the one given, else one for the effort.
+    pub fn budget(&self) -> Option<u32> {
+        self.budget_tokens
+            .or_else(|| self.effort.map(ReasoningEffort::budget))
+    }
+}
+
 /// A reasoning level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
@@ -62,6 +82,26 @@ pub enum ReasoningEffort {
     Medium,
     /// As much as the model will.
     High,
+}
+
+impl ReasoningEffort {
+    /// Its name on the wire (OpenAI's `reasoning_effort`, Ollama's `think`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+        }
+    }
+
+    /// A token budget standing for the level, for formats that take a budget.
+    pub fn budget(self) -> u32 {
+        match self {
+            Self::Low => 1024,
+            Self::Medium => 4096,
+            Self::High => 16384,
+        }
+    }
 }
 
 /// Sampling parameters; `None` leaves the provider's default.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::openai::{PendingCall, finish_reason};
 use super::{
     ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
-    ProviderEvent, StreamParser, ToolCall, Usage, UserPart, WireFormat, WireRequest,
+    ProviderEvent, StreamParser, Thinking, ToolCall, Usage, UserPart, WireFormat, WireRequest,
 };
 
 /// The API version sent in `anthropic-version`.
@@ -71,52 +71,106 @@ impl WireFormat for Anthropic {
 
 /// The JSON body of a streaming Messages request. Thinking is requested only when a new
 /// assistant turn starts: a turn continuing after tool results would have to replay the
-/// signed thinking blocks of its start, which the neutral history does not keep.
+/// signed thinking blocks of its start, which the neutral history does not keep. While it
+/// thinks, Anthropic's rules are applied rather than sending a request it refuses (see
+/// [`thinking_rules`]).
 pub fn request_body(req: &ChatRequest) -> Value {
     let messages = messages(&req.messages);
-    let thinking = req.reasoning == Some(true) && !continues_tool_loop(&messages);
-    let max_tokens = req.params.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    let thinking = req
+        .thinking
+        .as_ref()
+        .filter(|t| t.enabled && !continues_tool_loop(&messages));
+    let p = &req.params;
+    let mut sampling = Sampling {
+        max_tokens: p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        temperature: p.temperature,
+        top_p: p.top_p,
+        budget: None,
+    };
+    if let Some(t) = thinking {
+        let dropped = thinking_rules(&mut sampling, t);
+        if !dropped.is_empty() {
+            tracing::info!(model = %req.model, ?dropped, "adjusted the request for Anthropic's thinking rules");
+        }
+    }
     let mut body = json!({
         "model": req.model,
-        "max_tokens": max_tokens,
+        "max_tokens": sampling.max_tokens,
         "messages": messages,
         "stream": true,
     });
-    let p = &req.params;
     let system = req.system.as_deref().filter(|s| !s.is_empty());
     let fields = [
         ("system", system.map(Value::from)),
-        // Anthropic rejects sampling changes while thinking.
-        (
-            "temperature",
-            p.temperature.filter(|_| !thinking).map(Value::from),
-        ),
-        ("top_p", p.top_p.filter(|_| !thinking).map(Value::from)),
+        ("temperature", sampling.temperature.map(Value::from)),
+        ("top_p", sampling.top_p.map(Value::from)),
         (
             "stop_sequences",
             (!p.stop.is_empty()).then(|| json!(p.stop)),
         ),
         ("tools", (!req.tools.is_empty()).then(|| tools(req))),
+        (
+            "thinking",
+            sampling
+                .budget
+                .map(|b| json!({ "type": "enabled", "budget_tokens": b })),
+        ),
     ];
     for (k, v) in fields {
         if let Some(v) = v {
             body[k] = v;
         }
     }
-    if thinking {
-        add_thinking(&mut body, max_tokens);
-    }
     req.merge_extra(&mut body);
     body
 }
 
-/// A budget of half the tokens (at least the minimum), leaving room for the answer.
-fn add_thinking(body: &mut Value, max_tokens: u32) {
-    let budget = (max_tokens / 2).max(MIN_THINKING_BUDGET);
-    if max_tokens <= budget {
-        body["max_tokens"] = json!(max_tokens + budget);
+/// The sampling fields of one request as Anthropic will get them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sampling {
+    /// `max_tokens` (thinking included).
+    pub max_tokens: u32,
+    /// `temperature`.
+    pub temperature: Option<f64>,
+    /// `top_p`.
+    pub top_p: Option<f64>,
+    /// `thinking.budget_tokens`, when thinking.
+    pub budget: Option<u32>,
+}
+
+/// Anthropic's rules for extended thinking, applied to `s`: a budget of at least 1024 (the one
+/// asked, else half the tokens), `max_tokens` above it (the budget is added when it is not),
+/// no `temperature`, `top_p` only from 0.95 to 1. Returns what was changed or dropped, in words.
+pub fn thinking_rules(s: &mut Sampling, thinking: &Thinking) -> Vec<String> {
+    let mut dropped = Vec::new();
+    let asked = thinking.budget().unwrap_or(s.max_tokens / 2);
+    let budget = asked.max(MIN_THINKING_BUDGET);
+    if budget != asked && thinking.budget().is_some() {
+        dropped.push(format!(
+            "thinking budget {asked} raised to Anthropic's minimum {MIN_THINKING_BUDGET}"
+        ));
     }
-    body["thinking"] = json!({ "type": "enabled", "budget_tokens": budget });
+    if s.max_tokens <= budget {
+        let raised = s.max_tokens + budget;
+        dropped.push(format!(
+            "max_tokens {} raised to {raised} to leave room above the thinking budget",
+            s.max_tokens
+        ));
+        s.max_tokens = raised;
+    }
+    if let Some(t) = s.temperature.take() {
+        dropped.push(format!(
+            "temperature {t} left out (not allowed with thinking)"
+        ));
+    }
+    if let Some(p) = s.top_p.filter(|p| !(0.95..=1.0).contains(p)) {
+        s.top_p = None;
+        dropped.push(format!(
+            "top_p {p} left out (only 0.95 to 1 is allowed with thinking)"
+        ));
+    }
+    s.budget = Some(budget);
+    dropped
 }
 
 /// Whether the last turn hands tool results back (so the assistant turn is still going on).

@@ -382,7 +382,7 @@ fn reasoning_opens_a_turn_with_a_thinking_budget_and_no_sampling_changes() {
     let mut req = ChatRequest {
         model: "claude-sonnet-4-5".into(),
         messages: vec![ChatMessage::user("Why is the sky blue?")],
-        reasoning: Some(true),
+        thinking: Some(Thinking::on()),
         params: SamplingParams {
             temperature: Some(0.2),
             ..SamplingParams::default()
@@ -409,7 +409,7 @@ fn reasoning_opens_a_turn_with_a_thinking_budget_and_no_sampling_changes() {
 #[test]
 fn reasoning_is_left_off_while_a_tool_loop_continues() {
     let req = ChatRequest {
-        reasoning: Some(true),
+        thinking: Some(Thinking::on()),
         ..request()
     };
     let body = request_body(&req);
@@ -446,4 +446,85 @@ fn the_format_is_registered_with_its_headers_and_model_list() {
         },
     ];
     assert_eq!(format.parse_models(&body), expected);
+}
+
+#[test]
+fn thinking_rules_raise_the_budget_and_max_tokens_and_say_what_they_dropped() {
+    let mut s = Sampling {
+        max_tokens: 800,
+        temperature: Some(0.7),
+        top_p: Some(0.9),
+        budget: None,
+    };
+    let thinking = Thinking {
+        enabled: true,
+        effort: None,
+        budget_tokens: Some(500),
+    };
+    let dropped = thinking_rules(&mut s, &thinking);
+    assert_eq!(
+        s,
+        Sampling {
+            max_tokens: 1824,
+            temperature: None,
+            top_p: None,
+            budget: Some(1024),
+        }
+    );
+    assert_eq!(
+        dropped,
+        [
+            "thinking budget 500 raised to Anthropic's minimum 1024",
+            "max_tokens 800 raised to 1824 to leave room above the thinking budget",
+            "temperature 0.7 left out (not allowed with thinking)",
+            "top_p 0.9 left out (only 0.95 to 1 is allowed with thinking)",
+        ]
+    );
+}
+
+#[test]
+fn thinking_keeps_a_top_p_anthropic_allows_and_a_budget_from_the_effort() {
+    let req = ChatRequest {
+        model: "claude-sonnet-4-5".into(),
+        messages: vec![ChatMessage::user("Why?")],
+        thinking: Some(Thinking {
+            enabled: true,
+            effort: Some(crate::provider::ReasoningEffort::High),
+            budget_tokens: None,
+        }),
+        params: SamplingParams {
+            top_p: Some(0.97),
+            max_tokens: Some(32000),
+            ..SamplingParams::default()
+        },
+        ..ChatRequest::default()
+    };
+    let body = request_body(&req);
+    assert_eq!(
+        (&body["max_tokens"], &body["top_p"], &body["thinking"]),
+        (
+            &json!(32000),
+            &json!(0.97),
+            &json!({ "type": "enabled", "budget_tokens": 16384 })
+        )
+    );
+}
+
+#[test]
+fn thinking_switched_off_sends_no_thinking_and_keeps_sampling() {
+    let req = ChatRequest {
+        model: "claude-sonnet-4-5".into(),
+        messages: vec![ChatMessage::user("Why?")],
+        thinking: Some(Thinking::default()),
+        params: SamplingParams {
+            temperature: Some(0.3),
+            ..SamplingParams::default()
+        },
+        ..ChatRequest::default()
+    };
+    let body = request_body(&req);
+    assert_eq!(
+        (body.get("thinking"), &body["temperature"]),
+        (None, &json!(0.3))
+    );
 }

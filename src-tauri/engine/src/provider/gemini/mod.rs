@@ -8,8 +8,9 @@ use serde_json::{Map, Value, json};
 
 use super::openai::{PendingCall, finish_reason};
 use super::{
-    ChatMessage, ChatRequest, FinishReason, Frame, Framing, ModelInfo, ProviderError,
-    ProviderEvent, StreamParser, ToolCall, ToolSpec, Usage, UserPart, WireFormat, WireRequest,
+    ChatMessage, ChatRequest, ContextRequest, FinishReason, Frame, Framing, ModelInfo,
+    ProviderError, ProviderEvent, StreamParser, ToolCall, ToolSpec, Usage, UserPart, WireFormat,
+    WireRequest, tokens,
 };
 
 /// The documented stand-in for a function call's `thoughtSignature`, which Gemini 3 requires
@@ -77,6 +78,25 @@ impl WireFormat for Gemini {
             })
             .collect()
     }
+
+    /// The model's own entry, whose `inputTokenLimit` is its context window.
+    fn context_request(&self, model: &str) -> Option<ContextRequest> {
+        Some(ContextRequest {
+            path: Self::model_path(model),
+            body: None,
+        })
+    }
+
+    fn parse_context_window(&self, _model: &str, body: &Value) -> Option<u32> {
+        tokens(body.get("inputTokenLimit")?)
+    }
+}
+
+impl Gemini {
+    fn model_path(model: &str) -> String {
+        let model = model.strip_prefix("models/").unwrap_or(model);
+        format!("/v1beta/models/{model}")
+    }
 }
 
 fn generates_content(model: &Value) -> bool {
@@ -96,28 +116,12 @@ pub fn request_body(req: &ChatRequest) -> Value {
         let declarations: Vec<Value> = req.tools.iter().map(declaration).collect();
         body["tools"] = json!([{ "functionDeclarations": declarations }]);
     }
-    let config = generation_config(req);
+    let config = config::generation_config(req);
     if !config.is_empty() {
         body["generationConfig"] = Value::Object(config);
     }
     req.merge_extra(&mut body);
     body
-}
-
-fn generation_config(req: &ChatRequest) -> Map<String, Value> {
-    let p = &req.params;
-    let thinking = (req.reasoning == Some(true)).then(|| json!({ "includeThoughts": true }));
-    let fields = [
-        ("temperature", p.temperature.map(Value::from)),
-        ("topP", p.top_p.map(Value::from)),
-        ("maxOutputTokens", p.max_tokens.map(Value::from)),
-        ("stopSequences", (!p.stop.is_empty()).then(|| json!(p.stop))),
-        // Gemini's seed is an int32.
-        ("seed", p.seed.map(|s| Value::from(s & 0x7fff_ffff))),
-        ("thinkingConfig", thinking),
-    ];
-    let set = |(k, v): (&str, Option<Value>)| Some((k.to_owned(), v?));
-    fields.into_iter().filter_map(set).collect()
 }
 
 /// A function declaration; a function without parameters gets none (Gemini rejects an
@@ -568,5 +572,6 @@ impl StreamParser for Parser {
     }
 }
 
+mod config;
 #[cfg(test)]
 mod tests;

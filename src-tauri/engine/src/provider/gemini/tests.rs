@@ -1,7 +1,7 @@
 //! Tests of the Gemini wire format: documented streams at every split, request bodies, faults.
 use super::*;
 use crate::provider::framing::decode_at_every_split;
-use crate::provider::{ProviderKind, SamplingParams, wire_format};
+use crate::provider::{ProviderKind, SamplingParams, Thinking, wire_format};
 
 type Decoded = Vec<Result<ProviderEvent, ProviderError>>;
 
@@ -229,7 +229,7 @@ fn request() -> ChatRequest {
             stop: vec!["END".into()],
             seed: Some(7),
         },
-        reasoning: Some(true),
+        thinking: Some(Thinking::on()),
         ..ChatRequest::default()
     }
 }

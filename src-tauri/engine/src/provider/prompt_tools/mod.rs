@@ -19,7 +19,7 @@ use super::{ChatMessage, ChatRequest, ToolCall, ToolSpec, UserPart};
 
 pub use crate::vocab::ToolMode;
 pub use extract::{Extraction, extract_tool_calls};
-pub use stream::{PromptTools, scan_events as scan_tool_calls};
+pub use stream::{PromptTools, scan_events as scan_tool_calls, scan_native_text};
 pub use switch::{ModeSwitch, PromptOnlyModels};
 
 const HOW_TO_CALL: &str = r#"

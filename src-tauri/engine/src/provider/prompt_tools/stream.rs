@@ -57,7 +57,48 @@ impl<P: Provider> Provider for PromptTools<P> {
 /// [`ProviderEvent::ToolCall`]s (also used by the built-in model, whose answers carry calls in
 /// their text).
 pub fn scan_events(events: EventStream, names: Vec<String>) -> EventStream {
-    let mut scanner = Scanner::new(names);
+    scan_with(Scanner::new(names, false), events)
+}
+
+/// Post-processes a native answer to a request that offered tools: a model that writes its
+/// call as text instead (seed 000's qwen3 answering `{"action": "get_weather", …}` as its whole
+/// content, Qwen and Hermes models leaking `<tool_call>{…}</tool_call>`) has it taken as the
+/// call when it names an offered tool. Only a block that opens the answer, or a `<tool_call>`
+/// tag anywhere, is looked at, so code and JSON later in an answer stream as they come. A name
+/// may be given without its `server__` prefix when only one offered tool has that name.
+pub fn scan_native_text(events: EventStream, offered: Vec<String>) -> EventStream {
+    let aliases = bare_aliases(&offered);
+    let mut names = offered;
+    names.extend(aliases.keys().cloned());
+    let scanned = scan_with(Scanner::new(names, true), events);
+    Box::pin(scanned.map(move |item| match item {
+        Ok(ProviderEvent::ToolCall { mut call }) => {
+            if let Some(full) = aliases.get(&call.name) {
+                call.name.clone_from(full);
+            }
+            Ok(ProviderEvent::ToolCall { call })
+        }
+        other => other,
+    }))
+}
+
+/// The tool names without their `server__` prefix that stand for exactly one offered tool
+/// (and are not themselves offered names), to their full names.
+fn bare_aliases(offered: &[String]) -> std::collections::HashMap<String, String> {
+    let mut counts: std::collections::HashMap<&str, Vec<&String>> = Default::default();
+    for name in offered {
+        if let Some((_, bare)) = name.split_once("__").filter(|(_, b)| !b.is_empty()) {
+            counts.entry(bare).or_default().push(name);
+        }
+    }
+    counts
+        .into_iter()
+        .filter(|(bare, full)| full.len() == 1 && !offered.iter().any(|o| o == bare))
+        .map(|(bare, full)| (bare.to_owned(), full[0].clone()))
+        .collect()
+}
+
+fn scan_with(mut scanner: Scanner, events: EventStream) -> EventStream {
     let items = events.map(Some).chain(stream::once(async { None }));
     Box::pin(items.flat_map(move |item| stream::iter(scanner.feed(item))))
 }
@@ -78,16 +119,22 @@ struct Scanner {
     may_close: bool,
     /// The length of `held` when it was last looked at.
     checked: usize,
+    /// A native answer: only a block opening it, or a `<tool_call>` tag, may be a call.
+    native: bool,
+    /// Whether prose other than whitespace has been passed on.
+    started: bool,
 }
 
 impl Scanner {
-    fn new(names: Vec<String>) -> Self {
+    fn new(names: Vec<String>, native: bool) -> Self {
         Self {
             names,
             held: String::new(),
             holding: false,
             may_close: false,
             checked: 0,
+            native,
+            started: false,
         }
     }
 
@@ -132,9 +179,16 @@ impl Scanner {
                 };
                 prose.extend(self.held.drain(..end));
                 (self.holding, self.may_close, self.checked) = (false, true, 0);
+                self.started = true;
             } else {
-                let (safe, holding) = prose_prefix(&self.held);
-                prose.extend(self.held.drain(..safe));
+                let (safe, holding) = if self.native {
+                    native_prose_prefix(&self.held, self.started)
+                } else {
+                    prose_prefix(&self.held)
+                };
+                let drained: String = self.held.drain(..safe).collect();
+                self.started |= !drained.trim().is_empty();
+                prose.push_str(&drained);
                 self.holding = holding;
                 if !holding {
                     break;
@@ -200,6 +254,24 @@ fn prose_prefix(text: &str) -> (usize, bool) {
             Start::No => {}
             Start::NeedMore => return (i, false),
             Start::Fence | Start::Tag | Start::Json => return (i, true),
+        }
+    }
+    (text.len(), false)
+}
+
+/// [`prose_prefix`] for a native answer: a fence or JSON only where the answer starts (after
+/// whitespace), a `<tool_call>` tag anywhere.
+fn native_prose_prefix(text: &str, started: bool) -> (usize, bool) {
+    for (i, c) in text.char_indices() {
+        let at_start = !started && text[..i].trim().is_empty();
+        if !at_start && c != '<' {
+            continue;
+        }
+        match start_at(&text[i..]) {
+            Start::NeedMore => return (i, false),
+            Start::Tag => return (i, true),
+            Start::Fence | Start::Json if at_start => return (i, true),
+            Start::Fence | Start::Json | Start::No => {}
         }
     }
     (text.len(), false)

@@ -1,6 +1,7 @@
 //! [`ModeSwitch`]: native or prompt-mode tool calling per [`ToolMode`]. In `Auto` mode a
 //! request goes native first; when the endpoint refuses tools before sending anything, it is
-//! retried in prompt mode and the model is remembered as prompt-only.
+//! retried in prompt mode and the model is remembered as prompt-only. A native answer that
+//! writes its call as text has it read as the call ([`scan_native_text`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -8,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures::future::BoxFuture;
 use futures::{StreamExt, stream};
 
-use super::{PromptTools, has_tool_history};
+use super::{PromptTools, has_tool_history, scan_native_text};
 use crate::provider::{ChatRequest, EventStream, ModelInfo, Provider, ProviderError};
 use crate::vocab::ToolMode;
 
@@ -85,7 +86,9 @@ impl<P: Provider> ModeSwitch<P> {
 
     /// Native first; prompt mode when the endpoint refuses tools before any event.
     async fn native_then_prompt(&self, req: ChatRequest) -> Result<EventStream, ProviderError> {
+        let offered: Vec<String> = req.tools.iter().map(|t| t.name.clone()).collect();
         match self.native_first_event(req.clone()).await {
+            Ok(events) => Ok(text_calls(events, offered)),
             Err(ProviderError::ToolsUnsupported { message }) => {
                 tracing::info!(model = %req.model, %message, "no native tool calling; using prompt mode");
                 self.models().insert(req.model.clone());
@@ -107,14 +110,24 @@ impl<P: Provider> ModeSwitch<P> {
     }
 }
 
+/// A native answer with calls written as text read as calls, when tools were offered.
+fn text_calls(events: EventStream, offered: Vec<String>) -> EventStream {
+    if offered.is_empty() {
+        return events;
+    }
+    scan_native_text(events, offered)
+}
+
 impl<P: Provider> Provider for ModeSwitch<P> {
     fn stream(&self, req: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
         Box::pin(async move {
-            match self.route(&req) {
+            let offered: Vec<String> = req.tools.iter().map(|t| t.name.clone()).collect();
+            let native = match self.route(&req) {
                 Route::Native => self.prompt.inner().stream(req).await,
-                Route::Prompt => self.prompt.stream(req).await,
-                Route::NativeThenPrompt => self.native_then_prompt(req).await,
-            }
+                Route::Prompt => return self.prompt.stream(req).await,
+                Route::NativeThenPrompt => return self.native_then_prompt(req).await,
+            };
+            Ok(text_calls(native?, offered))
         })
     }
 

@@ -1,6 +1,7 @@
 //! Tests of prompt-mode tool calling: the prompt texts, the request rewrite, the streaming
 //! wrapper and the mode switch over fake providers; the reply table is in `table`.
 
+mod native_text;
 mod table;
 
 use table::stream_reply;

@@ -1,0 +1,115 @@
+//! A model's context window, from where it is known best: the built-in model's file; what the
+//! provider says (Ollama's `/api/show`, the model list of OpenRouter and other
+//! OpenAI-compatible servers, Gemini's `inputTokenLimit`), asked once per model and kept for
+//! the life of the service; else a table of known models kept as data
+//! (`context_windows.json`, matched by the longest prefix of the model id).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::Providers;
+use crate::store::ProviderRecord;
+
+/// What providers said, per (provider id, model): `None` when it answered without saying.
+pub(super) type Windows = Arc<Mutex<HashMap<(String, String), Option<u32>>>>;
+
+/// The longest a provider is waited for when asked about a model.
+const ASK_LIMIT: Duration = Duration::from_secs(5);
+
+/// One row of the table of known models.
+#[derive(Debug, Deserialize)]
+struct Known {
+    prefix: String,
+    tokens: u32,
+}
+
+fn table() -> &'static [Known] {
+    static TABLE: OnceLock<Vec<Known>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        serde_json::from_str(include_str!("context_windows.json")).unwrap_or_default()
+    })
+}
+
+/// The context window the table gives `model`: the row with the longest prefix of its id,
+/// compared without case and without a `vendor/` part (OpenRouter's `openai/gpt-4o`).
+pub fn known_window(model: &str) -> Option<u32> {
+    let id = model.rsplit('/').next().unwrap_or(model).to_lowercase();
+    table()
+        .iter()
+        .filter(|k| id.starts_with(&k.prefix))
+        .max_by_key(|k| k.prefix.len())
+        .map(|k| k.tokens)
+}
+
+impl Providers {
+    /// The context window of a provider's model, when it is known: the built-in model's
+    /// trained context (capped by `local.max_context`); what the provider says; else the table
+    /// of known models. `None` leaves the conversation's setting or the default.
+    pub async fn context_window(&self, record: &ProviderRecord, model: &str) -> Option<u32> {
+        #[cfg(feature = "local")]
+        if record.kind == crate::vocab::ProviderKind::Local {
+            return self.local.context_window(self.store(), model).await;
+        }
+        let said = self.provider_says(record, model).await;
+        said.or_else(|| known_window(model))
+    }
+
+    /// What the provider says of `model` (asked once; a failed question is asked again next
+    /// time).
+    async fn provider_says(&self, record: &ProviderRecord, model: &str) -> Option<u32> {
+        let key = (record.id.clone(), model.to_owned());
+        if let Some(known) = self.cached(&key) {
+            return known;
+        }
+        let client = self.http_provider(record.clone()).await.ok()?;
+        let asked = tokio::time::timeout(ASK_LIMIT, client.context_window(model)).await;
+        match asked {
+            Ok(Ok(window)) => {
+                self.windows
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(key, window);
+                window
+            }
+            Ok(Err(e)) => {
+                tracing::debug!(model, error = %e, "the provider did not say the context window");
+                None
+            }
+            Err(_) => None,
+        }
+    }
+
+    fn cached(&self, key: &(String, String)) -> Option<Option<u32>> {
+        let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        windows.get(key).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_matches_the_longest_prefix_without_case_or_vendor() {
+        assert_eq!(known_window("gpt-4o-mini-2024-07-18"), Some(128_000));
+        assert_eq!(known_window("gpt-4-0613"), Some(8192));
+        assert_eq!(known_window("openai/GPT-4.1-mini"), Some(1_047_576));
+        assert_eq!(known_window("llama3.1:8b"), Some(131_072));
+        assert_eq!(known_window("llama3:8b"), Some(8192));
+        assert_eq!(known_window("claude-sonnet-4-5"), Some(200_000));
+        assert_eq!(known_window("my-own-finetune"), None);
+    }
+
+    #[test]
+    fn every_row_of_the_table_reads() {
+        assert!(table().len() > 30, "the table did not parse");
+        assert!(
+            table()
+                .iter()
+                .all(|k| k.tokens >= 4096 && !k.prefix.is_empty())
+        );
+    }
+}
