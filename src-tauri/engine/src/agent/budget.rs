@@ -170,7 +170,7 @@ pub fn fit(
             estimate: bounded,
         };
     }
-    let groups = exchanges(messages);
+    let groups = ChatMessage::exchanges(messages);
     let fixed = system.map_or(0, count).saturating_add(tools.tokens());
     let mut total = fixed;
     let mut keep = 0;
@@ -189,20 +189,6 @@ pub fn fit(
         dropped,
         estimate: total,
     }
-}
-
-/// Splits a conversation before every user message.
-pub fn exchanges(messages: Vec<ChatMessage>) -> Vec<Vec<ChatMessage>> {
-    let mut groups: Vec<Vec<ChatMessage>> = Vec::new();
-    for m in messages {
-        let starts = matches!(m, ChatMessage::User { .. }) || groups.is_empty();
-        if starts {
-            groups.push(vec![m]);
-        } else if let Some(last) = groups.last_mut() {
-            last.push(m);
-        }
-    }
-    groups
 }
 
 /// Cuts every tool result longer than about `max_tokens` (four characters a token).

@@ -91,7 +91,7 @@ pub fn fitted_prompt(
     let mut req = std::borrow::Cow::Borrowed(req);
     loop {
         let rendered = prompt(&req, facts)?;
-        let mut groups = crate::agent::budget::exchanges(req.messages.clone());
+        let mut groups = ChatMessage::exchanges(req.messages.clone());
         if count(&rendered.text) <= limit || groups.len() <= 1 {
             return Ok(rendered);
         }

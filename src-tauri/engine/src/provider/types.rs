@@ -149,6 +149,21 @@ pub enum ChatMessage {
 }
 
 impl ChatMessage {
+    /// Splits a conversation before every user message: its exchanges (a user message and
+    /// everything up to the next one), which are kept or left out whole.
+    pub fn exchanges(messages: Vec<ChatMessage>) -> Vec<Vec<ChatMessage>> {
+        let mut groups: Vec<Vec<ChatMessage>> = Vec::new();
+        for m in messages {
+            let starts = matches!(m, ChatMessage::User { .. }) || groups.is_empty();
+            if starts {
+                groups.push(vec![m]);
+            } else if let Some(last) = groups.last_mut() {
+                last.push(m);
+            }
+        }
+        groups
+    }
+
     /// A user message of plain text.
     pub fn user(text: impl Into<String>) -> Self {
         Self::User {
