@@ -142,6 +142,7 @@ pub enum ServersCmd {
     },
     /// Install a server from the MCP Registry (its name, e.g. io.github.user/server) or from
     /// an MCP Bundle file (FILE.mcpb). Shows what will run and asks first.
+    #[command(disable_version_flag = true)]
     Install {
         /// A registry name or a .mcpb file.
         target: String,

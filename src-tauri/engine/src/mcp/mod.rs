@@ -35,7 +35,8 @@ mod tests;
 
 pub use crate::vocab::mcp::{McpError, ServerNotification};
 pub use crate::vocab::server::{
-    Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig, ServerSpec, Transport,
+    Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig, ServerSource, ServerSpec,
+    Transport,
 };
 pub use client::oauth::{Authorizer, Headless, Notify, OAuth, OAuthError};
 pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, MRTR_MAX_ROUNDS, McpClient};

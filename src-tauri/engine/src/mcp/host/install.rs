@@ -18,7 +18,7 @@ use crate::mcp::registry::client::{DEFAULT_TIMEOUT, RegistryClient};
 use crate::mcp::registry::plan::{self, runtime_hint};
 use crate::mcp::registry::{
     DEFAULT_REGISTRY, InstallPlan, InstallRequest, REGISTRY_TIMEOUT_SETTING, REGISTRY_URL_SETTING,
-    RegistryEntry, RegistryPage, RuntimeCheck, UpdatePlan,
+    RegistryEntry, RegistryPage, RuntimeCheck, UpdatePlan, install_options,
 };
 use crate::store::ServerRecord;
 use crate::vocab::error::InstallError;
@@ -202,6 +202,12 @@ impl McpHost {
         let current = self.runnable(record.clone()).await?;
         let mut values = inputs;
         values.extend(secrets_of(&current.transport).clone());
+        // Only what the new version still asks for (a variable it dropped is not an error).
+        let asked: Vec<String> = (install_options(&latest).into_iter())
+            .filter(|o| o.id == option)
+            .flat_map(|o| o.fields.into_iter().map(|f| f.key))
+            .collect();
+        values.retain(|k, _| asked.contains(k));
         let request = InstallRequest {
             option: Some(option),
             server_name: Some(record.config.name.clone()),

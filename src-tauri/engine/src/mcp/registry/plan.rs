@@ -192,8 +192,30 @@ fn package_option(i: usize, p: &Package) -> InstallOption {
     }
 }
 
+/// The `{name}` placeholders of a URL template.
+fn url_variables(url: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = url;
+    while let Some((_, after)) = rest.split_once('{') {
+        let Some((name, tail)) = after.split_once('}') else {
+            break;
+        };
+        if !name.is_empty() && !out.iter().any(|n| n == name) {
+            out.push(name.to_owned());
+        }
+        rest = tail;
+    }
+    out
+}
+
 fn remote_option(i: usize, r: &RemoteTransport) -> InstallOption {
-    let mut fields = Vec::new();
+    let required = Input {
+        is_required: true,
+        ..Input::default()
+    };
+    let mut fields: Vec<FormField> = (url_variables(&r.url).iter())
+        .map(|v| field(v, "url", &required))
+        .collect();
     for kv in &r.headers {
         key_value_fields(kv, "header", &mut fields);
     }
@@ -476,9 +498,12 @@ pub fn plan_of(config: &ServerConfig, runtime: Option<RuntimeCheck>) -> InstallP
 fn package_transport(p: &Package, r: &mut Resolver<'_>) -> Transport {
     let version = p.version.clone().unwrap_or_default();
     let mut args = Vec::new();
-    let env = r.pairs(&p.environment_variables);
+    // Resolved in the form's order, so problems are reported in it.
     let mut runtime_args = Vec::new();
     r.arguments(&p.runtime_arguments, &mut runtime_args);
+    let mut package_args = Vec::new();
+    r.arguments(&p.package_arguments, &mut package_args);
+    let env = r.pairs(&p.environment_variables);
     let command = runtime_of(p).unwrap_or("npx").to_owned();
     match p.registry_type.as_str() {
         "npm" => {
@@ -509,7 +534,7 @@ fn package_transport(p: &Package, r: &mut Resolver<'_>) -> Transport {
             });
         }
     }
-    r.arguments(&p.package_arguments, &mut args);
+    args.extend(package_args);
     Transport::Stdio {
         command,
         args,
@@ -521,8 +546,13 @@ fn package_transport(p: &Package, r: &mut Resolver<'_>) -> Transport {
 fn remote_transport(remote: &RemoteTransport, r: &mut Resolver<'_>) -> Transport {
     let headers = r.pairs(&remote.headers);
     let mut url = remote.url.clone();
-    for (k, v) in r.values {
-        url = url.replace(&format!("{{{k}}}"), v);
+    let required = Input {
+        is_required: true,
+        ..Input::default()
+    };
+    for var in url_variables(&remote.url) {
+        let value = r.resolve(&var, &required).unwrap_or_default();
+        url = url.replace(&format!("{{{var}}}"), &value);
     }
     match remote.kind.as_str() {
         "sse" => Transport::Sse { url, headers },
