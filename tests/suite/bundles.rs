@@ -153,7 +153,8 @@ async fn a_packed_bundle_previews_installs_answers_with_its_configured_value_and
 }
 
 #[tokio::test]
-async fn a_hostile_bundle_is_refused_through_the_host_leaving_nothing() {
+async fn a_hostile_bundle_or_one_for_another_platform_is_refused_through_the_host_leaving_nothing()
+{
     let data = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let src = work.path().join("src");
@@ -185,4 +186,25 @@ async fn a_hostile_bundle_is_refused_through_the_host_leaving_nothing() {
     let bundles = data.path().join("bundles");
     assert_eq!(std::fs::read_dir(&bundles).map_or(0, |d| d.count()), 0);
     assert!(engine.mcp().list_servers().await.unwrap().is_empty());
+
+    // A bundle for another platform is refused before anything is unpacked.
+    let manifest = std::fs::read_to_string(greeter().join("manifest.json")).unwrap();
+    let other = manifest.replace(
+        r#""platforms": ["darwin", "linux", "win32"]"#,
+        r#""platforms": ["plan9"]"#,
+    );
+    std::fs::write(src.join("manifest.json"), other).unwrap();
+    std::fs::write(src.join("server/index.js"), "x").unwrap();
+    pack(&src, &file);
+    let error = engine
+        .mcp()
+        .install_bundle(&file, &request)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("was refused: it runs on plan9, not on this computer"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read_dir(&bundles).map_or(0, |d| d.count()), 0);
 }

@@ -23,6 +23,13 @@ use crate::vocab::error::InstallError;
 use crate::vocab::server::ServerSource;
 use crate::vocab::{ServerConfig, Transport};
 
+/// This computer's platform as manifests name it (`darwin`, `win32`, `linux`).
+pub const PLATFORM: &str = match std::env::consts::OS.as_bytes() {
+    b"macos" => "darwin",
+    b"windows" => "win32",
+    _ => std::env::consts::OS,
+};
+
 /// What the bundle trailer written by `mcpb sign` starts and ends with.
 const SIGNATURE_END: &[u8] = b"MCPB_SIG_END";
 
@@ -121,8 +128,8 @@ pub(crate) fn read_file(file: &Path) -> Result<Vec<u8>, InstallError> {
     std::fs::read(file).map_err(|e| refused(file, &e.to_string()))
 }
 
-/// A refusal naming `file`.
-pub(crate) fn refused(file: &Path, reason: &str) -> InstallError {
+/// A refusal of the bundle `file`, saying why.
+pub fn refused(file: &Path, reason: &str) -> InstallError {
     InstallError::Bundle {
         file: file.display().to_string(),
         reason: reason.to_owned(),

@@ -54,6 +54,20 @@ impl McpHost {
         Ok(url.unwrap_or(DEFAULT_REGISTRY).to_owned())
     }
 
+    /// Sets the registry URL (an organisation's own registry speaking the same API); empty
+    /// goes back to the official one.
+    pub async fn set_registry_url(&self, url: &str) -> Result<(), EngineError> {
+        let url = url.trim();
+        if !url.is_empty() {
+            RegistryClient::new(url, DEFAULT_TIMEOUT)?;
+        }
+        let value = serde_json::Value::String(url.to_owned());
+        Ok(self
+            .store()
+            .set_setting(REGISTRY_URL_SETTING, &value)
+            .await?)
+    }
+
     async fn registry_client(&self, registry: Option<&str>) -> Result<RegistryClient, EngineError> {
         let url = match registry {
             Some(url) => url.to_owned(),
@@ -256,6 +270,12 @@ impl McpHost {
     ) -> Result<Installed, EngineError> {
         let bundles = self.bundles_dir()?;
         let preview = bundle::preview(file)?;
+        if !preview.platforms.is_empty() && !preview.platforms.iter().any(|p| p == bundle::PLATFORM)
+        {
+            let (on, platforms) = (bundle::PLATFORM, preview.platforms.join(", "));
+            let why = format!("it runs on {platforms}, not on this computer ({on})");
+            return Err(bundle::refused(file, &why).into());
+        }
         self.name_free(request.server_name.as_deref().unwrap_or(&preview.name))
             .await?;
         let file_owned = file.to_path_buf();
