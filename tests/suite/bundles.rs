@@ -208,3 +208,81 @@ async fn a_hostile_bundle_or_one_for_another_platform_is_refused_through_the_hos
     );
     assert_eq!(std::fs::read_dir(&bundles).map_or(0, |d| d.count()), 0);
 }
+
+fn cli(data: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--secrets-file")
+        .args(args)
+        .env_remove("SWITCHBOARD_DATA_DIR")
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn servers_install_file_mcpb_shows_the_preview_asks_then_installs_and_remove_leaves_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("greeter.mcpb");
+    pack(&greeter(), &file);
+    let file = file.to_string_lossy().into_owned();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+
+    let o = cli(
+        data.path(),
+        &["servers", "install", &file, "--config", "greeting=Hej hej"],
+    );
+    assert!(!o.status.success(), "no terminal, no --yes: refused");
+    let shown = text(&o.stdout);
+    assert!(
+        shown.starts_with("bundle Greeter 1.0.0 by Switchboard tests (unsigned)\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("  command: node ${__dirname}/server/index.js\n  tool: greet\n  prompt: welcome\n  config: greeting (string, required, sensitive)\n"), "{shown}");
+    assert!(
+        text(&o.stderr).contains("confirm with --yes"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!data.path().join("bundles/greeter").exists());
+
+    let o = cli(
+        data.path(),
+        &[
+            "servers",
+            "install",
+            &file,
+            "--config",
+            "greeting=Hej hej",
+            "--yes",
+        ],
+    );
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert!(
+        text(&o.stdout).ends_with("installed greeter\n  tool greet\n"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = cli(data.path(), &["servers", "call", "greeter", "greet"]);
+    assert!(
+        text(&o.stdout).contains("Hej hej"),
+        "{}\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+
+    let o = cli(data.path(), &["servers", "remove", "greeter"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let left = std::fs::read_dir(data.path().join("bundles"))
+        .unwrap()
+        .count();
+    assert_eq!(left, 0, "the bundle's folder is gone");
+}
