@@ -465,7 +465,24 @@ pub fn build(
         program,
         found: None,
     });
-    Ok((plan_of(&config, runtime), config))
+    let mut shown = plan_of(&config, runtime);
+    // A secret argument's value is not shown (it is still passed on the command line).
+    let secret_args = (option.fields.iter())
+        .filter(|f| f.secret && f.target == "argument")
+        .filter_map(|f| request.values.get(&f.key).filter(|v| !v.is_empty()));
+    for value in secret_args {
+        let in_config = match &mut shown.config.transport {
+            Transport::Stdio { args, .. } => args.as_mut_slice(),
+            _ => &mut [],
+        };
+        for arg in shown.args.iter_mut().chain(in_config) {
+            *arg = arg.replace(value.as_str(), crate::vocab::server::SECRET_MASK);
+        }
+        shown.command_line = shown
+            .command_line
+            .replace(value.as_str(), crate::vocab::server::SECRET_MASK);
+    }
+    Ok((shown, config))
 }
 
 fn index(i: &str) -> usize {

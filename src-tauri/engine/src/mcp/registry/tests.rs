@@ -95,3 +95,26 @@ fn a_server_name_comes_from_the_entry_names_last_part() {
     );
     assert_eq!(default_server_name("x/"), "server");
 }
+
+#[test]
+fn a_secret_arguments_value_is_not_shown_in_the_plan() {
+    let json = r#"{"name": "io.github.a/three", "version": "1.0.0", "packages": [{
+        "registryType": "pypi", "identifier": "three", "version": "1.0.0",
+        "packageArguments": [{"type": "named", "name": "--token", "isSecret": true, "isRequired": true}]}]}"#;
+    let entry: RegistryEntry = serde_json::from_str(json).unwrap();
+    let request = InstallRequest {
+        values: [("token".to_owned(), "tok-s3cr3t".to_owned())].into(),
+        ..Default::default()
+    };
+    let (plan, config) = build(&entry, "https://r.example", &request).unwrap();
+    assert_eq!(
+        plan.args,
+        ["three==1.0.0", "--token", crate::vocab::server::SECRET_MASK]
+    );
+    assert!(!plan.command_line.contains("tok-s3cr3t"));
+    assert!(!serde_json::to_string(&plan).unwrap().contains("tok-s3cr3t"));
+    let Transport::Stdio { args, .. } = &config.transport else {
+        panic!()
+    };
+    assert_eq!(args[2], "tok-s3cr3t", "the server still gets it");
+}
