@@ -11,15 +11,22 @@ use switchboard_engine::export::{
 };
 use switchboard_engine::local_ollama::LocalOllama;
 use switchboard_engine::mcp::app_documents::{AppCsp, AppView, ToolUi, Visibility};
+use switchboard_engine::mcp::bundle::{BundleInstall, BundlePreview, NamedItem, UserConfigField};
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 use switchboard_engine::mcp::preview_trust::TrustNote;
+use switchboard_engine::mcp::registry::{
+    Argument, FormField, Input, InstallOption, InstallPlan, InstallRequest, KeyValueInput, Package,
+    PackageTransport, RegistryEntry, RegistryPage, RemoteTransport, Repository, RuntimeCheck,
+    UpdatePlan,
+};
 use switchboard_engine::mcp::task_calls::TaskStatus;
 use switchboard_engine::mcp::{
-    AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport,
+    AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport, Installed,
     InteractionAnswer, InteractionEvent, JwtAlgorithm, OAuthClient, OAuthGrant, PreviewEntry,
-    RootInfo, ServerConfig, ServerLogs, ServerState, ServerStatus, SupervisorEvent, Transport,
+    RootInfo, ServerConfig, ServerLogs, ServerSource, ServerState, ServerStatus, SupervisorEvent,
+    Transport,
 };
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
@@ -80,6 +87,27 @@ pub fn typescript() -> String {
         declaration::<TrustNote>(&cfg),
         declaration::<PreviewEntry>(&cfg),
         declaration::<ImportPreview>(&cfg),
+        declaration::<ServerSource>(&cfg),
+        declaration::<Repository>(&cfg),
+        declaration::<Input>(&cfg),
+        declaration::<KeyValueInput>(&cfg),
+        declaration::<Argument>(&cfg),
+        declaration::<PackageTransport>(&cfg),
+        declaration::<Package>(&cfg),
+        declaration::<RemoteTransport>(&cfg),
+        declaration::<RegistryEntry>(&cfg),
+        declaration::<RegistryPage>(&cfg),
+        declaration::<FormField>(&cfg),
+        declaration::<InstallOption>(&cfg),
+        declaration::<InstallRequest>(&cfg),
+        declaration::<RuntimeCheck>(&cfg),
+        declaration::<InstallPlan>(&cfg),
+        declaration::<UpdatePlan>(&cfg),
+        declaration::<NamedItem>(&cfg),
+        declaration::<UserConfigField>(&cfg),
+        declaration::<BundlePreview>(&cfg),
+        declaration::<BundleInstall>(&cfg),
+        declaration::<Installed>(&cfg),
         declaration::<ProtocolEra>(&cfg),
         declaration::<ServerInfo>(&cfg),
         declaration::<ServerState>(&cfg),

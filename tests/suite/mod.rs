@@ -3,6 +3,7 @@
 
 mod agent;
 mod bindings;
+mod bundles;
 mod cli;
 mod dependencies;
 mod edits;
@@ -23,6 +24,7 @@ mod mcp_oauth;
 mod mcp_py;
 mod mrtr_server;
 mod providers;
+mod registry;
 mod security;
 mod servers;
 pub mod support_py;

@@ -458,7 +458,12 @@ inheritEnv?: Array<string>,
  * Whether the server may reach local and private addresses (`allowPrivate`): its Apps'
  * declared origins and the OAuth endpoints it names. Built-in `fetch` keeps its own flag.
  */
-allowPrivate?: boolean, };
+allowPrivate?: boolean, 
+/**
+ * Where it was installed from (the MCP Registry or a bundle), when it was: what an
+ * update or an uninstall works from. None for a server typed or imported by hand.
+ */
+source?: ServerSource, };
 
 /**
  * A configured MCP server as stored.
@@ -559,6 +564,668 @@ report: ImportReport,
  * Each entry, in document order.
  */
 entries: Array<PreviewEntry>, };
+
+/**
+ * Where an installed server came from.
+ */
+export type ServerSource = { "kind": "registry", 
+/**
+ * The registry's base URL.
+ */
+registry: string, 
+/**
+ * The entry's name, e.g. `io.github.user/weather`.
+ */
+name: string, 
+/**
+ * The version installed.
+ */
+version: string, 
+/**
+ * Which of the entry's ways to run it: `package:N` or `remote:N` (its index).
+ */
+option: string, 
+/**
+ * The non-secret values given for its arguments (secrets stay in the keychain).
+ */
+inputs?: { [key in string]: string }, } | { "kind": "bundle", 
+/**
+ * The manifest's name.
+ */
+name: string, 
+/**
+ * The manifest's version.
+ */
+version: string, 
+/**
+ * The folder it was unpacked into.
+ */
+dir: string, };
+
+/**
+ * A source repository.
+ */
+export type Repository = { 
+/**
+ * Its URL.
+ */
+url: string, 
+/**
+ * Where it is hosted (`github`…).
+ */
+source: string, };
+
+/**
+ * A value the user may give: its description, whether it is required or secret, its
+ * default and choices. `value`, when set, is fixed (not asked).
+ */
+export type Input = { 
+/**
+ * What it is.
+ */
+description?: string, 
+/**
+ * It must be given.
+ */
+isRequired: boolean, 
+/**
+ * It is a secret (to the keychain, masked).
+ */
+isSecret: boolean, 
+/**
+ * `string`, `number`, `boolean` or `filepath`.
+ */
+format?: string, 
+/**
+ * A fixed value (may contain `{variables}`).
+ */
+value?: string, 
+/**
+ * The default.
+ */
+default?: string, 
+/**
+ * A hint shown in an empty field.
+ */
+placeholder?: string, 
+/**
+ * The only values allowed, when given.
+ */
+choices: Array<string>, 
+/**
+ * Values for the `{variables}` of `value`.
+ */
+variables: { [key in string]: Input }, };
+
+/**
+ * An environment variable or a header.
+ */
+export type KeyValueInput = { 
+/**
+ * The variable's or header's name.
+ */
+name: string, 
+/**
+ * What it is.
+ */
+description?: string, 
+/**
+ * It must be given.
+ */
+isRequired: boolean, 
+/**
+ * It is a secret (to the keychain, masked).
+ */
+isSecret: boolean, 
+/**
+ * `string`, `number`, `boolean` or `filepath`.
+ */
+format?: string, 
+/**
+ * A fixed value (may contain `{variables}`).
+ */
+value?: string, 
+/**
+ * The default.
+ */
+default?: string, 
+/**
+ * A hint shown in an empty field.
+ */
+placeholder?: string, 
+/**
+ * The only values allowed, when given.
+ */
+choices: Array<string>, 
+/**
+ * Values for the `{variables}` of `value`.
+ */
+variables: { [key in string]: Input }, };
+
+/**
+ * A command-line argument: `positional` (a value) or `named` (`--flag value`).
+ */
+export type Argument = { 
+/**
+ * `positional` or `named`.
+ */
+type: string, 
+/**
+ * A named argument's flag, e.g. `--port`.
+ */
+name?: string, 
+/**
+ * A positional argument's label.
+ */
+valueHint?: string, 
+/**
+ * It may be given more than once.
+ */
+isRepeated: boolean, 
+/**
+ * What it is.
+ */
+description?: string, 
+/**
+ * It must be given.
+ */
+isRequired: boolean, 
+/**
+ * It is a secret (to the keychain, masked).
+ */
+isSecret: boolean, 
+/**
+ * `string`, `number`, `boolean` or `filepath`.
+ */
+format?: string, 
+/**
+ * A fixed value (may contain `{variables}`).
+ */
+value?: string, 
+/**
+ * The default.
+ */
+default?: string, 
+/**
+ * A hint shown in an empty field.
+ */
+placeholder?: string, 
+/**
+ * The only values allowed, when given.
+ */
+choices: Array<string>, 
+/**
+ * Values for the `{variables}` of `value`.
+ */
+variables: { [key in string]: Input }, };
+
+/**
+ * A package's transport: `stdio`, or HTTP on a URL (a template over its inputs).
+ */
+export type PackageTransport = { 
+/**
+ * `stdio`, `streamable-http` or `sse`.
+ */
+type: string, 
+/**
+ * The URL of an HTTP transport.
+ */
+url?: string, };
+
+/**
+ * A package of an entry.
+ */
+export type Package = { 
+/**
+ * `npm`, `pypi`, `oci`, `nuget`, `mcpb`.
+ */
+registryType: string, 
+/**
+ * The package name, image or download URL.
+ */
+identifier: string, 
+/**
+ * The package's version.
+ */
+version?: string, 
+/**
+ * The runner to use (`npx`, `uvx`, `docker`, `dnx`).
+ */
+runtimeHint?: string, 
+/**
+ * How the running package is reached (stdio unless said).
+ */
+transport?: PackageTransport, 
+/**
+ * Arguments for the runner (before the package).
+ */
+runtimeArguments: Array<Argument>, 
+/**
+ * Arguments for the package (after it).
+ */
+packageArguments: Array<Argument>, 
+/**
+ * Environment variables it reads.
+ */
+environmentVariables: Array<KeyValueInput>, 
+/**
+ * SHA-256 of an MCPB download.
+ */
+fileSha256?: string, };
+
+/**
+ * A remote endpoint of an entry.
+ */
+export type RemoteTransport = { 
+/**
+ * `streamable-http` or `sse`.
+ */
+type: string, 
+/**
+ * Its URL.
+ */
+url: string, 
+/**
+ * Headers it needs.
+ */
+headers: Array<KeyValueInput>, };
+
+/**
+ * One server of a registry listing (the latest version unless asked otherwise).
+ */
+export type RegistryEntry = { 
+/**
+ * Reverse-DNS name, e.g. `io.github.user/weather`.
+ */
+name: string, 
+/**
+ * A display title, when the publisher gave one.
+ */
+title?: string, 
+/**
+ * What it does.
+ */
+description: string, 
+/**
+ * The version this entry describes.
+ */
+version: string, 
+/**
+ * Its source repository.
+ */
+repository?: Repository, 
+/**
+ * Its homepage.
+ */
+websiteUrl?: string, 
+/**
+ * Packages to run locally (npm, PyPI, OCI, MCPB…).
+ */
+packages: Array<Package>, 
+/**
+ * Remote endpoints.
+ */
+remotes: Array<RemoteTransport>, 
+/**
+ * The registry's status for it (`active`, `deprecated`…), from the listing's `_meta`.
+ */
+status?: string, };
+
+/**
+ * One page of a registry listing.
+ */
+export type RegistryPage = { 
+/**
+ * The registry asked.
+ */
+registry: string, 
+/**
+ * The search text (empty: the whole listing).
+ */
+query: string, 
+/**
+ * The entries, in the registry's order.
+ */
+entries: Array<RegistryEntry>, 
+/**
+ * The cursor of the next page; none at the end.
+ */
+nextCursor?: string, 
+/**
+ * Read from the cache (offline) rather than the registry just now.
+ */
+cached: boolean, 
+/**
+ * When it was fetched, Unix milliseconds.
+ */
+fetchedAt: number, };
+
+/**
+ * One value the install form asks for.
+ */
+export type FormField = { 
+/**
+ * The key its value is given under (the variable, header or argument name).
+ */
+key: string, 
+/**
+ * `env`, `header` or `argument`.
+ */
+target: string, 
+/**
+ * What it is.
+ */
+description?: string, 
+/**
+ * It must be given (or have a default).
+ */
+required: boolean, 
+/**
+ * A secret: typed masked, kept in the keychain.
+ */
+secret: boolean, 
+/**
+ * The default value.
+ */
+default?: string, 
+/**
+ * The only values allowed, when not empty.
+ */
+choices: Array<string>, 
+/**
+ * `string`, `number`, `boolean` or `filepath`.
+ */
+format?: string, 
+/**
+ * A hint for an empty field.
+ */
+placeholder?: string, };
+
+/**
+ * One way to run an entry: a package or a remote, with its form.
+ */
+export type InstallOption = { 
+/**
+ * `package:N` or `remote:N`.
+ */
+id: string, 
+/**
+ * e.g. `npm @modelcontextprotocol/server-everything 2026.8.31` or `sse https://…`.
+ */
+label: string, 
+/**
+ * The program it runs with (`npx`, `uvx`, `docker`); none for a remote.
+ */
+runtime?: string, 
+/**
+ * Why it cannot be installed here, when it cannot.
+ */
+unsupported?: string, 
+/**
+ * The values it asks for.
+ */
+fields: Array<FormField>, };
+
+/**
+ * What the user asks to install.
+ */
+export type InstallRequest = { 
+/**
+ * Which option (`package:N`, `remote:N`); none: the first that can be installed.
+ */
+option?: string, 
+/**
+ * The configured server's name; none: from the entry's name.
+ */
+serverName?: string, 
+/**
+ * Values by field key.
+ */
+values: { [key in string]: string }, };
+
+/**
+ * Whether the program a server runs with is there.
+ */
+export type RuntimeCheck = { 
+/**
+ * The program, e.g. `npx`.
+ */
+program: string, 
+/**
+ * Where it was found on the PATH; none: missing.
+ */
+found?: string, 
+/**
+ * What to install when it is missing.
+ */
+hint: string, };
+
+/**
+ * What an install will save and run, shown before anything is saved. Values are masked.
+ */
+export type InstallPlan = { 
+/**
+ * The configured server's name.
+ */
+serverName: string, 
+/**
+ * The command line (env values masked) or the URL and transport.
+ */
+commandLine: string, 
+/**
+ * The program run (stdio), e.g. `npx`.
+ */
+command?: string, 
+/**
+ * Its arguments, exactly.
+ */
+args: Array<string>, 
+/**
+ * The environment variables it gets, by name.
+ */
+envNames: Array<string>, 
+/**
+ * The remote URL.
+ */
+url?: string, 
+/**
+ * The headers sent, by name.
+ */
+headerNames: Array<string>, 
+/**
+ * The program it needs and whether it is there (stdio).
+ */
+runtime?: RuntimeCheck, 
+/**
+ * The configuration that will be saved (values masked).
+ */
+config: ServerConfig, };
+
+/**
+ * What updating an installed registry server changes, shown before it is applied.
+ */
+export type UpdatePlan = { 
+/**
+ * The configured server's name.
+ */
+server: string, 
+/**
+ * The registry entry's name.
+ */
+entry: string, 
+/**
+ * The version installed.
+ */
+fromVersion: string, 
+/**
+ * The registry's latest version.
+ */
+toVersion: string, 
+/**
+ * The command line (or URL) now.
+ */
+oldCommandLine: string, 
+/**
+ * The command line (or URL) after the update.
+ */
+newCommandLine: string, 
+/**
+ * The env or header names now.
+ */
+oldNames: Array<string>, 
+/**
+ * The env or header names after the update.
+ */
+newNames: Array<string>, 
+/**
+ * Required values the new version asks for that are not given yet.
+ */
+missing: Array<string>, };
+
+/**
+ * A declared tool or prompt.
+ */
+export type NamedItem = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * What it does.
+ */
+description?: string, };
+
+/**
+ * A value the bundle asks the user for.
+ */
+export type UserConfigField = { 
+/**
+ * `string`, `number`, `boolean`, `directory` or `file`.
+ */
+type: string, 
+/**
+ * Its label.
+ */
+title?: string, 
+/**
+ * What it is for.
+ */
+description?: string, 
+/**
+ * It must be given.
+ */
+required: boolean, 
+/**
+ * A secret: masked, kept in the keychain when it goes to the environment.
+ */
+sensitive: boolean, 
+/**
+ * Several values may be given.
+ */
+multiple: boolean, 
+/**
+ * The default (a string, number, boolean or list).
+ */
+default?: unknown, };
+
+/**
+ * A bundle as shown before it is installed.
+ */
+export type BundlePreview = { 
+/**
+ * The manifest's name (its folder's name).
+ */
+name: string, 
+/**
+ * Its display name, else its name.
+ */
+displayName: string, 
+/**
+ * Its version.
+ */
+version: string, 
+/**
+ * What it does.
+ */
+description: string, 
+/**
+ * Who made it.
+ */
+author: string, 
+/**
+ * `node`, `python`, `binary` or `uv`.
+ */
+serverType: string, 
+/**
+ * The file the server starts from, inside the bundle.
+ */
+entryPoint: string, 
+/**
+ * The command it runs (before substitution), e.g. `node ${__dirname}/server/index.js`.
+ */
+commandLine: string, 
+/**
+ * The tools it declares.
+ */
+tools: Array<NamedItem>, 
+/**
+ * The prompts it declares.
+ */
+prompts: Array<NamedItem>, 
+/**
+ * What it asks the user for, by key.
+ */
+userConfig: Record<string, UserConfigField>, 
+/**
+ * The platforms it supports (empty: any).
+ */
+platforms: Array<string>, 
+/**
+ * The runtimes it needs, e.g. `node` → `>=18`.
+ */
+runtimes: { [key in string]: string }, 
+/**
+ * Whether it carries a signature block (`mcpb sign`); it is not verified here.
+ */
+signed: boolean, 
+/**
+ * Files in it and their total unpacked size.
+ */
+files: number, 
+/**
+ * The total unpacked size in bytes.
+ */
+unpackedBytes: number, };
+
+/**
+ * What the user gives when installing a bundle.
+ */
+export type BundleInstall = { 
+/**
+ * The configured server's name; none: the manifest's name.
+ */
+serverName?: string, 
+/**
+ * `user_config` values by key.
+ */
+config: { [key in string]: string }, };
+
+/**
+ * A server just installed or updated: saved, then started.
+ */
+export type Installed = { 
+/**
+ * The configured server (values masked).
+ */
+record: ServerRecord, 
+/**
+ * Its tools, when it started.
+ */
+tools: Array<ToolInfo>, 
+/**
+ * Why it did not start, when it did not (it stays configured).
+ */
+startError?: string, };
 
 /**
  * The protocol era spoken with one server, negotiated per server at each connection.

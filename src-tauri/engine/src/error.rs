@@ -7,7 +7,9 @@ use crate::provider::ProviderError;
 use crate::secrets::SecretError;
 use crate::store::StoreError;
 pub use crate::vocab::error::ErrorKind;
-use crate::vocab::error::{AgentError, AppError, ConfigError, InteractionError, ToolError};
+use crate::vocab::error::{
+    AgentError, AppError, ConfigError, InstallError, InteractionError, ToolError,
+};
 
 /// Anything the engine can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +47,9 @@ pub enum EngineError {
     /// An MCP App could not be shown, or its request was refused.
     #[error(transparent)]
     App(#[from] AppError),
+    /// Finding or installing a server (MCP Registry, install plan, MCP Bundle) failed.
+    #[error(transparent)]
+    Install(#[from] InstallError),
 }
 
 impl EngineError {
@@ -67,6 +72,7 @@ impl EngineError {
             Self::Agent(_) => ErrorKind::InvalidInput,
             Self::Export(e) => export_kind(e),
             Self::App(e) => app_kind(e),
+            Self::Install(e) => install_kind(e),
         }
     }
 }
@@ -106,6 +112,19 @@ fn app_kind(e: &AppError) -> ErrorKind {
         | AppError::TooLarge { .. }
         | AppError::HiddenFromApps { .. }
         | AppError::Denied { .. } => ErrorKind::InvalidInput,
+    }
+}
+
+fn install_kind(e: &InstallError) -> ErrorKind {
+    match e {
+        InstallError::Unreachable { .. }
+        | InstallError::Timeout { .. }
+        | InstallError::TooLarge { .. }
+        | InstallError::Io(_) => ErrorKind::Io,
+        InstallError::Malformed { .. }
+        | InstallError::Plan(_)
+        | InstallError::RuntimeMissing { .. }
+        | InstallError::Bundle { .. } => ErrorKind::InvalidInput,
     }
 }
 

@@ -88,7 +88,8 @@ impl Engine {
         let providers = providers::Providers::new(store.clone(), secrets.clone());
         #[cfg(feature = "local")]
         let providers = providers.with_models_dir(paths.models_dir());
-        let mcp = mcp::McpHost::new(store.clone(), secrets.clone(), redactor.clone());
+        let mcp = mcp::McpHost::new(store.clone(), secrets.clone(), redactor.clone())
+            .with_bundles_dir(paths.bundles_dir());
         let agent = agent::Agent::new(store.clone(), mcp.clone(), providers.clone());
         mcp.set_sampler(std::sync::Arc::new(agent.clone()));
         mcp.load_settings().await?;

@@ -86,6 +86,11 @@ impl Paths {
         self.data_dir.join("models")
     }
 
+    /// The folder MCP Bundles are unpacked into, one `<name>/<version>/` each.
+    pub fn bundles_dir(&self) -> PathBuf {
+        self.data_dir.join("bundles")
+    }
+
     /// Creates the directories and proves each one writable, then makes the profile
     /// owner-only (folders 0700, database and secret files 0600: see [`modes`]), repairing
     /// what a loose umask or a copy left open.

@@ -9,6 +9,7 @@ mod export;
 mod models;
 mod providers;
 mod servers;
+mod servers_install;
 mod servers_run;
 
 use std::path::PathBuf;

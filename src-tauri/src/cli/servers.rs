@@ -1,7 +1,8 @@
 //! `switchboard servers list|add|import|export|enable|disable|remove`: the MCP server
 //! configuration, in the `mcpServers` format of Claude Desktop's config file; and
 //! `servers start|tools|call|logs`, one-shot commands that start one server, use it and stop it
-//! (see `servers_run.rs`).
+//! (see `servers_run.rs`); and `servers search|install|update`, the MCP Registry and MCP
+//! Bundles (see `servers_install.rs`).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -124,6 +125,59 @@ pub enum ServersCmd {
         /// The server's name or id.
         name: String,
     },
+    /// Search the MCP Registry (latest versions); with no query, page through all of it.
+    Search {
+        /// Text to look for in server names.
+        #[arg(default_value = "")]
+        query: String,
+        /// The registry (default: the `mcp.registry_url` setting, else the official one).
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// The next page's cursor, as printed after a page.
+        #[arg(long)]
+        cursor: Option<String>,
+        /// Print the page as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Install a server from the MCP Registry (its name, e.g. io.github.user/server) or from
+    /// an MCP Bundle file (FILE.mcpb). Shows what will run and asks first.
+    #[command(disable_version_flag = true)]
+    Install {
+        /// A registry name or a .mcpb file.
+        target: String,
+        /// The registry version to install (default: the latest).
+        #[arg(long)]
+        version: Option<String>,
+        /// A value for a registry entry's variable, header or argument (repeatable).
+        #[arg(long = "env", value_name = "NAME=VALUE")]
+        env: Vec<String>,
+        /// A value for a bundle's user_config (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// The configured server's name (default: from the entry or bundle).
+        #[arg(long)]
+        name: Option<String>,
+        /// Which way to run a registry entry: package:N or remote:N (default: the first
+        /// that can be installed).
+        #[arg(long)]
+        option: Option<String>,
+        /// The registry (default: the `mcp.registry_url` setting, else the official one).
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// Do not ask (needed when not run from a terminal).
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Update a server installed from the registry to its latest version: shows the change
+    /// and asks first.
+    Update {
+        /// The server's name or id.
+        name: String,
+        /// Do not ask (needed when not run from a terminal).
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 /// Asks on the terminal whether to write secret values in clear; refuses without one.
@@ -204,6 +258,41 @@ pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
             super::servers_run::call(engine, &mut out, name, tool, json).await?;
         }
         ServersCmd::Logs { name } => super::servers_run::logs(engine, &mut out, name).await?,
+        ServersCmd::Search {
+            query,
+            registry,
+            cursor,
+            json,
+        } => {
+            let (cursor, registry) = (cursor.as_deref(), registry.as_deref());
+            super::servers_install::search(engine, &mut out, query, cursor, registry, *json)
+                .await?;
+        }
+        ServersCmd::Install {
+            target,
+            version,
+            env,
+            config,
+            name,
+            option,
+            registry,
+            yes,
+        } => {
+            let args = super::servers_install::InstallArgs {
+                target,
+                version: version.as_deref(),
+                env,
+                config,
+                name: name.as_deref(),
+                option: option.as_deref(),
+                registry: registry.as_deref(),
+                yes: *yes,
+            };
+            super::servers_install::install(engine, &mut out, &args).await?;
+        }
+        ServersCmd::Update { name, yes } => {
+            super::servers_install::update(engine, &mut out, name, *yes).await?;
+        }
     }
     Ok(())
 }
@@ -320,7 +409,11 @@ fn config_of(name: &str, cmd: &ServersCmd) -> Result<ServerConfig, CliError> {
 }
 
 /// `K<sep>V` items as a map; values are not echoed in errors (they may be secrets).
-fn pairs(raw: &[String], sep: char, usage: &str) -> Result<BTreeMap<String, String>, CliError> {
+pub(super) fn pairs(
+    raw: &[String],
+    sep: char,
+    usage: &str,
+) -> Result<BTreeMap<String, String>, CliError> {
     raw.iter()
         .map(|item| match item.split_once(sep) {
             Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),

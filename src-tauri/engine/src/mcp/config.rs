@@ -273,6 +273,7 @@ fn parse_entry(
         allow_private: !c.obj.contains_key("builtin") && c.flag("allowPrivate", false),
         transport: transport?,
         id: None,
+        source: None,
     })
 }
 

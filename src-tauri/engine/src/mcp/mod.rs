@@ -12,6 +12,7 @@
 pub mod app_documents;
 mod backoff;
 pub mod builtin;
+pub mod bundle;
 pub mod client;
 pub mod config;
 mod config_export;
@@ -22,6 +23,7 @@ mod interact_types;
 pub mod netguard;
 pub mod preview_trust;
 pub mod progress;
+pub mod registry;
 pub mod roots;
 pub mod sampling_limits;
 pub mod supervisor;
@@ -33,7 +35,8 @@ mod tests;
 
 pub use crate::vocab::mcp::{McpError, ServerNotification};
 pub use crate::vocab::server::{
-    Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig, ServerSpec, Transport,
+    Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig, ServerSource, ServerSpec,
+    Transport,
 };
 pub use client::oauth::{Authorizer, Headless, Notify, OAuth, OAuthError};
 pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, MRTR_MAX_ROUNDS, McpClient};
@@ -41,7 +44,7 @@ pub use config::ConfigError;
 pub use host::approval::{Decision, Policies};
 pub use host::{
     AppCall, AppCallOutcome, Conflict, INTERACTION_TIMEOUT_SETTING, ImportAction, ImportPreview,
-    ImportReport, McpHost, PreviewEntry, ServerStatus, result_json as apps_result_json,
+    ImportReport, Installed, McpHost, PreviewEntry, ServerStatus, result_json as apps_result_json,
 };
 pub use interact::{InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler};
 pub use roots::{RootInfo, Roots};

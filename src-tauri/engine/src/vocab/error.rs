@@ -238,3 +238,66 @@ pub enum AgentError {
     #[error("{0}")]
     Invalid(String),
 }
+
+/// Errors of finding and installing servers: the MCP Registry, install plans and MCP Bundles.
+/// Each message says what went wrong and, where it can, what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The registry could not be reached or answered with an error status.
+    #[error("the MCP Registry at {url} could not be reached: {reason}")]
+    Unreachable {
+        /// The registry URL asked.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The registry did not answer in time.
+    #[error(
+        "the MCP Registry at {url} did not answer within {seconds} s; the last listing is kept"
+    )]
+    Timeout {
+        /// The registry URL asked.
+        url: String,
+        /// The time allowed.
+        seconds: u64,
+    },
+    /// The registry's answer is larger than allowed.
+    #[error("the MCP Registry at {url} sent more than {limit} bytes; the last listing is kept")]
+    TooLarge {
+        /// The registry URL asked.
+        url: String,
+        /// The size allowed.
+        limit: usize,
+    },
+    /// The registry's answer is not the registry API's JSON.
+    #[error("the MCP Registry at {url} sent an answer that is not a server listing: {reason}")]
+    Malformed {
+        /// The registry URL asked.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The entry cannot be installed as asked (no package this app can run, a value missing
+    /// or not among its choices, a name taken…).
+    #[error("{0}")]
+    Plan(String),
+    /// The program the server needs is not on the PATH.
+    #[error("{program} is not installed (not found on the PATH); {hint}")]
+    RuntimeMissing {
+        /// The program looked for, e.g. `npx`.
+        program: String,
+        /// What to install.
+        hint: String,
+    },
+    /// A bundle was refused; nothing was left on disk.
+    #[error("the bundle {file} was refused: {reason}")]
+    Bundle {
+        /// The bundle file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{0}")]
+    Io(String),
+}

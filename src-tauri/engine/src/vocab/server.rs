@@ -249,6 +249,44 @@ pub struct ServerConfig {
     #[serde(skip)]
     #[ts(skip)]
     pub id: Option<String>,
+    /// Where it was installed from (the MCP Registry or a bundle), when it was: what an
+    /// update or an uninstall works from. None for a server typed or imported by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source: Option<ServerSource>,
+}
+
+/// Where an installed server came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ServerSource {
+    /// An entry of an MCP Registry.
+    #[serde(rename_all = "camelCase")]
+    Registry {
+        /// The registry's base URL.
+        registry: String,
+        /// The entry's name, e.g. `io.github.user/weather`.
+        name: String,
+        /// The version installed.
+        version: String,
+        /// Which of the entry's ways to run it: `package:N` or `remote:N` (its index).
+        option: String,
+        /// The non-secret values given for its arguments (secrets stay in the keychain).
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        #[ts(as = "Option<BTreeMap<String, String>>", optional)]
+        inputs: BTreeMap<String, String>,
+    },
+    /// An MCP Bundle (`.mcpb`) unpacked into the profile's `bundles/` folder.
+    #[serde(rename_all = "camelCase")]
+    Bundle {
+        /// The manifest's name.
+        name: String,
+        /// The manifest's version.
+        version: String,
+        /// The folder it was unpacked into.
+        #[ts(type = "string")]
+        dir: PathBuf,
+    },
 }
 
 fn yes() -> bool {
@@ -316,6 +354,7 @@ impl ServerConfig {
             inherit_env: Vec::new(),
             allow_private: false,
             id: None,
+            source: None,
         }
     }
 

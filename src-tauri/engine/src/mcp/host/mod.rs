@@ -14,6 +14,7 @@
 //! - [`app_grants`]: what an App's own "Always" / "in this chat" covers (that App only).
 //! - [`client_secret`]: a remote server's OAuth client secret in the keychain.
 //! - [`server_secrets`]: a server's env and header values in the keychain, masked for the UI.
+//! - [`install`]: installing from the MCP Registry or an MCP Bundle, and updates.
 //! - [`turn_start`]: a turn's servers started together, the turn going on after a short wait.
 
 mod app_grants;
@@ -21,6 +22,7 @@ pub mod approval;
 mod apps;
 pub mod calls;
 mod client_secret;
+mod install;
 mod lifecycle;
 mod running;
 pub mod server_secrets;
@@ -32,6 +34,7 @@ use std::sync::{Arc, OnceLock};
 
 pub use apps::{AppCall, AppCallOutcome, result_json};
 pub use calls::{CallFailed, CallRequest, Called, Caller};
+pub use install::Installed;
 pub use running::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 pub use turn_start::{DEFAULT_SERVER_WAIT, SERVER_WAIT, TurnServers};
@@ -56,6 +59,8 @@ pub struct McpHost {
     app_views: AppViews,
     /// Who answers the servers' sampling requests (the agent, set by the engine).
     sampler: Arc<OnceLock<Arc<dyn Sampler>>>,
+    /// Where MCP Bundles are unpacked (none: bundles cannot be installed).
+    bundles_dir: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for McpHost {
@@ -80,7 +85,14 @@ impl McpHost {
             policies: Policies::default(),
             app_views: AppViews::default(),
             sampler: Arc::default(),
+            bundles_dir: None,
         }
+    }
+
+    /// The same host, unpacking MCP Bundles into `dir` (the profile's `bundles/` folder).
+    pub fn with_bundles_dir(mut self, dir: std::path::PathBuf) -> Self {
+        self.bundles_dir = Some(dir);
+        self
     }
 
     /// Sets who answers sampling requests (once; later calls are ignored).

@@ -186,7 +186,7 @@ impl McpHost {
         Ok(masked(updated))
     }
 
-    /// Removes the server with this id or name.
+    /// Removes the server with this id or name (and, for a bundle, its unpacked folder).
     pub async fn remove_server(&self, id_or_name: &str) -> Result<(), EngineError> {
         let record = self.store().find_server(id_or_name).await?;
         self.store().delete_server(&record.id).await?;
@@ -194,6 +194,7 @@ impl McpHost {
         self.forget_server_secrets(&record.id, &record.config).await;
         self.unseal_forget(&record.id).await;
         self.clear_app_grants(&record.id).await?;
+        self.remove_bundle_files(&record.config);
         Ok(())
     }
 

@@ -1,0 +1,210 @@
+//! Reading a bundle's zip safely. [`check`] walks every entry before anything is written:
+//! a path that escapes the folder (`..`, absolute), a symlink, more than [`MAX_ENTRIES`]
+//! entries or more than [`MAX_TOTAL_BYTES`] unpacked, a manifest that does not validate or an
+//! entry point that is not a file of the bundle is refused. [`unpack`] writes into a
+//! temporary folder beside the target (counting the bytes really written) and renames it
+//! into place; on any failure the temporary folder is removed, so nothing is left.
+
+use std::io::{Cursor, Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use zip::ZipArchive;
+
+use super::{Manifest, read_file, refused};
+use crate::vocab::error::InstallError;
+
+/// The most entries a bundle may have.
+pub const MAX_ENTRIES: usize = 10_000;
+/// The most bytes a bundle may unpack to (and the largest bundle file read).
+pub const MAX_TOTAL_BYTES: u64 = 512 * 1024 * 1024;
+
+/// How much a bundle may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most entries.
+    pub entries: usize,
+    /// The most bytes unpacked.
+    pub bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            entries: MAX_ENTRIES,
+            bytes: MAX_TOTAL_BYTES,
+        }
+    }
+}
+
+/// A checked bundle.
+pub(super) struct Listing {
+    pub manifest: Manifest,
+    pub files: usize,
+    pub total: u64,
+}
+
+/// `name` as a relative path of normal parts, or why not.
+fn safe_path(name: &str) -> Result<PathBuf, String> {
+    let path = Path::new(name);
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::Normal(p) => out.push(p),
+            Component::CurDir => {}
+            _ => {
+                return Err(format!(
+                    "the entry {name:?} points outside the bundle's folder"
+                ));
+            }
+        }
+    }
+    if name.contains('\\') || name.starts_with('/') {
+        return Err(format!(
+            "the entry {name:?} points outside the bundle's folder"
+        ));
+    }
+    Ok(out)
+}
+
+/// Checks every entry and the manifest of the zip in `bytes` (read from `file`).
+pub(super) fn check(file: &Path, bytes: &[u8], limits: Limits) -> Result<Listing, InstallError> {
+    let no = |why: &str| refused(file, why);
+    let mut zip = ZipArchive::new(Cursor::new(bytes))
+        .map_err(|e| no(&format!("it is not a zip file: {e}")))?;
+    if zip.len() > limits.entries {
+        let (n, max) = (zip.len(), limits.entries);
+        return Err(no(&format!("it has {n} entries, more than {max}")));
+    }
+    let (mut total, mut files, mut paths) = (0u64, 0usize, Vec::new());
+    for i in 0..zip.len() {
+        let entry = zip
+            .by_index_raw(i)
+            .map_err(|e| no(&format!("entry {i} is unreadable: {e}")))?;
+        let name =
+            (entry.name()).map_err(|e| no(&format!("entry {i} has no readable name: {e}")))?;
+        let path = safe_path(&name).map_err(|why| no(&why))?;
+        if entry.is_symlink() {
+            return Err(no(&format!("the entry {name:?} is a symbolic link")));
+        }
+        total = total.saturating_add(entry.size());
+        if total > limits.bytes {
+            let max = limits.bytes;
+            return Err(no(&format!("it unpacks to more than {max} bytes")));
+        }
+        if entry.is_file() {
+            files += 1;
+            paths.push(path);
+        }
+    }
+    let mut json = Vec::new();
+    let manifest = zip
+        .by_name("manifest.json")
+        .map_err(|_| no("it has no manifest.json"))?
+        .take(1024 * 1024)
+        .read_to_end(&mut json)
+        .map_err(|e| no(&format!("its manifest.json is unreadable: {e}")));
+    manifest?;
+    let manifest = Manifest::parse(&json).map_err(|why| no(&why))?;
+    let entry = safe_path(&manifest.server.entry_point).map_err(|_| {
+        no(&format!(
+            "its entry point {:?} is outside the bundle",
+            manifest.server.entry_point
+        ))
+    })?;
+    if !paths.contains(&entry) {
+        return Err(no(&format!(
+            "its entry point {:?} is not a file of the bundle",
+            manifest.server.entry_point
+        )));
+    }
+    Ok(Listing {
+        manifest,
+        files,
+        total,
+    })
+}
+
+/// Unpacks the bundle at `file` into `<bundles>/<name>/<version>/` and returns its manifest
+/// and that folder. Refused (nothing left on disk) when it does not pass [`check`], when that
+/// version is already there, or when writing fails.
+pub fn unpack(file: &Path, bundles: &Path) -> Result<(Manifest, PathBuf), InstallError> {
+    unpack_with(file, bundles, Limits::default())
+}
+
+/// [`unpack`] within `limits`.
+pub fn unpack_with(
+    file: &Path,
+    bundles: &Path,
+    limits: Limits,
+) -> Result<(Manifest, PathBuf), InstallError> {
+    let bytes = read_file(file)?;
+    let listing = check(file, &bytes, limits)?;
+    let m = listing.manifest;
+    let parent = bundles.join(&m.name);
+    let target = parent.join(&m.version);
+    if target.exists() {
+        return Err(refused(
+            file,
+            &format!(
+                "{} {} is already installed in {}; uninstall it first",
+                m.name,
+                m.version,
+                target.display()
+            ),
+        ));
+    }
+    let parent_was_there = parent.exists();
+    let temp = bundles.join(format!(".unpacking-{}", uuid::Uuid::now_v7()));
+    let result = write_all(file, &bytes, &temp, limits.bytes).and_then(|()| {
+        std::fs::create_dir_all(&parent)
+            .and_then(|()| std::fs::rename(&temp, &target))
+            .map_err(|e| InstallError::Io(format!("cannot install into {}: {e}", target.display())))
+    });
+    if let Err(error) = result {
+        let _ = std::fs::remove_dir_all(&temp);
+        if !parent_was_there {
+            let _ = std::fs::remove_dir(&parent);
+        }
+        return Err(error);
+    }
+    Ok((m, target))
+}
+
+/// Writes every entry of the zip under `dir`, counting the bytes really written.
+fn write_all(file: &Path, bytes: &[u8], dir: &Path, max: u64) -> Result<(), InstallError> {
+    let io =
+        |e: std::io::Error| InstallError::Io(format!("cannot unpack into {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mut zip = ZipArchive::new(Cursor::new(bytes)).map_err(|e| refused(file, &e.to_string()))?;
+    let mut written = 0u64;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(|e| refused(file, &e.to_string()))?;
+        let name = entry.name().map_err(|e| refused(file, &e.to_string()))?;
+        let path = dir.join(safe_path(&name).map_err(|why| refused(file, &why))?);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&path).map_err(io)?;
+            continue;
+        }
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).map_err(io)?;
+        }
+        let mut out = std::fs::File::create(&path).map_err(io)?;
+        let budget = max.saturating_sub(written);
+        let copied = std::io::copy(&mut (&mut entry).take(budget + 1), &mut out).map_err(io)?;
+        written += copied;
+        if written > max {
+            return Err(refused(
+                file,
+                &format!("it unpacks to more than {max} bytes"),
+            ));
+        }
+        out.flush().map_err(io)?;
+        #[cfg(unix)]
+        if let Some(mode) = entry.unix_mode() {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = mode & 0o755;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).map_err(io)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,424 @@
+//! Installing servers: from the MCP Registry (search with the last listing cached, an entry,
+//! the plan shown before anything is saved, the runtime checked, the server saved, started
+//! and its tools listed; an update shown as a change before it is applied) and from MCP
+//! Bundles (preview, unpack into the profile's `bundles/`, configure). A bundle's folder goes
+//! when its server is removed ([`McpHost::remove_bundle_files`]).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::McpHost;
+use super::server_secrets::masked;
+use crate::EngineError;
+use crate::mcp::bundle::{self, BundleInstall, BundlePreview};
+use crate::mcp::registry::client::{DEFAULT_TIMEOUT, RegistryClient};
+use crate::mcp::registry::plan::{self, runtime_hint};
+use crate::mcp::registry::{
+    DEFAULT_REGISTRY, InstallPlan, InstallRequest, REGISTRY_TIMEOUT_SETTING, REGISTRY_URL_SETTING,
+    RegistryEntry, RegistryPage, RuntimeCheck, UpdatePlan, install_options,
+};
+use crate::store::ServerRecord;
+use crate::vocab::error::InstallError;
+use crate::vocab::mcp::ToolInfo;
+use crate::vocab::server::{ServerSource, secrets_of};
+use crate::vocab::{ServerConfig, Transport};
+
+/// Where the last registry listing is kept for offline browsing.
+const CACHE_SETTING: &str = "mcp.registry_cache";
+
+/// A server just installed or updated: saved, then started.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Installed {
+    /// The configured server (values masked).
+    pub record: ServerRecord,
+    /// Its tools, when it started.
+    pub tools: Vec<ToolInfo>,
+    /// Why it did not start, when it did not (it stays configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub start_error: Option<String>,
+}
+
+impl McpHost {
+    /// The registry URL: the setting, else the official registry.
+    pub async fn registry_url(&self) -> Result<String, EngineError> {
+        let set = self.store().setting(REGISTRY_URL_SETTING).await?;
+        let url = set
+            .as_ref()
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.trim().is_empty());
+        Ok(url.unwrap_or(DEFAULT_REGISTRY).to_owned())
+    }
+
+    /// Sets the registry URL (an organisation's own registry speaking the same API); empty
+    /// goes back to the official one.
+    pub async fn set_registry_url(&self, url: &str) -> Result<(), EngineError> {
+        let url = url.trim();
+        if !url.is_empty() {
+            RegistryClient::new(url, DEFAULT_TIMEOUT)?;
+        }
+        let value = serde_json::Value::String(url.to_owned());
+        Ok(self
+            .store()
+            .set_setting(REGISTRY_URL_SETTING, &value)
+            .await?)
+    }
+
+    async fn registry_client(&self, registry: Option<&str>) -> Result<RegistryClient, EngineError> {
+        let url = match registry {
+            Some(url) => url.to_owned(),
+            None => self.registry_url().await?,
+        };
+        let ms = self.store().setting(REGISTRY_TIMEOUT_SETTING).await?;
+        let timeout = ms
+            .and_then(|v| v.as_u64())
+            .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
+        Ok(RegistryClient::new(&url, timeout)?)
+    }
+
+    /// A page of the registry's latest entries matching `query`, after `cursor`, from
+    /// `registry` (none: the setting). A good answer becomes the cached listing; a failed one
+    /// leaves it as it was.
+    pub async fn registry_search(
+        &self,
+        query: &str,
+        cursor: Option<&str>,
+        registry: Option<&str>,
+    ) -> Result<RegistryPage, EngineError> {
+        let client = self.registry_client(registry).await?;
+        let page = client.search(query, cursor).await?;
+        let json = serde_json::to_value(&page).unwrap_or_default();
+        self.store().set_setting(CACHE_SETTING, &json).await?;
+        Ok(page)
+    }
+
+    /// The last listing fetched, for browsing offline (marked `cached`).
+    pub async fn cached_registry_listing(&self) -> Result<Option<RegistryPage>, EngineError> {
+        let value = self.store().setting(CACHE_SETTING).await?;
+        let page = value.and_then(|v| serde_json::from_value::<RegistryPage>(v).ok());
+        Ok(page.map(|p| RegistryPage { cached: true, ..p }))
+    }
+
+    /// Entry `name` at `version` (none: the latest) of `registry` (none: the setting).
+    pub async fn registry_entry(
+        &self,
+        name: &str,
+        version: Option<&str>,
+        registry: Option<&str>,
+    ) -> Result<RegistryEntry, EngineError> {
+        Ok(self
+            .registry_client(registry)
+            .await?
+            .entry(name, version)
+            .await?)
+    }
+
+    /// What installing `entry` (from `registry`; none: the setting) as `request` asks will
+    /// save and run, with its runtime looked for on the PATH; changes nothing.
+    pub async fn plan_registry_install(
+        &self,
+        entry: &RegistryEntry,
+        request: &InstallRequest,
+        registry: Option<&str>,
+    ) -> Result<InstallPlan, EngineError> {
+        let registry = self.registry_client(registry).await?.base().to_owned();
+        let (mut shown, config) = plan::build(entry, &registry, request)?;
+        self.name_free(&config.name).await?;
+        if let Some(check) = shown.runtime.as_mut() {
+            check.found = find_program(&check.program)
+                .await
+                .map(|p| p.display().to_string());
+        }
+        Ok(shown)
+    }
+
+    /// Installs `entry` as [`Self::plan_registry_install`] shows it: refused when its runtime
+    /// is missing; saved (values to the keychain), started, its tools listed.
+    pub async fn install_from_registry(
+        &self,
+        entry: &RegistryEntry,
+        request: &InstallRequest,
+        registry: Option<&str>,
+    ) -> Result<Installed, EngineError> {
+        let registry = self.registry_client(registry).await?.base().to_owned();
+        let (shown, config) = plan::build(entry, &registry, request)?;
+        if let Some(check) = &shown.runtime {
+            require_program(&check.program).await?;
+        }
+        tracing::info!(entry = %entry.name, version = %entry.version, "installing from the MCP Registry");
+        let record = self.add_server(config).await?;
+        Ok(self.start_installed(record).await)
+    }
+
+    /// Whether the registry has a newer version of installed server `id_or_name`, and what
+    /// updating would change (none: up to date).
+    pub async fn check_update(&self, id_or_name: &str) -> Result<Option<UpdatePlan>, EngineError> {
+        Ok(self
+            .plan_update(id_or_name)
+            .await?
+            .map(|(shown, _, _)| shown))
+    }
+
+    /// Applies the update [`Self::check_update`] shows: the configuration is replaced (its
+    /// values kept), a running server restarted.
+    pub async fn apply_update(&self, id_or_name: &str) -> Result<Installed, EngineError> {
+        let Some((shown, config, record)) = self.plan_update(id_or_name).await? else {
+            let name = id_or_name.to_owned();
+            return Err(InstallError::Plan(format!("{name} is up to date")).into());
+        };
+        if !shown.missing.is_empty() {
+            let missing = shown.missing.join(", ");
+            return Err(InstallError::Plan(format!(
+                "version {} needs values not given yet: {missing}; reinstall it with them",
+                shown.to_version
+            ))
+            .into());
+        }
+        if let Transport::Stdio { command, .. } = &config.transport {
+            require_program(command).await?;
+        }
+        let was_running = self.supervisor().state(&record.config.name).is_some();
+        if was_running {
+            self.stop_server(&record.config.name).await;
+        }
+        let updated = self.update_server(&record.id, config).await?;
+        tracing::info!(server = %updated.config.name, to = %shown.to_version, "updated an MCP server");
+        Ok(self.start_installed(updated).await)
+    }
+
+    async fn plan_update(
+        &self,
+        id_or_name: &str,
+    ) -> Result<Option<(UpdatePlan, ServerConfig, ServerRecord)>, EngineError> {
+        let record = self.store().find_server(id_or_name).await?;
+        let Some(ServerSource::Registry {
+            registry,
+            name,
+            version,
+            option,
+            inputs,
+        }) = record.config.source.clone()
+        else {
+            let server = record.config.name.clone();
+            return Err(InstallError::Plan(format!(
+                "{server} was not installed from an MCP Registry"
+            ))
+            .into());
+        };
+        let latest = self.registry_entry(&name, None, Some(&registry)).await?;
+        if !newer(&latest.version, &version) {
+            return Ok(None);
+        }
+        let current = self.runnable(record.clone()).await?;
+        let mut values = inputs;
+        values.extend(secrets_of(&current.transport).clone());
+        // Only what the new version still asks for (a variable it dropped is not an error).
+        let asked: Vec<String> = (install_options(&latest).into_iter())
+            .filter(|o| o.id == option)
+            .flat_map(|o| o.fields.into_iter().map(|f| f.key))
+            .collect();
+        values.retain(|k, _| asked.contains(k));
+        let request = InstallRequest {
+            option: Some(option),
+            server_name: Some(record.config.name.clone()),
+            values,
+        };
+        let (missing, built) = match plan::build(&latest, &registry, &request) {
+            Ok((_, config)) => (vec![], config),
+            Err(InstallError::Plan(why)) => {
+                let mut keep = request.clone();
+                keep.values.clear();
+                let fallback = plan::build(&latest, &registry, &keep).map(|(_, c)| c);
+                (vec![why], fallback.unwrap_or_else(|_| current.clone()))
+            }
+            Err(other) => return Err(other.into()),
+        };
+        let names = |c: &ServerConfig| secrets_of(&c.transport).keys().cloned().collect();
+        let shown = UpdatePlan {
+            server: record.config.name.clone(),
+            entry: name,
+            from_version: version,
+            to_version: latest.version.clone(),
+            old_command_line: current.command_line(),
+            new_command_line: built.command_line(),
+            old_names: names(&current),
+            new_names: names(&built),
+            missing,
+        };
+        let mut config = built;
+        config.enabled = record.config.enabled;
+        config.approval = record.config.approval;
+        Ok(Some((shown, config, record)))
+    }
+
+    /// What the bundle at `file` is and asks for; checks it without unpacking.
+    pub fn preview_bundle(&self, file: &Path) -> Result<BundlePreview, EngineError> {
+        Ok(bundle::preview(file)?)
+    }
+
+    /// Unpacks the bundle at `file` into the profile's `bundles/<name>/<version>/`, saves its
+    /// server (its `user_config` values substituted; env values to the keychain), starts it
+    /// and lists its tools. Refused bundles leave nothing on disk.
+    pub async fn install_bundle(
+        &self,
+        file: &Path,
+        request: &BundleInstall,
+    ) -> Result<Installed, EngineError> {
+        let bundles = self.bundles_dir()?;
+        let preview = bundle::preview(file)?;
+        if !preview.platforms.is_empty() && !preview.platforms.iter().any(|p| p == bundle::PLATFORM)
+        {
+            let (on, platforms) = (bundle::PLATFORM, preview.platforms.join(", "));
+            let why = format!("it runs on {platforms}, not on this computer ({on})");
+            return Err(bundle::refused(file, &why).into());
+        }
+        self.name_free(request.server_name.as_deref().unwrap_or(&preview.name))
+            .await?;
+        let file_owned = file.to_path_buf();
+        let unpacked =
+            tokio::task::spawn_blocking(move || bundle::unpack(&file_owned, &bundles)).await;
+        let (manifest, dir) = unpacked.map_err(|e| InstallError::Io(e.to_string()))??;
+        let saved = async {
+            let config = bundle::server_config(&manifest, &dir, request)?;
+            if let Transport::Stdio { command, .. } = &config.transport {
+                require_program(command).await?;
+            }
+            self.add_server(config).await
+        };
+        let record = match saved.await {
+            Ok(record) => record,
+            Err(error) => {
+                self.remove_bundle_dir(&dir);
+                return Err(error);
+            }
+        };
+        tracing::info!(bundle = %manifest.name, version = %manifest.version, "installed an MCP Bundle");
+        Ok(self.start_installed(record).await)
+    }
+
+    /// Removes the folder of a bundle server's `config` (after the server itself is gone).
+    pub(crate) fn remove_bundle_files(&self, config: &ServerConfig) {
+        if let Some(ServerSource::Bundle { dir, .. }) = &config.source {
+            self.remove_bundle_dir(dir);
+        }
+    }
+
+    /// Removes `dir` and its then-empty parent, only when it is inside the bundles folder.
+    fn remove_bundle_dir(&self, dir: &Path) {
+        let Some(bundles) = &self.bundles_dir else {
+            return;
+        };
+        let inside = (dir.canonicalize().ok())
+            .zip(bundles.canonicalize().ok())
+            .is_some_and(|(d, b)| d.starts_with(&b) && d != b);
+        if !inside {
+            tracing::warn!(dir = %dir.display(), "not removing a bundle folder outside the bundles folder");
+            return;
+        }
+        if let Err(error) = std::fs::remove_dir_all(dir) {
+            tracing::warn!(dir = %dir.display(), %error, "cannot remove a bundle's folder");
+        }
+        if let Some(parent) = dir.parent().filter(|p| *p != bundles.as_path()) {
+            let _ = std::fs::remove_dir(parent);
+        }
+    }
+
+    fn bundles_dir(&self) -> Result<PathBuf, InstallError> {
+        let dir = self
+            .bundles_dir
+            .clone()
+            .ok_or_else(|| InstallError::Io("this profile has no folder for bundles".to_owned()))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| InstallError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(dir)
+    }
+
+    async fn name_free(&self, name: &str) -> Result<(), EngineError> {
+        let taken = self
+            .store()
+            .list_servers()
+            .await?
+            .iter()
+            .any(|r| r.config.name == name);
+        match taken {
+            true => Err(InstallError::Plan(format!(
+                "a server named {name:?} is already configured; choose another name"
+            ))
+            .into()),
+            false => Ok(()),
+        }
+    }
+
+    /// Starts a just-saved server and lists its tools; a failure to start is reported, and
+    /// the server stays configured.
+    async fn start_installed(&self, record: ServerRecord) -> Installed {
+        let name = record.config.name.clone();
+        let (tools, start_error) = match self.start_server(&name).await {
+            Ok(()) => (self.server_tools(&name).unwrap_or_default(), None),
+            Err(error) => (vec![], Some(error.to_string())),
+        };
+        Installed {
+            record: masked(record),
+            tools,
+            start_error,
+        }
+    }
+}
+
+/// Whether `candidate` is a newer version than `installed` (semver when both parse; else
+/// any difference).
+fn newer(candidate: &str, installed: &str) -> bool {
+    match (
+        semver::Version::parse(candidate),
+        semver::Version::parse(installed),
+    ) {
+        (Ok(c), Ok(i)) => c > i,
+        _ => candidate != installed,
+    }
+}
+
+/// Where `program` is on the servers' PATH (an absolute path: itself, when it exists).
+pub(crate) async fn find_program(program: &str) -> Option<PathBuf> {
+    let path = Path::new(program);
+    if path.is_absolute() {
+        return path.is_file().then(|| path.to_path_buf());
+    }
+    let search = crate::mcp::client::process::login_path().await;
+    std::env::split_paths(search)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+            || path.with_extension("exe").is_file()
+            || path.with_extension("cmd").is_file()
+    }
+}
+
+/// `program`, or the error naming what to install.
+async fn require_program(program: &str) -> Result<RuntimeCheck, InstallError> {
+    match find_program(program).await {
+        Some(found) => Ok(RuntimeCheck {
+            program: program.to_owned(),
+            found: Some(found.display().to_string()),
+            hint: runtime_hint(program),
+        }),
+        None => Err(InstallError::RuntimeMissing {
+            program: program.to_owned(),
+            hint: runtime_hint(program),
+        }),
+    }
+}
