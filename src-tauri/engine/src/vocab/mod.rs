@@ -13,6 +13,7 @@ pub mod content;
 pub mod error;
 pub mod mcp;
 pub mod provider;
+pub mod secret_args;
 pub mod server;
 pub mod task;
 

@@ -165,6 +165,15 @@ pub fn server_config(
         .clone()
         .unwrap_or_else(|| manifest.name.clone());
     let mut config = ServerConfig::new(name, transport);
+    // Sensitive values placed in the arguments are kept with the env values (the keychain).
+    let sensitive: Vec<(String, String)> = (manifest.user_config.iter())
+        .filter(|(_, field)| field.sensitive)
+        .flat_map(|(key, _)| {
+            let values = values.get(key).cloned().unwrap_or_default();
+            values.into_iter().map(move |v| (key.clone(), v))
+        })
+        .collect();
+    crate::vocab::secret_args::seal_secret_args(&mut config, &sensitive);
     config.source = Some(ServerSource::Bundle {
         name: manifest.name.clone(),
         version: manifest.version.clone(),

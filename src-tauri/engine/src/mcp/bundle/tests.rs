@@ -21,7 +21,7 @@ fn manifest(entry_point: &str) -> String {
             "entry_point": entry_point,
             "mcp_config": {
                 "command": "node",
-                "args": ["${__dirname}/server/index.js", "${user_config.dirs}"],
+                "args": ["${__dirname}/server/index.js", "${user_config.dirs}", "--token=${user_config.token}"],
                 "env": {"TOKEN": "${user_config.token}", "SEP": "${/}"}
             }
         },
@@ -119,10 +119,21 @@ fn a_good_bundle_previews_and_unpacks_into_its_name_and_version_folder() {
     let entry = format!("{}/server/index.js", dir.display());
     assert_eq!(
         args,
-        &[entry.as_str(), "/a", "/b"],
-        "a list value is one argument each"
+        &[
+            entry.as_str(),
+            "/a",
+            "/b",
+            "--token=${secret:SWITCHBOARD_SECRET_TOKEN}"
+        ],
+        "a list value is one argument each; a sensitive one is named, not written"
     );
     assert_eq!(env["TOKEN"], "s3cret-token");
+    assert_eq!(env["SWITCHBOARD_SECRET_TOKEN"], "s3cret-token");
+    let mut started = config.clone();
+    crate::vocab::secret_args::fill_secret_args(&mut started);
+    assert!(
+        matches!(&started.transport, Transport::Stdio { args, .. } if args[3] == "--token=s3cret-token")
+    );
     assert_eq!(env["SEP"], std::path::MAIN_SEPARATOR.to_string());
     assert!(matches!(&config.source, Some(ServerSource::Bundle { name, .. }) if name == "hello"));
 

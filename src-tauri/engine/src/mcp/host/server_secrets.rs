@@ -120,6 +120,7 @@ impl McpHost {
                 }
             }
         }
+        crate::vocab::secret_args::fill_secret_args(&mut config);
         self.guard_secrets(std::slice::from_ref(&config));
         Ok(config)
     }

@@ -449,6 +449,13 @@ pub fn build(
     }
     let name = (request.server_name.clone()).unwrap_or_else(|| default_server_name(&entry.name));
     let mut config = ServerConfig::new(name, transport);
+    // A secret argument's value is kept with the env values (the keychain), not in the
+    // arguments the database stores.
+    let secret_args: Vec<(String, String)> = (option.fields.iter())
+        .filter(|f| f.secret && f.target == "argument")
+        .filter_map(|f| Some((f.key.clone(), request.values.get(&f.key)?.clone())))
+        .collect();
+    crate::vocab::secret_args::seal_secret_args(&mut config, &secret_args);
     let inputs = (option.fields.iter())
         .filter(|f| f.target == "argument" && !f.secret)
         .filter_map(|f| Some((f.key.clone(), request.values.get(&f.key)?.clone())))
@@ -466,7 +473,7 @@ pub fn build(
         found: None,
     });
     let mut shown = plan_of(&config, runtime);
-    // A secret argument's value is not shown (it is still passed on the command line).
+    // Defence in depth: no secret value is shown even if one reached the arguments.
     let secret_args = (option.fields.iter())
         .filter(|f| f.secret && f.target == "argument")
         .filter_map(|f| request.values.get(&f.key).filter(|v| !v.is_empty()));

@@ -97,7 +97,7 @@ fn a_server_name_comes_from_the_entry_names_last_part() {
 }
 
 #[test]
-fn a_secret_arguments_value_is_not_shown_in_the_plan() {
+fn a_secret_arguments_value_is_neither_shown_nor_stored_in_the_arguments() {
     let json = r#"{"name": "io.github.a/three", "version": "1.0.0", "packages": [{
         "registryType": "pypi", "identifier": "three", "version": "1.0.0",
         "packageArguments": [{"type": "named", "name": "--token", "isSecret": true, "isRequired": true}]}]}"#;
@@ -107,13 +107,19 @@ fn a_secret_arguments_value_is_not_shown_in_the_plan() {
         ..Default::default()
     };
     let (plan, config) = build(&entry, "https://r.example", &request).unwrap();
-    assert_eq!(
-        plan.args,
-        ["three==1.0.0", "--token", crate::vocab::server::SECRET_MASK]
-    );
+    let named = "${secret:SWITCHBOARD_SECRET_TOKEN}";
+    assert_eq!(plan.args, ["three==1.0.0", "--token", named]);
     assert!(!plan.command_line.contains("tok-s3cr3t"));
     assert!(!serde_json::to_string(&plan).unwrap().contains("tok-s3cr3t"));
-    let Transport::Stdio { args, .. } = &config.transport else {
+    let Transport::Stdio { args, env, .. } = &config.transport else {
+        panic!()
+    };
+    // Stored: the argument names the value, which is kept with the env values (keychain).
+    assert_eq!(args[2], named);
+    assert_eq!(env["SWITCHBOARD_SECRET_TOKEN"], "tok-s3cr3t");
+    let mut started = config.clone();
+    crate::vocab::secret_args::fill_secret_args(&mut started);
+    let Transport::Stdio { args, .. } = &started.transport else {
         panic!()
     };
     assert_eq!(args[2], "tok-s3cr3t", "the server still gets it");
