@@ -9,6 +9,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+mod default_model;
 #[cfg(feature = "local")]
 mod local;
 #[cfg(feature = "local")]
