@@ -23,6 +23,15 @@ const provider = (id: string, name: string, defaultModel?: string) => ({
   key: { source: null, masked: null },
 });
 
+/** A server's tool costs: one tool per entry of `tokens`. */
+const cost = (server: string, ready: boolean, tokens: number[]) => ({
+  server,
+  ready,
+  tools: tokens.length,
+  tokens: tokens.reduce((a, b) => a + b, 0),
+  each: tokens.map((n, i) => ({ name: `${server}_${i}`, description: '', tokens: n, readOnly: i === 0 })),
+});
+
 function setup(settings = {}) {
   const conv = conversation({ title: 'x', settings });
   const backend = installFakeBackend([conv], {
@@ -32,8 +41,8 @@ function setup(settings = {}) {
           return [provider('p1', 'Local', 'qwen3'), provider('p2', 'Cloud')];
         case 'tool_costs':
           return [
-            { server: 'time', ready: true, tools: 2, tokens: 180 },
-            { server: 'weather', ready: true, tools: 1, tokens: 60 },
+            cost('time', true, [80, 100]),
+            cost('weather', true, [60]),
           ];
         case 'update_conversation':
           return { ...conv, ...(args.patch as object) };
@@ -86,7 +95,7 @@ test('servers still starting are said on the bar, and their tools appear once th
   const backend = installFakeBackend([conv], {
     extra: (cmd) =>
       cmd === 'tool_costs'
-        ? [{ server: 'time', ready, tools: ready ? 2 : 0, tokens: ready ? 180 : 0 }]
+        ? [cost('time', ready, ready ? [80, 100] : [])]
         : cmd === 'list_providers'
           ? [provider('p1', 'Local', 'qwen3')]
           : undefined,
