@@ -152,3 +152,28 @@ impl Agent {
         Ok(self.store().update_conversation(&conv.id, patch).await?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::starters;
+
+    #[test]
+    fn every_starter_parses_and_has_its_name_and_prompt_in_english_and_chinese() {
+        let all = starters();
+        assert!(all.len() >= 4, "{all:?}");
+        for s in &all {
+            for lang in ["en", "zh-CN"] {
+                assert!(!s.name[lang].trim().is_empty(), "{} {lang}", s.key);
+                assert!(!s.system_prompt[lang].trim().is_empty(), "{} {lang}", s.key);
+            }
+        }
+    }
+
+    #[test]
+    fn a_starter_is_drafted_in_the_language_asked_and_in_english_for_one_it_lacks() {
+        let translator = starters().into_iter().find(|s| s.key == "translator").unwrap();
+        assert_eq!(translator.draft("zh-CN").name, "翻译");
+        assert_eq!(translator.draft("fr").name, "Translator");
+        assert_eq!(translator.draft("en").settings["temperature"], 0.2);
+    }
+}

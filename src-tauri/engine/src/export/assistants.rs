@@ -102,3 +102,66 @@ pub async fn import_assistants(store: &Store, path: &Path) -> Result<AssistantIm
     }
     Ok(done)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::AssistantDraft;
+
+    async fn store(dir: &Path, name: &str) -> Store {
+        Store::open(&dir.join(name)).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn assistants_written_to_a_file_come_back_the_same_in_another_profile_and_again_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = store(dir.path(), "a.db").await;
+        for name in ["Writer", "译者"] {
+            let draft = AssistantDraft {
+                name: name.into(),
+                icon: "✍️".into(),
+                system_prompt: format!("{name} prompt"),
+                settings: serde_json::json!({"temperature": 0.4, "servers": ["fs"]}),
+                ..Default::default()
+            };
+            from.insert_assistant(&draft).await.unwrap();
+        }
+        let file = dir.path().join("assistants.json");
+        assert_eq!(export_assistants(&from, &[], &file).await.unwrap(), 2);
+        let to = store(dir.path(), "b.db").await;
+        let first = import_assistants(&to, &file).await.unwrap();
+        assert_eq!(
+            first,
+            AssistantImport {
+                added: 2,
+                ..Default::default()
+            }
+        );
+        assert_eq!(
+            to.list_assistants().await.unwrap(),
+            from.list_assistants().await.unwrap()
+        );
+        let again = import_assistants(&to, &file).await.unwrap();
+        assert_eq!(
+            again,
+            AssistantImport {
+                unchanged: 2,
+                ..Default::default()
+            }
+        );
+    }
+
+    #[test]
+    fn a_file_of_another_kind_or_a_newer_version_is_refused_in_words() {
+        let other = parse_assistants(r#"{"format": "x", "schemaVersion": 1}"#).unwrap_err();
+        assert!(
+            other
+                .to_string()
+                .contains("this is not a Switchboard assistants file"),
+            "{other}"
+        );
+        let newer = parse_assistants(r#"{"format": "switchboard.assistants", "schemaVersion": 9}"#)
+            .unwrap_err();
+        assert!(newer.to_string().contains("schema version 9"), "{newer}");
+    }
+}
