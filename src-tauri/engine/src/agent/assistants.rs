@@ -171,7 +171,10 @@ mod tests {
 
     #[test]
     fn a_starter_is_drafted_in_the_language_asked_and_in_english_for_one_it_lacks() {
-        let translator = starters().into_iter().find(|s| s.key == "translator").unwrap();
+        let translator = starters()
+            .into_iter()
+            .find(|s| s.key == "translator")
+            .unwrap();
         assert_eq!(translator.draft("zh-CN").name, "翻译");
         assert_eq!(translator.draft("fr").name, "Translator");
         assert_eq!(translator.draft("en").settings["temperature"], 0.2);

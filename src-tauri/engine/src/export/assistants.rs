@@ -113,7 +113,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn assistants_written_to_a_file_come_back_the_same_in_another_profile_and_again_unchanged() {
+    async fn assistants_written_to_a_file_come_back_the_same_elsewhere_and_again_unchanged() {
         let dir = tempfile::tempdir().unwrap();
         let from = store(dir.path(), "a.db").await;
         for name in ["Writer", "译者"] {
