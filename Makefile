@@ -66,6 +66,7 @@ test-e2e:
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/window.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/apps.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/local.mjs "$(BIN)"
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/assistants.mjs "$(BIN)"
 
 # The official MCP conformance suite (client mode) against our CLI, in a private network
 # namespace; every client scenario of both protocol eras (2025-11-25, 2026-07-28); known failures

@@ -2,9 +2,12 @@
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
 use switchboard_engine::agent::SamplingModel;
+use switchboard_engine::agent::assistants::Starter;
 use switchboard_engine::agent::{
-    ApprovalAnswer, CallView, ChatEvent, ChatSettings, ReasoningEffort, Thinking, ToolCost, TurnEnd,
+    ApprovalAnswer, CallView, ChatEvent, ChatSettings, ReasoningEffort, Thinking, ToolCost,
+    ToolTokens, TurnEnd,
 };
+use switchboard_engine::export::assistants::AssistantImport;
 use switchboard_engine::export::{
     ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
     ImportSource,
@@ -34,9 +37,9 @@ use switchboard_engine::provider::{ModelInfo, ProviderKind, Usage};
 use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, ProviderView};
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
-    Conversation, ConversationPatch, MergeAction, MergeEntry, MergeReport, Message, MessageStatus,
-    NewConversation, Page, PageRequest, ProviderRecord, ProviderSettings, Role, SearchHit, Segment,
-    ServerRecord, TokenUsage,
+    Assistant, AssistantDraft, Conversation, ConversationPatch, MergeAction, MergeEntry,
+    MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, ProviderRecord,
+    ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
 use switchboard_engine::vocab::content::{Attachment, ContentPart};
 use switchboard_engine::vocab::mcp::{
@@ -170,7 +173,12 @@ pub fn typescript() -> String {
         declaration::<MergeEntry>(&cfg),
         declaration::<MergeReport>(&cfg),
         declaration::<ImportResult>(&cfg),
+        declaration::<ToolTokens>(&cfg),
         declaration::<ToolCost>(&cfg),
+        declaration::<Assistant>(&cfg),
+        declaration::<AssistantDraft>(&cfg),
+        declaration::<Starter>(&cfg),
+        declaration::<AssistantImport>(&cfg),
         declaration::<LocalOllama>(&cfg),
     ];
     #[cfg(feature = "local")]

@@ -3,6 +3,10 @@
 import { Channel, invoke, type InvokeArgs } from '@tauri-apps/api/core';
 import type {
   AppInfo,
+  Assistant,
+  AssistantDraft,
+  AssistantImport,
+  Starter,
   Attachment,
   LocalOllama,
   Prompt,
@@ -483,4 +487,66 @@ export async function cancelModelDownload(): Promise<void> {
 /** Makes a model the built-in provider's default (adding that provider when there is none). */
 export function setDefaultLocalModel(name: string): Promise<ProviderView> {
   return call<ProviderView>('set_default_local_model', { name });
+}
+
+export function listAssistants(): Promise<Assistant[]> {
+  return call<Assistant[]>('list_assistants');
+}
+
+export function createAssistant(draft: AssistantDraft): Promise<Assistant> {
+  return call<Assistant>('create_assistant', { draft });
+}
+
+export function updateAssistant(id: string, draft: AssistantDraft): Promise<Assistant> {
+  return call<Assistant>('update_assistant', { id, draft });
+}
+
+export function duplicateAssistant(id: string): Promise<Assistant> {
+  return call<Assistant>('duplicate_assistant', { id });
+}
+
+export function deleteAssistant(id: string): Promise<void> {
+  return call<void>('delete_assistant', { id });
+}
+
+export function defaultAssistant(): Promise<string | null> {
+  return call<string | null>('default_assistant');
+}
+
+export function setDefaultAssistant(id: string | null): Promise<void> {
+  return call<void>('set_default_assistant', { id });
+}
+
+export function assistantStarters(): Promise<Starter[]> {
+  return call<Starter[]>('assistant_starters');
+}
+
+export function addStarterAssistant(key: string, lang: string): Promise<Assistant> {
+  return call<Assistant>('add_starter_assistant', { key, lang });
+}
+
+/** A new conversation from an assistant, or from the default one when `assistant` is null. */
+export function newChat(assistant: string | null): Promise<Conversation> {
+  return call<Conversation>('new_chat', { assistant });
+}
+
+export function exportAssistants(ids: string[], path: string): Promise<number> {
+  return call<number>('export_assistants', { ids, path });
+}
+
+export function importAssistants(path: string): Promise<AssistantImport> {
+  return call<AssistantImport>('import_assistants', { path });
+}
+
+export function autoAllowReadOnly(): Promise<boolean> {
+  return call<boolean>('auto_allow_read_only');
+}
+
+export function setAutoAllowReadOnly(on: boolean): Promise<void> {
+  return call<void>('set_auto_allow_read_only', { on });
+}
+
+/** The model a provider answers with when a chat names none (chosen and kept when unset). */
+export function providerDefaultModel(id: string): Promise<string | null> {
+  return call<string | null>('provider_default_model', { id });
 }

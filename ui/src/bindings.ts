@@ -2504,7 +2504,33 @@ source: ImportSource,
 /**
  * What changed, per conversation.
  */
-report: MergeReport, };
+report: MergeReport, 
+/**
+ * The assistants the file carried (Switchboard's export: those its conversations started
+ * from), merged by id unless this was a dry run.
+ */
+assistants: number, };
+
+/**
+ * One tool's offer to the model.
+ */
+export type ToolTokens = { 
+/**
+ * The tool's name on its server.
+ */
+name: string, 
+/**
+ * Its description's first line, if any.
+ */
+description: string, 
+/**
+ * Estimated prompt tokens of its definition.
+ */
+tokens: number, 
+/**
+ * Whether the server says it only reads (its `readOnlyHint`).
+ */
+readOnly: boolean, };
 
 /**
  * One server's offer to the model.
@@ -2525,7 +2551,124 @@ tools: number,
 /**
  * Estimated prompt tokens of their definitions (name, description, schema).
  */
-tokens: number, };
+tokens: number, 
+/**
+ * Each tool with its own cost, by name, so tools can be switched off one by one.
+ */
+each: Array<ToolTokens>, };
+
+/**
+ * A stored assistant.
+ */
+export type Assistant = { 
+/**
+ * Time-ordered id.
+ */
+id: string, 
+/**
+ * Its name, unique regardless of case (`switchboard chat --assistant NAME`).
+ */
+name: string, 
+/**
+ * An emoji shown beside the name (may be empty).
+ */
+icon: string, 
+/**
+ * The system prompt given to each conversation made from it (may be empty).
+ */
+systemPrompt: string, 
+/**
+ * The provider (id) its conversations use; the default provider when absent.
+ */
+providerId: string | null, 
+/**
+ * The model its conversations use; the provider's default when absent.
+ */
+model: string | null, 
+/**
+ * The conversation settings copied into each conversation (model settings, servers and
+ * tools, tool mode).
+ */
+settings: ChatSettings, 
+/**
+ * Creation time, Unix milliseconds.
+ */
+createdAt: number, 
+/**
+ * Last change, Unix milliseconds.
+ */
+updatedAt: number, };
+
+/**
+ * What an assistant is made of, to create one or replace one's fields.
+ */
+export type AssistantDraft = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * An emoji.
+ */
+icon: string, 
+/**
+ * The system prompt.
+ */
+systemPrompt: string, 
+/**
+ * The provider (id).
+ */
+providerId?: string, 
+/**
+ * The model.
+ */
+model?: string, 
+/**
+ * The conversation settings.
+ */
+settings: ChatSettings, };
+
+/**
+ * A ready-made assistant the user may add, in each language the app speaks.
+ */
+export type Starter = { 
+/**
+ * A stable key.
+ */
+key: string, 
+/**
+ * An emoji.
+ */
+icon: string, 
+/**
+ * Its name by language tag (`en`, `zh-CN`).
+ */
+name: { [key in string]: string }, 
+/**
+ * Its system prompt by language tag.
+ */
+systemPrompt: { [key in string]: string }, 
+/**
+ * The conversation settings it starts with.
+ */
+settings: ChatSettings, };
+
+/**
+ * What an import of assistants did.
+ */
+export type AssistantImport = { 
+/**
+ * Assistants added.
+ */
+added: number, 
+/**
+ * Assistants that were here and were replaced by the file's.
+ */
+updated: number, 
+/**
+ * Assistants already here exactly as in the file.
+ */
+unchanged: number, };
 
 /**
  * A running Ollama and the models it has pulled.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 mod context;
+mod default_model;
 #[cfg(feature = "local")]
 mod local;
 #[cfg(feature = "local")]

@@ -9,7 +9,7 @@ use clap::Args;
 use switchboard_engine::Engine;
 use switchboard_engine::agent::{ApprovalAnswer, CallView, ChatEvent, ChatSettings, TurnEnd};
 use switchboard_engine::provider::{ReasoningEffort, Thinking};
-use switchboard_engine::store::{Conversation, ConversationPatch, NewConversation};
+use switchboard_engine::store::{Conversation, ConversationPatch};
 use tokio::sync::mpsc;
 
 use super::CliError;
@@ -23,6 +23,10 @@ pub struct ChatArgs {
     /// Start a new conversation (the default).
     #[arg(long)]
     pub new: bool,
+    /// Start the new conversation from this assistant (its name or id): its system prompt,
+    /// provider, model and settings (default: the default assistant, if one is set).
+    #[arg(long, conflicts_with = "conversation", value_name = "NAME")]
+    pub assistant: Option<String>,
     /// The provider (name or id) to use.
     #[arg(long)]
     pub provider: Option<String>,
@@ -184,8 +188,10 @@ async fn conversation(engine: &Engine, args: &ChatArgs) -> Result<Conversation, 
     let conv = match &args.conversation {
         Some(id) => store.get_conversation(id).await?,
         None => {
-            let new = NewConversation::default();
-            store.create_conversation(new).await?
+            engine
+                .agent()
+                .new_conversation(args.assistant.as_deref())
+                .await?
         }
     };
     let mut settings = ChatSettings::of(&conv);

@@ -3,6 +3,7 @@
 //! driven through the engine and through `switchboard chat`.
 
 mod apps;
+mod assistants;
 mod cache;
 mod cli;
 mod cli_settings;

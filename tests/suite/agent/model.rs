@@ -102,6 +102,14 @@ impl Model {
 
 async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
     let path = req.uri().path().to_owned();
+    if path.ends_with("/models") {
+        // One model, as a provider serving a single model lists it.
+        let list = json!({"object": "list", "data": [{"id": "the-only-model", "object": "model"}]});
+        return Response::builder()
+            .header("content-type", "application/json")
+            .body(Body::from(list.to_string()))
+            .unwrap();
+    }
     let bytes = axum::body::to_bytes(req.into_body(), 64 << 20)
         .await
         .unwrap_or_default();

@@ -2,7 +2,9 @@ import { render, screen, waitFor } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, expect, test } from 'vitest';
 import ChatSettingsBar from './ChatSettingsBar.svelte';
+import { assistant } from '../test/fakeAssistants';
 import { conversation, installFakeBackend } from '../test/fakeBackend';
+import { providerView } from '../test/fakeProviders';
 import { resetAppState } from '../test/reset';
 import { servers } from '../lib/servers.svelte';
 import type { SupervisorEvent } from '../bindings';
@@ -23,6 +25,15 @@ const provider = (id: string, name: string, defaultModel?: string) => ({
   key: { source: null, masked: null },
 });
 
+/** A server's tool costs: one tool per entry of `tokens`. */
+const cost = (server: string, ready: boolean, tokens: number[]) => ({
+  server,
+  ready,
+  tools: tokens.length,
+  tokens: tokens.reduce((a, b) => a + b, 0),
+  each: tokens.map((n, i) => ({ name: `${server}_${i}`, description: '', tokens: n, readOnly: i === 0 })),
+});
+
 function setup(settings = {}) {
   const conv = conversation({ title: 'x', settings });
   const backend = installFakeBackend([conv], {
@@ -32,8 +43,8 @@ function setup(settings = {}) {
           return [provider('p1', 'Local', 'qwen3'), provider('p2', 'Cloud')];
         case 'tool_costs':
           return [
-            { server: 'time', ready: true, tools: 2, tokens: 180 },
-            { server: 'weather', ready: true, tools: 1, tokens: 60 },
+            cost('time', true, [80, 100]),
+            cost('weather', true, [60]),
           ];
         case 'update_conversation':
           return { ...conv, ...(args.patch as object) };
@@ -86,7 +97,7 @@ test('servers still starting are said on the bar, and their tools appear once th
   const backend = installFakeBackend([conv], {
     extra: (cmd) =>
       cmd === 'tool_costs'
-        ? [{ server: 'time', ready, tools: ready ? 2 : 0, tokens: ready ? 180 : 0 }]
+        ? [cost('time', ready, ready ? [80, 100] : [])]
         : cmd === 'list_providers'
           ? [provider('p1', 'Local', 'qwen3')]
           : undefined,
@@ -105,4 +116,56 @@ test('servers still starting are said on the bar, and their tools appear once th
   await waitFor(() => expect(button).toHaveTextContent('Tools: 2 (~180 tokens)'));
   expect(button).not.toHaveTextContent('starting');
   expect(backend.callsTo('tool_costs').length).toBeGreaterThanOrEqual(2);
+});
+
+test('the chat shows the assistant it started from, and its own settings and the read-only switch are saved', async () => {
+  const conv = conversation({ title: 'x', systemPrompt: 'Be brief.', settings: { assistant: 'a1', temperature: 0.3 } });
+  const backend = installFakeBackend([conv], {
+    assistants: [assistant({ id: 'a1', name: 'Pirate', icon: '🏴‍☠️' })],
+    extra: (cmd, args) => {
+      switch (cmd) {
+        case 'list_providers':
+          return [provider('p1', 'Local', 'qwen3')];
+        case 'tool_costs':
+          return [cost('fs', true, [120])];
+        case 'update_conversation':
+          return { ...conv, ...(args.patch as object) };
+        default:
+          return undefined;
+      }
+    },
+  });
+  render(ChatSettingsBar, { conversation: conv });
+  const user = userEvent.setup();
+  expect(await screen.findByTestId('chat-assistant')).toHaveTextContent('Pirate');
+
+  await user.click(screen.getByTestId('chat-settings-button'));
+  expect(screen.getByTestId('system-prompt')).toHaveValue('Be brief.');
+  const temperature = screen.getByTestId('setting-temperature');
+  await user.clear(temperature);
+  await user.type(temperature, '1');
+  await user.tab();
+  await waitFor(() =>
+    expect(backend.callsTo('update_conversation')).toEqual([
+      { id: conv.id, patch: { settings: { assistant: 'a1', temperature: 1 } } },
+    ]),
+  );
+
+  await user.click(screen.getByTestId('tools-button'));
+  const readOnly = await screen.findByTestId('auto-allow-read-only');
+  await waitFor(() => expect(backend.callsTo('auto_allow_read_only')).toHaveLength(1));
+  await user.click(readOnly);
+  expect(backend.callsTo('set_auto_allow_read_only')).toEqual([{ on: true }]);
+  expect(readOnly).toBeChecked();
+});
+
+test('with no model named anywhere, the bar shows the model the engine chose for the provider', async () => {
+  const conv = conversation({ title: 'x' });
+  installFakeBackend([conv], {
+    providers: [providerView({ name: 'Solo' })],
+    models: {},
+    extra: (cmd) => (cmd === 'tool_costs' ? [] : cmd === 'provider_default_model' ? 'only-model' : undefined),
+  });
+  render(ChatSettingsBar, { conversation: conv });
+  await waitFor(() => expect(screen.getByTestId('model-input')).toHaveValue('only-model'));
 });

@@ -16,6 +16,7 @@ function entry(fields: Partial<MergeEntry> & Pick<MergeEntry, 'id' | 'title' | '
 function result(dryRun: boolean): ImportResult {
   return {
     source: 'switchboard',
+    assistants: 0,
     report: {
       dryRun,
       added: 1,

@@ -10,7 +10,7 @@ import { resetAppState } from '../test/reset';
 beforeEach(() => resetAppState());
 
 describe('settings', () => {
-  test('the settings link opens tabs for Providers, MCP Servers, Models and General', async () => {
+  test('the settings link opens tabs for Providers, Assistants, MCP Servers, Models and General', async () => {
     installFakeBackend();
     const user = userEvent.setup();
     render(App);
@@ -19,11 +19,11 @@ describe('settings', () => {
 
     const tablist = await screen.findByRole('tablist');
     const tabs = within(tablist).getAllByRole('tab');
-    expect(tabs.map((tab) => tab.textContent?.trim())).toEqual(['Providers', 'MCP Servers', 'Models', 'General']);
+    expect(tabs.map((tab) => tab.textContent?.trim())).toEqual(['Providers', 'Assistants', 'MCP Servers', 'Models', 'General']);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
     expect(await screen.findByTestId('providers-empty')).toBeInTheDocument();
 
-    await user.click(tabs[1]!);
+    await user.click(tabs[2]!);
     expect(currentRoute()).toEqual({ name: 'settings', tab: 'servers' });
     expect(screen.getByRole('tab', { name: 'MCP Servers' })).toHaveAttribute('aria-selected', 'true');
     expect(await screen.findByTestId('servers-empty')).toBeInTheDocument();
@@ -38,7 +38,7 @@ describe('settings', () => {
     // Settings load on demand.
     (await screen.findByRole('tab', { name: 'Providers' })).focus();
     await user.keyboard('{ArrowRight}');
-    expect(screen.getByRole('tab', { name: 'MCP Servers' })).toHaveFocus();
+    expect(screen.getByRole('tab', { name: 'Assistants' })).toHaveFocus();
     await user.keyboard('{ArrowLeft}{ArrowLeft}');
     expect(screen.getByRole('tab', { name: 'General' })).toHaveFocus();
     expect(currentRoute()).toEqual({ name: 'settings', tab: 'general' });

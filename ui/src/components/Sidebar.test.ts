@@ -3,7 +3,9 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import App from '../App.svelte';
 import { currentRoute } from '../lib/router.svelte';
+import { assistant } from '../test/fakeAssistants';
 import { conversation, installFakeBackend } from '../test/fakeBackend';
+import { providerView } from '../test/fakeProviders';
 import { resetAppState } from '../test/reset';
 
 // Noon on a Wednesday, local time: far from midnight so date groups are stable.
@@ -94,7 +96,7 @@ describe('the sidebar', () => {
 
     await user.click(screen.getByTestId('new-conversation'));
 
-    expect(backend.callsTo('create_conversation')).toEqual([{ input: {} }]);
+    expect(backend.callsTo('new_chat')).toEqual([{ assistant: null }]);
     const input = await screen.findByTestId('rename-input');
     expect(input).toHaveFocus();
     const created = backend.rows().find((c) => c.id !== 'a')!;
@@ -117,6 +119,26 @@ describe('the sidebar', () => {
     expect(await screen.findByRole('link', { name: 'Trip to Chengdu' })).toHaveFocus();
   });
 
+  test('Ctrl+Shift+N opens a new chat with its assistant picker focused, and the chat starts from the one picked', async () => {
+    const backend = installFakeBackend([], {
+      providers: [providerView({ name: 'Cloud', settings: { defaultModel: 'gpt-x' } })],
+      assistants: [assistant({ id: 'a1', name: 'Translator', icon: '🌐', systemPrompt: 'Translate.' })],
+    });
+    const user = userEvent.setup();
+    render(App);
+    await waitFor(() => expect(backend.callsTo('list_conversations')).toHaveLength(1));
+
+    await user.keyboard('{Control>}{Shift>}n{/Shift}{/Control}');
+
+    const picker = await screen.findByTestId('new-chat-assistant');
+    await waitFor(() => expect(picker).toHaveFocus());
+    expect(screen.getByTestId('new-chat-model')).toHaveTextContent('Answers with gpt-x on Cloud');
+    await user.selectOptions(picker, 'a1');
+    await user.type(screen.getByTestId('composer'), 'Bonjour{Enter}');
+    await waitFor(() => expect(backend.callsTo('new_chat')).toEqual([{ assistant: 'a1' }]));
+    expect(backend.rows()[0]!.systemPrompt).toBe('Translate.');
+  });
+
   test('Ctrl+N starts a new chat', async () => {
     const backend = installFakeBackend();
     const user = userEvent.setup();
@@ -126,7 +148,7 @@ describe('the sidebar', () => {
     await user.keyboard('{Control>}n{/Control}');
 
     expect(await screen.findByTestId('rename-input')).toBeInTheDocument();
-    expect(backend.callsTo('create_conversation')).toHaveLength(1);
+    expect(backend.callsTo('new_chat')).toHaveLength(1);
   });
 
   test('the rename button and a double-click open the rename input, and Escape or an empty title cancel', async () => {
@@ -243,7 +265,7 @@ describe('the error banner', () => {
     const banner = await screen.findByTestId('error-banner');
     expect(banner).toHaveAttribute('role', 'alert');
     expect(banner).toHaveTextContent('The database is busy');
-    expect(banner).toHaveTextContent('database is locked');
+    expect(banner).toHaveTextContent('Database is locked');
     expect(rows()).toHaveLength(1);
 
     await user.click(within(banner).getByRole('button', { name: 'Dismiss' }));
@@ -269,7 +291,10 @@ describe('the error banner', () => {
     await user.click(await screen.findByTestId('rename-button'));
     await user.type(screen.getByTestId('rename-input'), ' and more{Enter}');
 
-    expect(await screen.findByTestId('error-banner')).toHaveTextContent('Invalid input');
+    // Said as the sentence it is, without the "Invalid input" jargon before it.
+    const banner = await screen.findByTestId('error-banner');
+    expect(banner).toHaveTextContent('A title may have at most 300 characters');
+    expect(banner).not.toHaveTextContent('Invalid input');
     expect(await screen.findByRole('link', { name: 'Alpha' })).toBeInTheDocument();
   });
 });

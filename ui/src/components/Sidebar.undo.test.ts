@@ -88,7 +88,7 @@ test('a delete the engine refuses lists the conversation again and says why', as
   render(App);
   await deleteRow(user, 'a');
   await user.click(screen.getByRole('button', { name: 'Delete now' }));
-  expect(await screen.findByTestId('error-banner')).toHaveTextContent('database is locked');
+  expect(await screen.findByTestId('error-banner')).toHaveTextContent('Database is locked');
   expect(ids()).toEqual(['a', 'b']);
 });
 

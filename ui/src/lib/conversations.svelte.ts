@@ -66,12 +66,13 @@ class ConversationList {
     }
   }
 
-  /** Creates an empty conversation, lists it and starts editing its title. */
-  async create(): Promise<Conversation | null> {
+  /** Creates a conversation from an assistant (the default one when none is given), lists it
+   * and starts editing its title. */
+  async create(assistant: string | null = null): Promise<Conversation | null> {
     if (this.creating) return null;
     this.creating = true;
     try {
-      const created = await api.createConversation({});
+      const created = await api.newChat(assistant);
       this.upsert(created);
       this.editingId = created.id;
       return created;
@@ -83,10 +84,10 @@ class ConversationList {
     }
   }
 
-  /** Creates an empty conversation for the first message of a new chat and lists it (no title
-   * editing); rejects with the engine's error. */
-  async startNew(): Promise<Conversation> {
-    const created = await api.createConversation({});
+  /** Creates a conversation for the first message of a new chat (from `assistant`, else the
+   * default assistant) and lists it (no title editing); rejects with the engine's error. */
+  async startNew(assistant: string | null = null): Promise<Conversation> {
+    const created = await api.newChat(assistant);
     this.upsert(created);
     return created;
   }

@@ -36,3 +36,8 @@ export async function chooseFolders(): Promise<string[]> {
 export function chooseModelFile(): Promise<string | null> {
   return open({ multiple: false, directory: false, filters: [{ name: 'GGUF', extensions: ['gguf'] }] });
 }
+
+/** Asks where to write the assistants file. */
+export function chooseAssistantsExport(): Promise<string | null> {
+  return save({ defaultPath: 'assistants.json', filters: [{ name: 'JSON', extensions: ['json'] }] });
+}

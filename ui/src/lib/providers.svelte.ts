@@ -62,6 +62,20 @@ class ProviderStore {
     this.#replace(await api.setProviderKey(id, key));
   }
 
+  /** The model a provider answers with when a chat names none: its set default, else one the
+   * engine chooses (its only model, the last used, the first listed) and keeps as the default. */
+  async defaultModelOf(id: string): Promise<string | null> {
+    const view = this.views.find((v) => v.provider.id === id);
+    const set = view?.provider.settings.defaultModel;
+    if (set) return set;
+    const chosen = await api.providerDefaultModel(id);
+    if (chosen && view) {
+      const settings = { ...view.provider.settings, defaultModel: chosen };
+      this.#replace({ ...view, provider: { ...view.provider, settings } });
+    }
+    return chosen;
+  }
+
   async setSettings(id: string, settings: ProviderSettings): Promise<void> {
     this.#replace(await api.setProviderSettings(id, settings));
   }

@@ -1,7 +1,8 @@
 // An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Conversation, IpcError, LocalModel, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
+import type { AppInfo, Assistant, Conversation, IpcError, LocalModel, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
+import { assistantCommand, type AssistantFake } from './fakeAssistants';
 import { capabilityCommand, type CapabilityFake } from './fakeInteractions';
 import { modelCommand } from './fakeModels';
 import { providerCommand, type ProviderFake } from './fakeProviders';
@@ -50,6 +51,8 @@ export type FakeBackend = {
   capabilities: CapabilityFake;
   /** The built-in model's models folder. */
   localModels: LocalModel[];
+  /** The assistants, the default one and the read-only-tools switch. */
+  assistants: AssistantFake;
 };
 
 /** Answers commands the base fake does not know (return `undefined` to fall through). */
@@ -67,6 +70,8 @@ export type FakeSeed = {
   sampling?: SamplingModel | null;
   /** The models in the built-in model's folder. */
   localModels?: LocalModel[];
+  /** The assistants. */
+  assistants?: Assistant[];
   /** Asked first for every command the conversation fake does not handle. */
   extra?: ExtraHandler;
 };
@@ -81,6 +86,11 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
   };
   const capabilities: CapabilityFake = { roots: [...(more.roots ?? [])], sampling: more.sampling ?? null };
   const localModels: LocalModel[] = structuredClone(more.localModels ?? []);
+  const assistantFake: AssistantFake = {
+    rows: new Map((more.assistants ?? []).map((a) => [a.id, structuredClone(a)])),
+    defaultId: null,
+    autoAllowReadOnly: false,
+  };
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -118,6 +128,24 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         rows.set(created.id, created);
         return created;
       }
+      case 'new_chat': {
+        // As the engine: from the assistant given, else the default one; '' for none.
+        const wanted = args.assistant as string | null;
+        const from = assistantFake.rows.get(wanted === null ? (assistantFake.defaultId ?? '') : wanted);
+        const created = conversation({
+          updatedAt: Date.now() + 1,
+          ...(from
+            ? {
+                providerId: from.providerId,
+                model: from.model,
+                systemPrompt: from.systemPrompt || null,
+                settings: { ...(from.settings as object), assistant: from.id },
+              }
+            : {}),
+        });
+        rows.set(created.id, created);
+        return created;
+      }
       case 'rename_conversation': {
         const title = String(args.title).trim();
         if (!title) throw { kind: 'invalid_input', message: 'a title cannot be empty' } satisfies IpcError;
@@ -145,6 +173,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         if (fromCapabilities !== UNHANDLED) return fromCapabilities;
         const fromModels = modelCommand(localModels, providerFake, cmd, args);
         if (fromModels !== UNHANDLED) return fromModels;
+        const fromAssistants = assistantCommand(assistantFake, cmd, args);
+        if (fromAssistants !== UNHANDLED) return fromAssistants;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
       }
     }
@@ -159,5 +189,6 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     providers: providerFake,
     capabilities,
     localModels,
+    assistants: assistantFake,
   };
 }

@@ -95,6 +95,14 @@ export function providerCommand(fake: ProviderFake, cmd: string, args: Record<st
       return models(fake, String(args.id));
     case 'test_provider':
       return { models: models(fake, String(args.id)).length, latencyMs: 42 };
+    case 'provider_default_model': {
+      // As the engine: the set default, else the only or first listed model (kept as default).
+      const view = find(fake, String(args.id));
+      if (view.provider.settings.defaultModel) return view.provider.settings.defaultModel;
+      const first = fake.models.get(view.provider.id)?.[0]?.id ?? null;
+      if (first) fake.views.set(view.provider.id, { ...view, provider: { ...view.provider, settings: { ...view.provider.settings, defaultModel: first } } });
+      return first;
+    }
     default:
       return UNHANDLED;
   }

@@ -1,11 +1,13 @@
 // Puts the app's module-level state back to a fresh start between tests.
 import { setLang } from '../i18n/index.svelte';
+import { assistants } from '../lib/assistants.svelte';
 import { conversations } from '../lib/conversations.svelte';
 import { deletions } from '../lib/deletions.svelte';
 import { clearErrors } from '../lib/errors.svelte';
 import { interactions } from '../lib/interactions.svelte';
 import { models } from '../lib/models.svelte';
 import { providers } from '../lib/providers.svelte';
+import { readOnlyTools } from '../lib/readOnlyTools.svelte';
 import { navigate } from '../lib/router.svelte';
 import { servers } from '../lib/servers.svelte';
 import { setTheme } from '../lib/theme.svelte';
@@ -17,6 +19,8 @@ export function resetAppState(): void {
   servers.reset();
   interactions.reset();
   providers.reset();
+  assistants.reset();
+  readOnlyTools.reset();
   models.reset();
   clearErrors();
   navigate('#/');

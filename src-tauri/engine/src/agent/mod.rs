@@ -5,6 +5,7 @@
 //! running turns; the loop itself is in `turn`, tool execution in `calls`.
 
 pub mod approval;
+pub mod assistants;
 pub mod attachments;
 pub mod budget;
 mod calls;
@@ -36,7 +37,7 @@ pub use crate::vocab::error::AgentError;
 pub use approval::Approvals;
 pub use sampling::SamplingModel;
 pub use tasks::RunningTasks;
-pub use tool_costs::ToolCost;
+pub use tool_costs::{ToolCost, ToolTokens};
 
 use crate::EngineError;
 use crate::mcp::McpHost;
@@ -94,6 +95,15 @@ impl ChatSettings {
     /// The settings of a conversation (defaults for anything unreadable).
     pub fn of(conv: &Conversation) -> Self {
         serde_json::from_value(conv.settings.clone()).unwrap_or_default()
+    }
+
+    /// Whether tool `tool` of server `server` is offered (not switched off one by one).
+    pub fn tool_enabled(&self, server: &str, tool: &str) -> bool {
+        !self
+            .disabled_tools
+            .as_ref()
+            .and_then(|d| d.get(server))
+            .is_some_and(|off| off.iter().any(|t| t == tool))
     }
 }
 

@@ -62,13 +62,16 @@ impl Setup {
     ) -> Result<Self, EngineError> {
         let mut settings = ChatSettings::of(conv);
         let record = provider_of(agent, conv).await?;
-        let model = conv
-            .model
-            .clone()
-            .or_else(|| record.settings.default_model.clone())
-            .ok_or_else(|| AgentError::NoModel {
-                provider: record.name.clone(),
-            })?;
+        let model = match &conv.model {
+            Some(m) => m.clone(),
+            None => agent
+                .providers()
+                .default_model(&record)
+                .await
+                .ok_or_else(|| AgentError::NoModel {
+                    provider: record.name.clone(),
+                })?,
+        };
         let chosen_window = settings.context_window;
         if settings.context_window.is_none() {
             settings.context_window = agent.providers().context_window(&record, &model).await;
@@ -148,7 +151,8 @@ async fn provider_of(agent: &Agent, conv: &Conversation) -> Result<ProviderRecor
         .ok_or_else(|| AgentError::NoProvider.into())
 }
 
-/// The tools of the conversation's servers (all running servers when it names none); lists
+/// The tools of the conversation's servers (all running servers when it names none), less
+/// those switched off one by one; lists
 /// whose cache hint ran out are listed again, the others reused with no request.
 async fn tools_of(agent: &Agent, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
     let servers: Vec<String> = match &settings.servers {
@@ -162,7 +166,10 @@ async fn tools_of(agent: &Agent, settings: &ChatSettings) -> Vec<(String, ToolIn
             .collect(),
     };
     let mut tools = agent.mcp().supervisor().current_tools_for(&servers).await;
-    tools.retain(|(_, t)| crate::mcp::app_documents::visible_to_model(t.ui.as_ref()));
+    tools.retain(|(server, t)| {
+        crate::mcp::app_documents::visible_to_model(t.ui.as_ref())
+            && settings.tool_enabled(server, &t.name)
+    });
     tools
 }
 

@@ -22,6 +22,22 @@ pub struct ToolCost {
     pub tools: u32,
     /// Estimated prompt tokens of their definitions (name, description, schema).
     pub tokens: u32,
+    /// Each tool with its own cost, by name, so tools can be switched off one by one.
+    pub each: Vec<ToolTokens>,
+}
+
+/// One tool's offer to the model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolTokens {
+    /// The tool's name on its server.
+    pub name: String,
+    /// Its description's first line, if any.
+    pub description: String,
+    /// Estimated prompt tokens of its definition.
+    pub tokens: u32,
+    /// Whether the server says it only reads (its `readOnlyHint`).
+    pub read_only: bool,
 }
 
 impl Agent {
@@ -39,23 +55,30 @@ impl Agent {
                     .tools_for(std::slice::from_ref(&server));
                 // As the model is offered them: App-only tools are never sent.
                 tools.retain(|(_, t)| crate::mcp::app_documents::visible_to_model(t.ui.as_ref()));
-                let tokens = tools
-                    .iter()
-                    .map(|(_, t)| {
-                        let schema = serde_json::Value::Object(t.input_schema.clone());
-                        let description = t.description.as_deref().unwrap_or("");
-                        budget::tool_tokens(&t.name, description, &schema)
-                    })
-                    .sum();
+                let mut each: Vec<ToolTokens> = tools.iter().map(|(_, t)| tool_tokens(t)).collect();
+                each.sort_by(|a, b| a.name.cmp(&b.name));
                 ToolCost {
                     server,
                     ready: matches!(state, ServerState::Ready { .. }),
                     tools: u32::try_from(tools.len()).unwrap_or(u32::MAX),
-                    tokens,
+                    tokens: each.iter().map(|t| t.tokens).sum(),
+                    each,
                 }
             })
             .collect();
         out.sort_by(|a, b| a.server.cmp(&b.server));
         out
+    }
+}
+
+/// What one tool's definition costs.
+fn tool_tokens(t: &crate::vocab::mcp::ToolInfo) -> ToolTokens {
+    let schema = serde_json::Value::Object(t.input_schema.clone());
+    let description = t.description.as_deref().unwrap_or("");
+    ToolTokens {
+        name: t.name.clone(),
+        description: description.lines().next().unwrap_or("").to_owned(),
+        tokens: budget::tool_tokens(&t.name, description, &schema),
+        read_only: t.annotations.read_only.unwrap_or(false),
     }
 }

@@ -15,7 +15,7 @@ use super::detect::{detect, detect_reader};
 use super::{ExportError, chatgpt, claude, json};
 use serde_json::Value;
 
-use crate::store::{ImportItem, MergeReport, Store};
+use crate::store::{Assistant, ImportItem, MergeReport, Store};
 use crate::vocab::ContentPart;
 
 /// Where an imported file came from.
@@ -38,6 +38,9 @@ pub struct ImportResult {
     pub source: ImportSource,
     /// What changed, per conversation.
     pub report: MergeReport,
+    /// The assistants the file carried (Switchboard's export: those its conversations started
+    /// from), merged by id unless this was a dry run.
+    pub assistants: u32,
 }
 
 /// How many parsed conversations may wait for the store: the import's memory is this many
@@ -72,12 +75,22 @@ pub async fn import_file(
     while let Some(item) = rx.recv().await {
         session.add(&item).await?;
     }
-    match parser.await {
+    let assistants = match parser.await {
         Ok(read) => read?,
         Err(e) => return Err(ExportError::Invalid(format!("the import stopped: {e}"))),
-    }
+    };
     let report = session.finish().await?;
-    Ok(ImportResult { source, report })
+    if !dry_run {
+        for a in &assistants {
+            store.merge_assistant(a).await?;
+        }
+    }
+    let assistants = u32::try_from(assistants.len()).unwrap_or(u32::MAX);
+    Ok(ImportResult {
+        source,
+        report,
+        assistants,
+    })
 }
 
 /// Runs `f` on a blocking thread.
@@ -90,16 +103,17 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
-/// Hands each conversation of a `source` file in `reader` to `each`.
+/// Hands each conversation of a `source` file in `reader` to `each`; returns the assistants
+/// the file carries (only ours carries any).
 fn read_items(
     source: ImportSource,
     reader: impl std::io::Read,
     each: &mut dyn FnMut(ImportItem) -> Result<(), ExportError>,
-) -> Result<(), ExportError> {
+) -> Result<Vec<Assistant>, ExportError> {
     match source {
         ImportSource::Switchboard => json::stream(reader, each),
-        ImportSource::Chatgpt => chatgpt::stream(reader, each),
-        ImportSource::Claude => claude::stream(reader, each),
+        ImportSource::Chatgpt => chatgpt::stream(reader, each).map(|()| Vec::new()),
+        ImportSource::Claude => claude::stream(reader, each).map(|()| Vec::new()),
     }
 }
 

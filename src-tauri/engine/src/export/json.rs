@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use serde::{Deserialize, Serialize};
 
 use super::ExportError;
-use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role, TokenUsage};
+use crate::store::{Assistant, Conversation, ImportItem, Message, MessageStatus, Role, TokenUsage};
 use crate::vocab::content::ContentPart;
 
 /// The value of the `format` field that marks our files.
@@ -234,10 +234,13 @@ impl<'a> MessageOut<'a> {
     }
 }
 
-/// Writes a JSON export one conversation at a time.
+/// Writes a JSON export one conversation at a time; the assistants the conversations started
+/// from follow them (`assistants`), so an import brings them back too.
 pub struct JsonWriter<W: Write> {
     out: W,
     first: bool,
+    referenced: std::collections::BTreeSet<String>,
+    assistants: Vec<Assistant>,
 }
 
 impl<W: Write> JsonWriter<W> {
@@ -251,7 +254,12 @@ impl<W: Write> JsonWriter<W> {
         // The head object without its closing brace, then the conversations array.
         out.write_all(head.trim_end_matches('}').as_bytes())?;
         out.write_all(b",\"conversations\":[")?;
-        Ok(Self { out, first: true })
+        Ok(Self {
+            out,
+            first: true,
+            referenced: Default::default(),
+            assistants: Vec::new(),
+        })
     }
 
     /// Appends one conversation (on its own line).
@@ -259,31 +267,53 @@ impl<W: Write> JsonWriter<W> {
         self.out
             .write_all(if self.first { b"\n" } else { b",\n" })?;
         self.first = false;
+        if let Some(serde_json::Value::String(id)) = c.settings.get("assistant") {
+            self.referenced.insert(id.clone());
+        }
         serde_json::to_writer(&mut self.out, &ConversationOut::new(c, messages))
             .map_err(std::io::Error::other)
     }
 
+    /// The ids of the assistants the conversations written so far started from.
+    pub fn referenced_assistants(&self) -> impl Iterator<Item = &str> {
+        self.referenced.iter().map(String::as_str)
+    }
+
+    /// The assistants written after the conversations.
+    pub fn set_assistants(&mut self, assistants: Vec<Assistant>) {
+        self.assistants = assistants;
+    }
+
     /// Ends the file and returns the writer.
     pub fn finish(mut self) -> std::io::Result<W> {
-        self.out.write_all(b"\n]}\n")?;
+        self.out.write_all(b"\n]")?;
+        if !self.assistants.is_empty() {
+            self.out.write_all(b",\"assistants\":")?;
+            serde_json::to_writer(&mut self.out, &self.assistants)
+                .map_err(std::io::Error::other)?;
+        }
+        self.out.write_all(b"}\n")?;
         self.out.flush()?;
         Ok(self.out)
     }
 }
 
 /// Hands each conversation of our export in `reader` (already known to be JSON with our
-/// `format`) to `each` as it is read, checking the schema version first. References between
-/// messages are checked by the importer.
+/// `format`) to `each` as it is read, checking the schema version first, and returns the
+/// assistants the file carries. References between messages are checked by the importer.
 pub fn stream(
     reader: impl Read,
     mut each: impl FnMut(ImportItem) -> Result<(), ExportError>,
-) -> Result<(), ExportError> {
-    let version =
-        super::stream::each_in_export(reader, check_version, |_, c: ExportedConversation| {
-            each(c.into_item())
-        })?;
+) -> Result<Vec<Assistant>, ExportError> {
+    let mut assistants = Vec::new();
+    let version = super::stream::each_in_export(
+        reader,
+        check_version,
+        &mut assistants,
+        |_, c: ExportedConversation| each(c.into_item()),
+    )?;
     match version {
-        Some(_) => Ok(()),
+        Some(_) => Ok(assistants),
         None => Err(ExportError::Format(
             "the export has no \"schemaVersion\" field".into(),
         )),

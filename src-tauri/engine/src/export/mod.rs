@@ -6,6 +6,7 @@
 //! configurations (with their environment) are never part of an export.
 
 mod assets;
+pub mod assistants;
 pub mod chatgpt;
 pub mod claude;
 mod detect;

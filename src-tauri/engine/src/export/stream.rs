@@ -14,6 +14,7 @@ use serde::de::{
 };
 
 use super::ExportError;
+use crate::store::Assistant;
 
 /// What a handler's error turns into inside the parser (never shown: the handler's is).
 const STOPPED: &str = "the import stopped";
@@ -40,11 +41,13 @@ where
 }
 
 /// Calls `each` with every element of the `conversations` list of the JSON object `reader`
-/// holds, and returns the object's `schemaVersion` (`None` when it has none). `check` judges
-/// the version as soon as it is read (our files have it before the conversations).
+/// holds, puts its `assistants` in `assistants`, and returns the object's `schemaVersion`
+/// (`None` when it has none). `check` judges the version as soon as it is read (our files
+/// have it before the conversations).
 pub(crate) fn each_in_export<T, R, F>(
     reader: R,
     check: fn(u64) -> Result<(), ExportError>,
+    assistants: &mut Vec<Assistant>,
     mut each: F,
 ) -> Result<Option<u64>, ExportError>
 where
@@ -56,6 +59,7 @@ where
     let mut failed = None;
     let visitor = ExportVisitor::<T, F> {
         check,
+        assistants,
         each: &mut each,
         failed: &mut failed,
         item: PhantomData,
@@ -131,10 +135,11 @@ where
     }
 }
 
-/// Our export's top-level object: `schemaVersion`, the `conversations` list, other fields
-/// skipped.
+/// Our export's top-level object: `schemaVersion`, the `conversations` list, the
+/// `assistants` they started from, other fields skipped.
 struct ExportVisitor<'a, T, F> {
     check: fn(u64) -> Result<(), ExportError>,
+    assistants: &'a mut Vec<Assistant>,
     each: &'a mut F,
     failed: &'a mut Option<ExportError>,
     item: PhantomData<T>,
@@ -163,6 +168,7 @@ where
                     }
                     version = Some(v);
                 }
+                "assistants" => *self.assistants = map.next_value::<Vec<Assistant>>()?,
                 "conversations" => map.next_value_seed(ListSeed::<T, F> {
                     each: &mut *self.each,
                     failed: &mut *self.failed,
@@ -211,6 +217,7 @@ mod tests {
         let version = each_in_export(
             &text[..],
             |_| Ok(()),
+            &mut Vec::new(),
             |_, s: String| {
                 seen.push(s);
                 Ok(())

@@ -86,6 +86,17 @@ pub async fn export(
             progress(summary.conversations, total);
         }
     }
+    if let Sink::Json { writer, .. } = &mut sink {
+        let mut assistants = Vec::new();
+        let ids: Vec<String> = writer.referenced_assistants().map(str::to_owned).collect();
+        for id in ids {
+            // An assistant deleted since is left out; its conversations keep their copies.
+            if let Ok(a) = store.find_assistant(&id).await {
+                assistants.push(a);
+            }
+        }
+        writer.set_assistants(assistants);
+    }
     summary.files = sink.finish()?;
     Ok(summary)
 }

@@ -276,6 +276,22 @@ impl Store {
         self.update_one(query, id).await
     }
 
+    /// The model of the conversation with provider `provider_id` used most recently, if any.
+    pub async fn last_model_of_provider(
+        &self,
+        provider_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let row: Option<(String,)> = sqlx::query_as(
+            "SELECT model FROM conversations WHERE provider_id = ? AND model IS NOT NULL \
+             AND model <> '' ORDER BY updated_at DESC, id DESC LIMIT 1",
+        )
+        .bind(provider_id)
+        .fetch_optional(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))?;
+        Ok(row.map(|(m,)| m))
+    }
+
     /// Makes `head_id` the last message of the branch the conversation shows.
     pub async fn set_head(&self, id: &str, head_id: &str) -> Result<Conversation, StoreError> {
         let sql = format!("UPDATE conversations SET head_id = ? WHERE id = ? RETURNING {COLUMNS}");

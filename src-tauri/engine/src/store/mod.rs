@@ -1,10 +1,13 @@
 //! The SQLite store: opening the file (WAL, foreign keys, busy timeout), running the embedded
 //! migrations after a backup, refusing corrupt or newer databases, and the typed repositories
-//! for conversations and messages.
+//! for conversations, messages and assistants.
 //!
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
 
+mod assistants;
+#[cfg(test)]
+mod assistants_tests;
 #[cfg(test)]
 mod branch_tail_tests;
 mod branches;
@@ -31,6 +34,7 @@ use std::time::Duration;
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 
+pub use assistants::{Assistant, AssistantDraft, AssistantMerge, MAX_ASSISTANT_NAME};
 pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
 pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};

@@ -247,6 +247,12 @@ impl McpHost {
         Ok(self.store().tool_policies(&record.id).await?)
     }
 
+    /// Whether read-only tools run without asking.
+    pub async fn auto_allow_read_only(&self) -> Result<bool, EngineError> {
+        let value = self.store().setting(AUTO_ALLOW_READ_ONLY).await?;
+        Ok(value == Some(Value::Bool(true)))
+    }
+
     /// Turns the auto-allowing of read-only tools on or off.
     pub async fn set_auto_allow_read_only(&self, on: bool) -> Result<(), EngineError> {
         let value = Value::Bool(on);
