@@ -2,6 +2,7 @@
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
 use switchboard_engine::agent::SamplingModel;
+use switchboard_engine::agent::upload::PreparedFile;
 use switchboard_engine::agent::{
     ApprovalAnswer, CallView, ChatEvent, ChatSettings, ReasoningEffort, Thinking, ToolCost, TurnEnd,
 };
@@ -24,6 +25,7 @@ use switchboard_engine::mcp::{
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
 use switchboard_engine::provider::{ModelInfo, ProviderKind, Usage};
+use switchboard_engine::providers::ModelPrice;
 use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, ProviderView};
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
@@ -31,7 +33,7 @@ use switchboard_engine::store::{
     NewConversation, Page, PageRequest, ProviderRecord, ProviderSettings, Role, SearchHit, Segment,
     ServerRecord, TokenUsage,
 };
-use switchboard_engine::vocab::content::{Attachment, ContentPart};
+use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
 use switchboard_engine::vocab::mcp::{
     Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra, ResourceBody,
     ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations,
@@ -144,6 +146,11 @@ pub fn typescript() -> String {
         declaration::<ImportResult>(&cfg),
         declaration::<ToolCost>(&cfg),
         declaration::<LocalOllama>(&cfg),
+        declaration::<ImageRef>(&cfg),
+        declaration::<PdfPages>(&cfg),
+        declaration::<FileText>(&cfg),
+        declaration::<PreparedFile>(&cfg),
+        declaration::<ModelPrice>(&cfg),
     ];
     #[cfg(feature = "local")]
     let decls = {

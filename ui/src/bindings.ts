@@ -1297,7 +1297,7 @@ content: JsonValue,
 /**
  * Whether the tool reported an error.
  */
-isError: boolean, } | { "type": "resource" } & Attachment;
+isError: boolean, } | { "type": "resource" } & Attachment | { "type": "image_ref" } & ImageRef | { "type": "file" } & FileText;
 
 /**
  * A stored message.
@@ -1931,3 +1931,13 @@ received: number,
  * The file's size, when the server said.
  */
 total: number | null, };
+
+export type ImageRef = { hash: string, mimeType: string, width: number, height: number, name: string | null, };
+
+export type PdfPages = { total: number, extracted: number, };
+
+export type FileText = { name: string, language: string, text: string, tokens: number, pages: PdfPages | null, };
+
+export type PreparedFile = { part: ContentPart, thumbnail: string | null, tokens: number, };
+
+export type ModelPrice = { input: number, output: number, };

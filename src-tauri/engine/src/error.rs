@@ -7,7 +7,9 @@ use crate::provider::ProviderError;
 use crate::secrets::SecretError;
 use crate::store::StoreError;
 pub use crate::vocab::error::ErrorKind;
-use crate::vocab::error::{AgentError, AppError, ConfigError, InteractionError, ToolError};
+use crate::vocab::error::{
+    AgentError, AppError, ConfigError, InteractionError, ToolError, UploadError,
+};
 
 /// Anything the engine can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +47,9 @@ pub enum EngineError {
     /// An MCP App could not be shown, or its request was refused.
     #[error(transparent)]
     App(#[from] AppError),
+    /// An attached file was refused.
+    #[error(transparent)]
+    Upload(#[from] UploadError),
 }
 
 impl EngineError {
@@ -67,6 +72,9 @@ impl EngineError {
             Self::Agent(_) => ErrorKind::InvalidInput,
             Self::Export(e) => export_kind(e),
             Self::App(e) => app_kind(e),
+            Self::Upload(UploadError::MissingImage { .. }) => ErrorKind::NotFound,
+            Self::Upload(UploadError::Unreadable { .. }) => ErrorKind::Io,
+            Self::Upload(_) => ErrorKind::InvalidInput,
         }
     }
 }

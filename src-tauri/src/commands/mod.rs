@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod apps;
+pub mod attachments;
 pub mod chat;
 pub mod conversations;
 pub mod export;

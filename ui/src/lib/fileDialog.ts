@@ -36,3 +36,10 @@ export async function chooseFolders(): Promise<string[]> {
 export function chooseModelFile(): Promise<string | null> {
   return open({ multiple: false, directory: false, filters: [{ name: 'GGUF', extensions: ['gguf'] }] });
 }
+
+/** Asks for files to attach to a message (images, PDFs, text and code); empty when closed. */
+export async function chooseAttachments(): Promise<string[]> {
+  const chosen = await open({ multiple: true, directory: false });
+  if (chosen === null) return [];
+  return Array.isArray(chosen) ? chosen : [chosen];
+}

@@ -5,6 +5,7 @@
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
 
+mod blobs;
 #[cfg(test)]
 mod branch_tail_tests;
 mod branches;
@@ -31,6 +32,7 @@ use std::time::Duration;
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 
+pub use blobs::{BlobBytes, NewBlob};
 pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
 pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};
