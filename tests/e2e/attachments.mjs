@@ -93,13 +93,13 @@ function png() {
   return readFileSync(file);
 }
 
-/** Pastes a file into the composer as the clipboard would (a `paste` event carrying it). */
+/** Pastes a file into the composer as the clipboard would: a `paste` event whose clipboard data
+ * holds the file (a stand-in object: WebKitWebDriver cannot fill the real clipboard). */
 async function paste(wd, name, type, bytes) {
   await wd.script(
     `const [name, type, b64] = arguments;
      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-     const data = new DataTransfer();
-     data.items.add(new File([bytes], name, { type }));
+     const data = { files: [new File([bytes], name, { type })], items: [] };
      const event = new Event('paste', { bubbles: true, cancelable: true });
      Object.defineProperty(event, 'clipboardData', { value: data });
      document.querySelector('[data-testid="composer"]').dispatchEvent(event);`,

@@ -1874,6 +1874,101 @@ baseUrl: string,
 models: Array<string>, };
 
 /**
+ * An image attached to a user message: its bytes live once in the blob store, keyed by the
+ * SHA-256 of the (downscaled) bytes, however many messages show it.
+ */
+export type ImageRef = { 
+/**
+ * Lowercase hex SHA-256 of the stored bytes.
+ */
+hash: string, 
+/**
+ * MIME type of the stored bytes (`image/png`, `image/jpeg`, …).
+ */
+mimeType: string, 
+/**
+ * Width in pixels, as stored (after downscaling).
+ */
+width: number, 
+/**
+ * Height in pixels, as stored.
+ */
+height: number, 
+/**
+ * The file name it was attached as, if any.
+ */
+name: string | null, };
+
+/**
+ * How much of a PDF was extracted.
+ */
+export type PdfPages = { 
+/**
+ * Pages in the document.
+ */
+total: number, 
+/**
+ * Pages whose text was taken (the first ones, up to the page limit).
+ */
+extracted: number, };
+
+/**
+ * A text, code or PDF file attached to a user message, inlined for the model as a fenced block.
+ */
+export type FileText = { 
+/**
+ * The file name it was attached as.
+ */
+name: string, 
+/**
+ * The fence's language (from the extension), empty when unknown.
+ */
+language: string, 
+/**
+ * The file's text (for a PDF, the extracted text of its first pages).
+ */
+text: string, 
+/**
+ * The tokens the text costs, estimated when attached.
+ */
+tokens: number, 
+/**
+ * For a PDF: how many pages it has, and how many were extracted.
+ */
+pages: PdfPages | null, };
+
+/**
+ * An attachment ready to send: the part the message will hold, a thumbnail for an image
+ * (a `data:` URL) and what it costs in tokens.
+ */
+export type PreparedFile = { 
+/**
+ * An `image_ref` or a `file` part.
+ */
+part: ContentPart, 
+/**
+ * A small version of an image, as a `data:` URL.
+ */
+thumbnail: string | null, 
+/**
+ * Estimated tokens it adds to the message.
+ */
+tokens: number, };
+
+/**
+ * The price of a model's tokens.
+ */
+export type ModelPrice = { 
+/**
+ * US dollars per million input (prompt) tokens.
+ */
+input: number, 
+/**
+ * US dollars per million output (completion) tokens.
+ */
+output: number, };
+
+/**
  * The facts of one model file.
  */
 export type GgufInfo = { 
@@ -1931,13 +2026,3 @@ received: number,
  * The file's size, when the server said.
  */
 total: number | null, };
-
-export type ImageRef = { hash: string, mimeType: string, width: number, height: number, name: string | null, };
-
-export type PdfPages = { total: number, extracted: number, };
-
-export type FileText = { name: string, language: string, text: string, tokens: number, pages: PdfPages | null, };
-
-export type PreparedFile = { part: ContentPart, thumbnail: string | null, tokens: number, };
-
-export type ModelPrice = { input: number, output: number, };

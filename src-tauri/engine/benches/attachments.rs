@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use image::{DynamicImage, ImageFormat, RgbImage};
-use switchboard_engine::agent::upload::{self, pdf};
+use switchboard_engine::agent::upload::pdf;
 use switchboard_engine::secrets::KeyringSecrets;
 use switchboard_engine::store::{MessageStatus, NewConversation, NewMessage, Role};
 use switchboard_engine::vocab::content::ContentPart;
@@ -164,7 +164,6 @@ fn pdf_text() {
             summary(samples)
         );
     }
-    let _ = upload::MAX_BYTES;
 }
 
 fn main() {

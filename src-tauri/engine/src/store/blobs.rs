@@ -127,20 +127,22 @@ impl Store {
             let ContentPart::ImageRef(r) = part else {
                 continue;
             };
-            if !cache.contains_key(&r.hash) {
-                let full = match self.blob(&r.hash).await {
-                    Ok(b) => ContentPart::Image {
-                        mime_type: b.mime_type,
-                        data: base64::engine::general_purpose::STANDARD.encode(&b.data),
-                    },
-                    Err(StoreError::NotFound { .. }) => ContentPart::text(MISSING_IMAGE),
-                    Err(e) => return Err(e),
-                };
-                cache.insert(r.hash.clone(), full);
-            }
-            if let Some(full) = cache.get(&r.hash) {
-                *part = full.clone();
-            }
+            let full = match cache.get(&r.hash) {
+                Some(full) => full.clone(),
+                None => {
+                    let full = match self.blob(&r.hash).await {
+                        Ok(b) => ContentPart::Image {
+                            mime_type: b.mime_type,
+                            data: base64::engine::general_purpose::STANDARD.encode(&b.data),
+                        },
+                        Err(StoreError::NotFound { .. }) => ContentPart::text(MISSING_IMAGE),
+                        Err(e) => return Err(e),
+                    };
+                    cache.insert(r.hash.clone(), full.clone());
+                    full
+                }
+            };
+            *part = full;
         }
         Ok(())
     }

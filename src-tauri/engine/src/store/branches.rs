@@ -1,5 +1,6 @@
 //! Message trees: the branch a conversation shows (root → head), the siblings of a message
-//! (the alternatives an edit or a regeneration created) and the newest leaf below a message.
+//! (the alternatives an edit or a regeneration created), the newest leaf below a message, and
+//! deleting a message with everything below it.
 
 use super::messages::{COLUMNS, Row};
 use super::{Message, Store, StoreError};

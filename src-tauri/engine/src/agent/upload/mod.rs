@@ -64,7 +64,6 @@ fn check_size(name: &str, size: u64, limit: u64) -> Result<(), UploadError> {
     if size <= limit {
         return Ok(());
     }
-    #[allow(clippy::cast_precision_loss)]
     let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
     Err(UploadError::TooLarge {
         name: name.to_owned(),
