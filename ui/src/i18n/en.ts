@@ -509,6 +509,7 @@ const en = {
   'upload.remove': 'Remove {name}',
   'upload.tokens': '{count} tokens',
   'upload.pages': '{extracted} of {total} pages',
+  'upload.pagesAll': '{total} pages',
   'upload.total': 'Attached files: {count} tokens',
   'upload.noVision': 'This model cannot see images; remove them or pick a model with vision before sending.',
   'upload.dropHint': 'Drop files to attach them',

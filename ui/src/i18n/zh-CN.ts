@@ -510,6 +510,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'upload.remove': '移除 {name}',
   'upload.tokens': '{count} 个 token',
   'upload.pages': '{total} 页中的 {extracted} 页',
+  'upload.pagesAll': '共 {total} 页',
   'upload.total': '附加文件：{count} 个 token',
   'upload.noVision': '此模型无法识别图片；发送前请移除图片，或换用支持视觉的模型。',
   'upload.dropHint': '拖放文件以附加',

@@ -228,5 +228,6 @@ export function parsePrices(text: string): Record<string, ModelPrice> | string {
 export function fileMeta(tokens: number, pages: PdfPages | null = null): string {
   const count = t('upload.tokens', { count: tokens.toLocaleString() });
   if (!pages) return count;
+  if (pages.extracted >= pages.total) return `${count} · ${t('upload.pagesAll', { total: pages.total })}`;
   return `${count} · ${t('upload.pages', { extracted: pages.extracted, total: pages.total })}`;
 }
