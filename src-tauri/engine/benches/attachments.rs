@@ -71,7 +71,7 @@ fn file_size(dir: &Path) -> u64 {
         .sum()
 }
 
-async fn engine(dir: &Path) -> Engine {
+async fn engine_at(dir: &Path) -> Engine {
     let redactor = Redactor::default();
     let store = Arc::new(KeyringSecrets::mock().unwrap());
     let secrets = Secrets::new(store, Arc::new(|_: &str| None), redactor.clone());
@@ -174,9 +174,12 @@ fn main() {
         .unwrap();
     let bytes = photo();
     rt.block_on(async {
-        let engine = engine(dir.path()).await;
+        let engine = engine_at(dir.path()).await;
         photo_ready(&engine, &bytes).await;
-        ten_messages(&engine, dir.path(), &bytes).await;
+        // A fresh profile, so that the file's growth is not hidden by pages freed before.
+        let fresh = tempfile::tempdir().unwrap();
+        let second = engine_at(fresh.path()).await;
+        ten_messages(&second, fresh.path(), &bytes).await;
     });
     pdf_text();
 }
