@@ -26,7 +26,7 @@ $(call ggml_if,avx512_vnni,GGML_AVX512_VNNI)
 endif
 endif
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-discovery bench-ui bench-local
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local
 
 # A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default.
 run:
@@ -67,6 +67,7 @@ test-e2e:
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/apps.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/local.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/assistants.mjs "$(BIN)"
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/attachments.mjs "$(BIN)"
 
 # The official MCP conformance suite (client mode) against our CLI, in a private network
 # namespace; every client scenario of both protocol eras (2025-11-25, 2026-07-28); known failures
@@ -128,6 +129,12 @@ RUNS ?= 5
 bench-export:
 	SWITCHBOARD_BENCH_CONVERSATIONS=$(CONVERSATIONS) SWITCHBOARD_BENCH_RUNS=$(RUNS) \
 		cargo bench -p switchboard-engine --bench export
+
+# Attachments (medians, nothing asserted): a 12 MP photo made send-ready, the same photo in ten
+# messages (database growth), a 300-page PDF's text. ATTACH_RUNS=N sets the runs (15).
+ATTACH_RUNS ?= 15
+bench-attach:
+	SWITCHBOARD_BENCH_RUNS=$(ATTACH_RUNS) cargo bench -p switchboard-engine --bench attachments
 
 # UI benchmarks (medians, nothing asserted): the chat pane in Chromium over the fake backend
 # (a 5,000-token answer streamed, a 2,000-message conversation opened), then the real app

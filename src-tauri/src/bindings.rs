@@ -3,6 +3,7 @@
 
 use switchboard_engine::agent::SamplingModel;
 use switchboard_engine::agent::assistants::Starter;
+use switchboard_engine::agent::upload::PreparedFile;
 use switchboard_engine::agent::{
     ApprovalAnswer, CallView, ChatEvent, ChatSettings, ReasoningEffort, Thinking, ToolCost,
     ToolTokens, TurnEnd,
@@ -34,6 +35,7 @@ use switchboard_engine::mcp::{
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
 use switchboard_engine::provider::{ModelInfo, ProviderKind, Usage};
+use switchboard_engine::providers::ModelPrice;
 use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, ProviderView};
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
@@ -41,7 +43,7 @@ use switchboard_engine::store::{
     MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, ProviderRecord,
     ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
-use switchboard_engine::vocab::content::{Attachment, ContentPart};
+use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
 use switchboard_engine::vocab::mcp::{
     Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra, ResourceBody,
     ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations,
@@ -180,6 +182,11 @@ pub fn typescript() -> String {
         declaration::<Starter>(&cfg),
         declaration::<AssistantImport>(&cfg),
         declaration::<LocalOllama>(&cfg),
+        declaration::<ImageRef>(&cfg),
+        declaration::<PdfPages>(&cfg),
+        declaration::<FileText>(&cfg),
+        declaration::<PreparedFile>(&cfg),
+        declaration::<ModelPrice>(&cfg),
     ];
     #[cfg(feature = "local")]
     let decls = {

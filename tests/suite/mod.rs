@@ -2,6 +2,7 @@
 //! the generated TypeScript bindings, and the engine against real MCP servers from PyPI.
 
 mod agent;
+mod attachments;
 mod bindings;
 mod bundles;
 mod cli;

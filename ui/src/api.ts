@@ -8,6 +8,9 @@ import type {
   AssistantImport,
   Starter,
   Attachment,
+  ContentPart,
+  ModelPrice,
+  PreparedFile,
   LocalOllama,
   Prompt,
   ResourceContent,
@@ -106,9 +109,9 @@ export function toIpcError(error: unknown): IpcError {
   return { kind: 'internal', message: String(error) };
 }
 
-async function call<T>(command: string, args?: InvokeArgs): Promise<T> {
+async function call<T>(command: string, args?: InvokeArgs, options?: { headers: Record<string, string> }): Promise<T> {
   try {
-    return await invoke<T>(command, args);
+    return await invoke<T>(command, args, options);
   } catch (error) {
     throw toIpcError(error);
   }
@@ -140,16 +143,68 @@ export async function deleteConversation(id: string): Promise<void> {
 
 // ---- Chat ----
 
-/** Sends a user message (with MCP resources attached); the turn's events arrive on `onEvents` in batches. */
+/** Sends a user message (with MCP resources and files attached); the turn's events arrive on
+ * `onEvents` in batches. `files` are the parts `attachFile`/`attachBytes` made. */
 export async function sendMessage(
   conversationId: string,
   text: string,
   onEvents: (batch: ChatEvent[]) => void,
   attachments: Attachment[] = [],
+  files: ContentPart[] = [],
 ): Promise<void> {
   const onEvent = new Channel<ChatEvent[]>(onEvents);
-  const extra = attachments.length ? { attachments } : {};
+  const extra = {
+    ...(attachments.length ? { attachments } : {}),
+    ...(files.length ? { files } : {}),
+  };
   await call<null>('send_message', { conversationId, text, ...extra, onEvent });
+}
+
+// ---- Attached files and message actions ----
+
+/** Makes the file at `path` (from the file picker) ready to send. */
+export function attachFile(path: string): Promise<PreparedFile> {
+  return call<PreparedFile>('attach_file', { path });
+}
+
+/** Makes pasted or dropped bytes named `name` ready to send (sent raw, not as JSON). */
+export function attachBytes(name: string, bytes: Uint8Array): Promise<PreparedFile> {
+  return call<PreparedFile>('attach_bytes', bytes, { headers: { 'x-file-name': encodeURIComponent(name) } });
+}
+
+/** A stored image as a `data:` URL, whole or as its thumbnail. */
+export function imageUrl(hash: string, thumbnail: boolean): Promise<string> {
+  return call<string>('image_url', { hash, thumbnail });
+}
+
+/** Whether the conversation's model can see images (`null`: not known). */
+export function imageSupport(conversationId: string): Promise<boolean | null> {
+  return call<boolean | null>('image_support', { conversationId });
+}
+
+/** How many messages deleting `messageId` removes (itself and those under it). */
+export function messageDeletionSize(messageId: string): Promise<number> {
+  return call<number>('message_deletion_size', { messageId });
+}
+
+/** Deletes a message and every message under it; resolves to how many were deleted. */
+export function deleteMessage(messageId: string): Promise<number> {
+  return call<number>('delete_message', { messageId });
+}
+
+/** The prices per model: built in, with the user's over them. */
+export function modelPrices(): Promise<Record<string, ModelPrice>> {
+  return call<Record<string, ModelPrice>>('model_prices');
+}
+
+/** The user's own prices per model. */
+export function ownModelPrices(): Promise<Record<string, ModelPrice>> {
+  return call<Record<string, ModelPrice>>('own_model_prices');
+}
+
+/** Replaces the user's own prices per model. */
+export async function setModelPrices(prices: Record<string, ModelPrice>): Promise<void> {
+  await call<null>('set_model_prices', { prices });
 }
 
 /** Answers the last user message again (a new branch). */

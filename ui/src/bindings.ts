@@ -1964,7 +1964,7 @@ content: JsonValue,
 /**
  * Whether the tool reported an error.
  */
-isError: boolean, } | { "type": "resource" } & Attachment;
+isError: boolean, } | { "type": "resource" } & Attachment | { "type": "image_ref" } & ImageRef | { "type": "file" } & FileText;
 
 /**
  * A stored message.
@@ -2682,6 +2682,101 @@ baseUrl: string,
  * The names of its models (e.g. `llama3.2:1b`), as listed.
  */
 models: Array<string>, };
+
+/**
+ * An image attached to a user message: its bytes live once in the blob store, keyed by the
+ * SHA-256 of the (downscaled) bytes, however many messages show it.
+ */
+export type ImageRef = { 
+/**
+ * Lowercase hex SHA-256 of the stored bytes.
+ */
+hash: string, 
+/**
+ * MIME type of the stored bytes (`image/png`, `image/jpeg`, …).
+ */
+mimeType: string, 
+/**
+ * Width in pixels, as stored (after downscaling).
+ */
+width: number, 
+/**
+ * Height in pixels, as stored.
+ */
+height: number, 
+/**
+ * The file name it was attached as, if any.
+ */
+name: string | null, };
+
+/**
+ * How much of a PDF was extracted.
+ */
+export type PdfPages = { 
+/**
+ * Pages in the document.
+ */
+total: number, 
+/**
+ * Pages whose text was taken (the first ones, up to the page limit).
+ */
+extracted: number, };
+
+/**
+ * A text, code or PDF file attached to a user message, inlined for the model as a fenced block.
+ */
+export type FileText = { 
+/**
+ * The file name it was attached as.
+ */
+name: string, 
+/**
+ * The fence's language (from the extension), empty when unknown.
+ */
+language: string, 
+/**
+ * The file's text (for a PDF, the extracted text of its first pages).
+ */
+text: string, 
+/**
+ * The tokens the text costs, estimated when attached.
+ */
+tokens: number, 
+/**
+ * For a PDF: how many pages it has, and how many were extracted.
+ */
+pages: PdfPages | null, };
+
+/**
+ * An attachment ready to send: the part the message will hold, a thumbnail for an image
+ * (a `data:` URL) and what it costs in tokens.
+ */
+export type PreparedFile = { 
+/**
+ * An `image_ref` or a `file` part.
+ */
+part: ContentPart, 
+/**
+ * A small version of an image, as a `data:` URL.
+ */
+thumbnail: string | null, 
+/**
+ * Estimated tokens it adds to the message.
+ */
+tokens: number, };
+
+/**
+ * The price of a model's tokens.
+ */
+export type ModelPrice = { 
+/**
+ * US dollars per million input (prompt) tokens.
+ */
+input: number, 
+/**
+ * US dollars per million output (completion) tokens.
+ */
+output: number, };
 
 /**
  * The facts of one model file.

@@ -8,7 +8,7 @@ use crate::secrets::SecretError;
 use crate::store::StoreError;
 pub use crate::vocab::error::ErrorKind;
 use crate::vocab::error::{
-    AgentError, AppError, ConfigError, InstallError, InteractionError, ToolError,
+    AgentError, AppError, ConfigError, InstallError, InteractionError, ToolError, UploadError,
 };
 
 /// Anything the engine can fail with.
@@ -50,6 +50,9 @@ pub enum EngineError {
     /// Finding or installing a server (MCP Registry, install plan, MCP Bundle) failed.
     #[error(transparent)]
     Install(#[from] InstallError),
+    /// An attached file was refused.
+    #[error(transparent)]
+    Upload(#[from] UploadError),
 }
 
 impl EngineError {
@@ -73,6 +76,9 @@ impl EngineError {
             Self::Export(e) => export_kind(e),
             Self::App(e) => app_kind(e),
             Self::Install(e) => install_kind(e),
+            Self::Upload(UploadError::MissingImage { .. }) => ErrorKind::NotFound,
+            Self::Upload(UploadError::Unreadable { .. }) => ErrorKind::Io,
+            Self::Upload(_) => ErrorKind::InvalidInput,
         }
     }
 }

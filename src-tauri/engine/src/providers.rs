@@ -17,6 +17,10 @@ mod local;
 mod local_models;
 #[cfg(feature = "local")]
 pub use local_models::ModelDownloadProgress;
+mod prices;
+mod vision;
+pub use prices::{ModelPrice, PriceTable, builtin as builtin_prices};
+pub use vision::known as known_vision;
 
 use crate::EngineError;
 use crate::provider::presets::{self, Preset};

@@ -2,6 +2,7 @@
 //! stdout; tool calls and results are printed as they happen; approvals are asked on a
 //! terminal (`--yes` allows every call; a non-interactive run denies and says so); `--json`
 //! prints the turn's events as JSON lines instead. Ctrl-C stops the turn (history stays valid).
+//! `--attach FILE` sends images, PDFs and text files with the message.
 
 use std::io::{IsTerminal, Write};
 
@@ -61,6 +62,9 @@ pub struct ChatArgs {
     /// Print the turn's events as JSON lines.
     #[arg(long)]
     pub json: bool,
+    /// Attach a file to the message: an image, a PDF, or a text or code file (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub attach: Vec<std::path::PathBuf>,
     /// The message.
     pub prompt: String,
 }
@@ -125,12 +129,20 @@ fn top_p(s: &str) -> Result<f64, String> {
 /// Runs one turn and prints it.
 pub async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
     let conv = conversation(engine, args).await?;
+    let mut files = Vec::new();
+    for path in &args.attach {
+        files.push(engine.agent().attach_path(path).await?.part);
+    }
     start_servers(engine, &conv, args.server_wait).await;
     let (tx, mut rx) = mpsc::unbounded_channel();
     let turn = {
         let engine = engine.clone();
         let (id, prompt) = (conv.id.clone(), args.prompt.clone());
-        tokio::spawn(async move { engine.agent().send_message(&id, &prompt, tx).await })
+        tokio::spawn(async move {
+            (engine.agent())
+                .send_with_files(&id, &prompt, Vec::new(), files, tx)
+                .await
+        })
     };
     let mut printer = Printer::new(args.json);
     let mut error: Option<String> = None;

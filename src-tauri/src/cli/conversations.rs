@@ -160,6 +160,14 @@ fn print_messages(out: &mut impl Write, messages: &[Message]) -> std::io::Result
                     writeln!(out, "{mark} {}", history::result_text(content))?;
                 }
                 ContentPart::Resource(a) => writeln!(out, "[attached {} ({})]", a.name, a.uri)?,
+                ContentPart::ImageRef(r) => writeln!(
+                    out,
+                    "[image {} {}×{}]",
+                    r.name.as_deref().unwrap_or(&r.mime_type),
+                    r.width,
+                    r.height
+                )?,
+                ContentPart::File(f) => writeln!(out, "[file {} ({} tokens)]", f.name, f.tokens)?,
             }
         }
         if let Some(e) = &m.error {

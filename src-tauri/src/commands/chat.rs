@@ -9,7 +9,7 @@ use switchboard_engine::agent::{AgentError, ApprovalAnswer, ChatEvent, Events, T
 use switchboard_engine::store::{
     Conversation, ConversationPatch, Message, Page, PageRequest, SearchHit,
 };
-use switchboard_engine::vocab::content::Attachment;
+use switchboard_engine::vocab::content::{Attachment, ContentPart};
 use switchboard_engine::{Engine, EngineError};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -52,22 +52,25 @@ fn not_busy(engine: &Engine, conversation: &str) -> CmdResult<()> {
     Ok(())
 }
 
-/// Sends a user message (with MCP resources attached, if any) and streams the turn.
+/// Sends a user message (with MCP resources and files attached, if any) and streams the
+/// turn. `files` are the `image_ref` and `file` parts `attach_file`/`attach_bytes` made.
 #[tauri::command]
 pub async fn send_message(
     engine: State<'_, Engine>,
     conversation_id: String,
     text: String,
     attachments: Option<Vec<Attachment>>,
+    files: Option<Vec<ContentPart>>,
     on_event: Channel<Vec<ChatEvent>>,
 ) -> CmdResult<()> {
     not_busy(&engine, &conversation_id)?;
     let engine = engine.inner().clone();
     let attachments = attachments.unwrap_or_default();
+    let files = files.unwrap_or_default();
     spawn_turn(on_event, move |tx| async move {
         (engine
             .agent()
-            .send_with_attachments(&conversation_id, &text, attachments, tx))
+            .send_with_files(&conversation_id, &text, attachments, files, tx))
         .await
     });
     Ok(())

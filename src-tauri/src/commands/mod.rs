@@ -4,6 +4,7 @@
 pub mod app;
 pub mod apps;
 pub mod assistants;
+pub mod attachments;
 pub mod chat;
 pub mod conversations;
 pub mod export;

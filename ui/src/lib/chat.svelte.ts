@@ -2,11 +2,12 @@
 // and the actions (send, stop, regenerate, edit, approve). Events from the engine arrive in
 // batches over a Tauri channel and are applied by `chatState`.
 import * as api from '../api';
-import type { ApprovalAnswer, Attachment, ChatEvent, ContentPart, Message } from '../bindings';
+import type { ApprovalAnswer, Attachment, ChatEvent, ContentPart, Message, PreparedFile } from '../bindings';
 import { applyEvent, callsFromMessages, emptyState, fromMessages, type ChatState } from './chatState';
 import { conversations } from './conversations.svelte';
 import { teardownApps } from './mcpApp';
 import { reportError } from './errors.svelte';
+import { deleteMessage } from './uploads.svelte';
 
 /** How many messages a conversation opens with, and how many more each scroll to the top reads. */
 export const PAGE_SIZE = 100;
@@ -98,9 +99,22 @@ class ChatSession {
     }
   }
 
-  send(text: string, attachments: Attachment[] = []): Promise<void> {
+  send(text: string, attachments: Attachment[] = [], files: PreparedFile[] = []): Promise<void> {
     const id = this.conversationId;
-    return this.start((on) => api.sendMessage(id ?? '', text, on, attachments), { text, replacing: null, attachments });
+    const parts = files.map((f) => f.part);
+    return this.start((on) => api.sendMessage(id ?? '', text, on, attachments, parts), { text, replacing: null, attachments, files: parts });
+  }
+
+  /** Deletes a message and what hangs under it, then shows the branch left; false (reported) on failure. */
+  async deleteMessage(messageId: string): Promise<boolean> {
+    try {
+      await deleteMessage(messageId);
+      await this.reload();
+      return true;
+    } catch (error) {
+      reportError(error);
+      return false;
+    }
   }
 
   regenerate(): Promise<void> {
@@ -164,7 +178,7 @@ class ChatSession {
 }
 
 /** The user's message of a turn being started; an edit keeps the old version's attachments. */
-type Pending = { text: string; replacing: string | null; attachments?: Attachment[] };
+type Pending = { text: string; replacing: string | null; attachments?: Attachment[]; files?: ContentPart[] };
 
 /** Shows the user's stored message at once (an edit replaces its old version and what followed). */
 function withUserMessage(s: ChatState, conversationId: string, id: string, pending: Pending): ChatState {
@@ -190,10 +204,10 @@ function withUserMessage(s: ChatState, conversationId: string, id: string, pendi
 /** The parts of the user's message as the engine stores them: text, then attachments. */
 function userContent(s: ChatState, pending: Pending): ContentPart[] {
   const old = pending.replacing ? s.messages.find((m) => m.id === pending.replacing) : undefined;
-  const kept = old ? old.content.filter((p) => p.type === 'resource' || p.type === 'image') : [];
+  const kept = old ? old.content.filter((p) => ['resource', 'image', 'image_ref', 'file'].includes(p.type)) : [];
   const attached: ContentPart[] = (pending.attachments ?? []).map((a) => ({ type: 'resource', ...a }));
   const text: ContentPart[] = pending.text.trim() ? [{ type: 'text', text: pending.text }] : [];
-  return [...text, ...kept, ...attached];
+  return [...text, ...kept, ...attached, ...(pending.files ?? [])];
 }
 
 export const chat = new ChatSession();

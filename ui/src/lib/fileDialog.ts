@@ -41,3 +41,10 @@ export function chooseModelFile(): Promise<string | null> {
 export function chooseAssistantsExport(): Promise<string | null> {
   return save({ defaultPath: 'assistants.json', filters: [{ name: 'JSON', extensions: ['json'] }] });
 }
+
+/** Asks for files to attach to a message (images, PDFs, text and code); empty when closed. */
+export async function chooseAttachments(): Promise<string[]> {
+  const chosen = await open({ multiple: true, directory: false });
+  if (chosen === null) return [];
+  return Array.isArray(chosen) ? chosen : [chosen];
+}

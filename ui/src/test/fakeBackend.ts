@@ -162,6 +162,14 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         get(String(args.id));
         rows.delete(String(args.id));
         return null;
+      // Attachments and prices: nothing known unless a test's `extra` answers.
+      case 'model_prices':
+      case 'own_model_prices':
+        return more.extra?.(cmd, args) ?? {};
+      case 'set_model_prices':
+        return more.extra?.(cmd, args) ?? null;
+      case 'image_support':
+        return more.extra?.(cmd, args) ?? null;
       default: {
         const extra = more.extra?.(cmd, args);
         if (extra !== undefined) return extra;

@@ -22,7 +22,8 @@ const PER_MESSAGE: u32 = 4;
 pub const CUT_MARKER: &str = "\n[… result truncated to fit the context window]";
 
 /// Tokens an image is assumed to take.
-const IMAGE: u32 = 765;
+/// The tokens an image is estimated at.
+pub const IMAGE: u32 = 765;
 
 #[cfg(test)]
 thread_local! {

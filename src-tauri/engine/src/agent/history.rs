@@ -67,6 +67,9 @@ fn user(m: &Message) -> ChatMessage {
                 data: data.clone(),
             }),
             ContentPart::Resource(a) => Some(super::attachments::user_part(a)),
+            ContentPart::File(f) => Some(UserPart::Text {
+                text: super::upload::text::for_model(f),
+            }),
             _ => None,
         })
         .collect();

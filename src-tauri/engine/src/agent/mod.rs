@@ -18,6 +18,7 @@ mod tasks;
 pub mod title;
 pub mod tool_costs;
 mod turn;
+pub mod upload;
 
 #[cfg(test)]
 mod tests;
@@ -216,6 +217,27 @@ impl Agent {
         self.turn_from(conv, parent, text, attached, events).await
     }
 
+    /// [`Agent::send_with_attachments`] with files too: images and text or PDF files made
+    /// ready by [`Agent::attach_bytes`] (`image_ref` and `file` parts). They are checked
+    /// before anything is stored or sent: every image must be stored, and the model must be
+    /// one whose provider does not say it cannot see images.
+    pub async fn send_with_files(
+        &self,
+        conversation: &str,
+        text: &str,
+        attachments: Vec<Attachment>,
+        files: Vec<ContentPart>,
+        events: Events,
+    ) -> Result<TurnEnd, EngineError> {
+        let conv = self.store().get_conversation(conversation).await?;
+        self.check_uploads(&conv, &files).await?;
+        let parent = conv.head_id.clone();
+        let mut attached: Vec<ContentPart> =
+            attachments.into_iter().map(ContentPart::Resource).collect();
+        attached.extend(files);
+        self.turn_from(conv, parent, text, attached, events).await
+    }
+
     /// Writes `text` as a new version of user message `message_id` (a sibling: the old
     /// branch stays; its attachments are kept) and runs the turn.
     pub async fn edit_and_resend(
@@ -230,7 +252,15 @@ impl Agent {
         }
         let conv = self.store().get_conversation(&old.conversation_id).await?;
         let attached = (old.content.into_iter())
-            .filter(|p| matches!(p, ContentPart::Resource(_) | ContentPart::Image { .. }))
+            .filter(|p| {
+                matches!(
+                    p,
+                    ContentPart::Resource(_)
+                        | ContentPart::Image { .. }
+                        | ContentPart::ImageRef(_)
+                        | ContentPart::File(_)
+                )
+            })
             .collect();
         self.turn_from(conv, old.parent_id, text, attached, events)
             .await
@@ -386,6 +416,8 @@ pub fn title_source(content: &[ContentPart]) -> &str {
     let attached = || {
         content.iter().find_map(|p| match p {
             ContentPart::Resource(a) => Some(a.name.as_str()),
+            ContentPart::File(f) => Some(f.name.as_str()),
+            ContentPart::ImageRef(r) => r.name.as_deref(),
             _ => None,
         })
     };

@@ -138,7 +138,10 @@ fn sized_per_request(
 }
 
 /// The conversation's provider, the default one, or the only one.
-async fn provider_of(agent: &Agent, conv: &Conversation) -> Result<ProviderRecord, EngineError> {
+pub(super) async fn provider_of(
+    agent: &Agent,
+    conv: &Conversation,
+) -> Result<ProviderRecord, EngineError> {
     if let Some(id) = &conv.provider_id {
         return Ok(agent.store().find_provider(id).await?);
     }

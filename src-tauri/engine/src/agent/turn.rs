@@ -153,6 +153,7 @@ async fn request(
     head: &str,
 ) -> Result<ChatRequest, EngineError> {
     let branch = agent.store().branch(head).await?;
+    let branch = super::upload::hydrate(agent.store(), branch).await?;
     let messages = history::to_chat(&branch, &setup.names);
     let window = setup
         .settings

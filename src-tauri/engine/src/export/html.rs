@@ -192,6 +192,15 @@ fn part_html(s: &mut String, part: &ContentPart, v: &View<'_>, opts: RenderOptio
         }
         ContentPart::ToolResult { .. } => {}
         ContentPart::Resource(a) => attachment_html(s, a),
+        ContentPart::ImageRef(r) => {
+            let name = r.name.as_deref().unwrap_or("image");
+            let _ = writeln!(s, "<p><em>[image: {}]</em></p>", escape(name));
+        }
+        ContentPart::File(f) => {
+            let summary = format!("Attached file: {}", escape(&f.name));
+            let body = format!("<pre><code>{}</code></pre>", escape(&f.text));
+            details_html(s, &summary, &body);
+        }
     }
 }
 

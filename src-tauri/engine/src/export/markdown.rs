@@ -147,6 +147,19 @@ fn part_md(
         }
         ContentPart::ToolResult { .. } => {}
         ContentPart::Resource(a) => attachment(s, a, assets)?,
+        ContentPart::ImageRef(r) => {
+            let name = r.name.as_deref().unwrap_or("image");
+            let _ = writeln!(s, "*[image: {}]*\n", escape(&one_line(name)));
+        }
+        ContentPart::File(f) => {
+            let summary = format!("Attached file: {}", escape(&one_line(&f.name)));
+            let lang = if f.language.is_empty() {
+                "text"
+            } else {
+                &f.language
+            };
+            details(s, &summary, &f.text, lang);
+        }
     }
     Ok(())
 }

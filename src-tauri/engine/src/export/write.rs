@@ -111,7 +111,13 @@ type Batch = Vec<(Conversation, Vec<Message>)>;
 fn read_ahead(store: &Store, ids: &[String]) -> tokio::task::JoinHandle<Result<Batch, StoreError>> {
     let store = store.clone();
     let ids = ids.to_vec();
-    tokio::spawn(async move { store.conversations_with_messages(&ids).await })
+    tokio::spawn(async move {
+        let mut batch = store.conversations_with_messages(&ids).await?;
+        for (_, messages) in &mut batch {
+            store.inline_images(messages).await?;
+        }
+        Ok(batch)
+    })
 }
 
 /// The ids a scope names: all (oldest first), the given ones, or those with a search hit.

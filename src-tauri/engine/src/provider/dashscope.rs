@@ -1,7 +1,8 @@
 //! Alibaba DashScope's native text-generation API (seed 000): `input.messages`, `parameters`
 //! with `result_format: "message"`, `incremental_output` and `enable_thinking`, tools in
 //! `parameters`; streamed as SSE when `X-DashScope-SSE: enable`, each event a whole
-//! `output.choices[0].message` delta with cumulative `usage`.
+//! `output.choices[0].message` delta with cumulative `usage`. A request with an image goes to
+//! the multimodal endpoint, its user content a list of `{"image": "data:…"}` and `{"text"}`.
 
 use std::collections::BTreeMap;
 
@@ -24,8 +25,13 @@ impl WireFormat for DashScope {
     }
 
     fn build(&self, req: &ChatRequest) -> Result<WireRequest, ProviderError> {
+        let path = if has_images(req) {
+            "/api/v1/services/aigc/multimodal-generation/generation"
+        } else {
+            "/api/v1/services/aigc/text-generation/generation"
+        };
         Ok(WireRequest {
-            path: "/api/v1/services/aigc/text-generation/generation".into(),
+            path: path.into(),
             headers: vec![
                 ("X-DashScope-SSE".into(), "enable".into()),
                 ("Accept".into(), "text/event-stream".into()),
@@ -95,10 +101,36 @@ pub fn request_body(req: &ChatRequest) -> Value {
     body
 }
 
+/// Whether a user message carries an image: such a request goes to the multimodal endpoint.
+fn has_images(req: &ChatRequest) -> bool {
+    req.messages.iter().any(|m| match m {
+        ChatMessage::User { parts } => parts.iter().any(|p| matches!(p, UserPart::Image { .. })),
+        _ => false,
+    })
+}
+
+/// A user message's content: a string, or with images the multimodal list of
+/// `{"image": "data:…"}` and `{"text": …}` parts.
+fn user_content(parts: &[UserPart]) -> Value {
+    if !parts.iter().any(|p| matches!(p, UserPart::Image { .. })) {
+        return json!(UserPart::text_of(parts));
+    }
+    let list: Vec<Value> = parts
+        .iter()
+        .map(|p| match p {
+            UserPart::Text { text } => json!({ "text": text }),
+            UserPart::Image { mime_type, data } => {
+                json!({ "image": format!("data:{mime_type};base64,{data}") })
+            }
+        })
+        .collect();
+    Value::Array(list)
+}
+
 fn message(m: &ChatMessage) -> Value {
     match m {
         ChatMessage::User { parts } => {
-            json!({ "role": "user", "content": UserPart::text_of(parts) })
+            json!({ "role": "user", "content": user_content(parts) })
         }
         ChatMessage::Assistant { text, tool_calls } if tool_calls.is_empty() => {
             json!({ "role": "assistant", "content": text })

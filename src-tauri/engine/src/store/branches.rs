@@ -1,5 +1,6 @@
 //! Message trees: the branch a conversation shows (root → head), the siblings of a message
-//! (the alternatives an edit or a regeneration created) and the newest leaf below a message.
+//! (the alternatives an edit or a regeneration created), the newest leaf below a message, and
+//! deleting a message with everything below it.
 
 use super::messages::{COLUMNS, Row};
 use super::{Message, Store, StoreError};
@@ -78,5 +79,81 @@ impl Store {
             id: id.to_owned(),
         })?
         .try_into()
+    }
+}
+
+impl Store {
+    /// How many messages deleting `message_id` removes: itself and every message below it in
+    /// the branch tree.
+    pub async fn subtree_size(&self, message_id: &str) -> Result<u64, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "WITH RECURSIVE down(id) AS (SELECT id FROM messages WHERE id = ? UNION ALL \
+             SELECT c.id FROM messages c JOIN down d ON c.parent_id = d.id) \
+             SELECT COUNT(*) FROM down",
+        )
+        .bind(message_id)
+        .fetch_one(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))?;
+        if n == 0 {
+            return Err(StoreError::NotFound {
+                entity: "message",
+                id: message_id.to_owned(),
+            });
+        }
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// Deletes `message_id` and everything below it; when the conversation showed a branch
+    /// through it, it shows the newest branch left under the parent (or the newest message
+    /// left) instead. Returns how many messages were deleted.
+    pub async fn delete_message_subtree(&self, message_id: &str) -> Result<u64, StoreError> {
+        let removed = self.subtree_size(message_id).await?;
+        let message = self.get_message(message_id).await?;
+        let conv = &message.conversation_id;
+        let shown: Option<String> =
+            sqlx::query_scalar("SELECT head_id FROM conversations WHERE id = ?")
+                .bind(conv)
+                .fetch_one(&self.reader)
+                .await
+                .map_err(|e| self.classify(e))?;
+        let head_below = match &shown {
+            Some(head) => self.branch(head).await?.iter().any(|m| m.id == message_id),
+            None => false,
+        };
+        sqlx::query("DELETE FROM messages WHERE id = ?")
+            .bind(message_id)
+            .execute(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        if head_below {
+            let head = match &message.parent_id {
+                Some(parent) => Some(self.newest_leaf(parent).await?),
+                None => self.newest_message(conv).await?,
+            };
+            sqlx::query("UPDATE conversations SET head_id = ? WHERE id = ?")
+                .bind(head)
+                .bind(conv)
+                .execute(&self.writer)
+                .await
+                .map_err(|e| self.classify(e))?;
+        }
+        Ok(removed)
+    }
+
+    /// The newest leaf of the newest root branch left in `conversation`, if any.
+    async fn newest_message(&self, conversation: &str) -> Result<Option<String>, StoreError> {
+        let root: Option<String> = sqlx::query_scalar(
+            "SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS NULL \
+             ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(conversation)
+        .fetch_optional(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))?;
+        match root {
+            Some(r) => Ok(Some(self.newest_leaf(&r).await?)),
+            None => Ok(None),
+        }
     }
 }

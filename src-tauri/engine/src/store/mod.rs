@@ -8,6 +8,7 @@
 mod assistants;
 #[cfg(test)]
 mod assistants_tests;
+mod blobs;
 #[cfg(test)]
 mod branch_tail_tests;
 mod branches;
@@ -35,6 +36,7 @@ use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 
 pub use assistants::{Assistant, AssistantDraft, AssistantMerge, MAX_ASSISTANT_NAME};
+pub use blobs::{BlobBytes, NewBlob};
 pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
 pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};

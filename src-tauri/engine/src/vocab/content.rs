@@ -51,6 +51,53 @@ pub enum ContentPart {
     },
     /// An MCP resource the user attached to a message (its contents as read when attached).
     Resource(Attachment),
+    /// An image the user attached, stored once in the blob store by its content hash.
+    ImageRef(ImageRef),
+    /// A text, code or PDF file the user attached, as the text the model is sent.
+    File(FileText),
+}
+
+/// An image attached to a user message: its bytes live once in the blob store, keyed by the
+/// SHA-256 of the (downscaled) bytes, however many messages show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageRef {
+    /// Lowercase hex SHA-256 of the stored bytes.
+    pub hash: String,
+    /// MIME type of the stored bytes (`image/png`, `image/jpeg`, …).
+    pub mime_type: String,
+    /// Width in pixels, as stored (after downscaling).
+    pub width: u32,
+    /// Height in pixels, as stored.
+    pub height: u32,
+    /// The file name it was attached as, if any.
+    pub name: Option<String>,
+}
+
+/// A text, code or PDF file attached to a user message, inlined for the model as a fenced block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileText {
+    /// The file name it was attached as.
+    pub name: String,
+    /// The fence's language (from the extension), empty when unknown.
+    pub language: String,
+    /// The file's text (for a PDF, the extracted text of its first pages).
+    pub text: String,
+    /// The tokens the text costs, estimated when attached.
+    pub tokens: u32,
+    /// For a PDF: how many pages it has, and how many were extracted.
+    pub pages: Option<PdfPages>,
+}
+
+/// How much of a PDF was extracted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PdfPages {
+    /// Pages in the document.
+    pub total: u32,
+    /// Pages whose text was taken (the first ones, up to the page limit).
+    pub extracted: u32,
 }
 
 /// A resource attached to a user message: where it came from and its contents.

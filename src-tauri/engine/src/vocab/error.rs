@@ -2,7 +2,7 @@
 //! events and the CLI report; the UI translates by kind — and the errors of the parts that
 //! every part may return or wrap: a tool call ([`ToolError`]), a server configuration
 //! ([`ConfigError`]), an answer to a server's request ([`InteractionError`]), an MCP App
-//! ([`AppError`]) and a turn ([`AgentError`]).
+//! ([`AppError`]), a turn ([`AgentError`]) and an attached file ([`UploadError`]).
 
 use std::fmt;
 
@@ -300,4 +300,74 @@ pub enum InstallError {
     /// Reading or writing a file failed.
     #[error("{0}")]
     Io(String),
+}
+
+/// Why a file the user attached was refused. Nothing of it is stored or sent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum UploadError {
+    /// The file is larger than attachments may be.
+    #[error("“{name}” is {size_mb:.1} MB; attachments can be at most {limit_mb} MB")]
+    TooLarge {
+        /// The file's name.
+        name: String,
+        /// Its size in MB.
+        size_mb: f64,
+        /// The limit in MB.
+        limit_mb: u64,
+    },
+    /// A file that should be an image cannot be decoded.
+    #[error("“{name}” is not an image that can be read ({reason})")]
+    CorruptImage {
+        /// The file's name.
+        name: String,
+        /// What the decoder said.
+        reason: String,
+    },
+    /// A file named `.pdf` is not a PDF, or its structure cannot be read.
+    #[error("“{name}” is not a readable PDF ({reason})")]
+    NotAPdf {
+        /// The file's name.
+        name: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A PDF whose pages have no text layer (a scan): there is nothing to send.
+    #[error(
+        "“{name}” has no text to extract (it looks like a scanned PDF); attach its pages as images instead"
+    )]
+    NoTextLayer {
+        /// The file's name.
+        name: String,
+    },
+    /// A file that is neither an image, a PDF nor text.
+    #[error("“{name}” cannot be attached: only images, PDFs and text or code files can be")]
+    Unsupported {
+        /// The file's name.
+        name: String,
+    },
+    /// The file could not be read from disk.
+    #[error("“{name}” could not be read: {reason}")]
+    Unreadable {
+        /// The file's name.
+        name: String,
+        /// The I/O error.
+        reason: String,
+    },
+    /// The conversation's model cannot see images.
+    #[error(
+        "{model} cannot see images (its provider {provider} says so); remove the images or pick a model with vision"
+    )]
+    NoVision {
+        /// The model.
+        model: String,
+        /// The provider's name.
+        provider: String,
+    },
+    /// An image the message names is not stored (a message must attach images through
+    /// the app).
+    #[error("the attached image {hash} is not stored; attach it again")]
+    MissingImage {
+        /// Its hash.
+        hash: String,
+    },
 }
