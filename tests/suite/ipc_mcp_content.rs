@@ -91,10 +91,11 @@ fn resource_templates_resources_and_prompts_of_server_everything_are_fetched_ove
 #[test]
 fn a_message_sent_with_an_attached_resource_stores_it_and_sends_it_to_the_model() {
     let h = harness();
-    let fake = tauri::async_runtime::block_on(FakeProvider::start(vec![Reply::ok(
-        "text/event-stream",
-        ANSWER,
-    )]));
+    // The turn first asks the model list for the model's context window, then chats.
+    let fake = tauri::async_runtime::block_on(FakeProvider::start(vec![
+        Reply::ok("application/json", r#"{"object":"list","data":[]}"#),
+        Reply::ok("text/event-stream", ANSWER),
+    ]));
     let provider = json!({ "input": {
         "name": "Fake", "preset": "openai-compatible", "baseUrl": format!("{}/v1", fake.url)
     }});
@@ -145,8 +146,9 @@ fn a_message_sent_with_an_attached_resource_stores_it_and_sends_it_to_the_model(
     assert_eq!(messages[1]["status"], "complete", "{messages}");
     assert_eq!(messages[1]["content"][0]["text"], "Read it.");
     let seen = fake.seen();
-    assert_eq!(seen.len(), 1);
-    let user = seen[0].body["messages"]
+    assert_eq!(seen.len(), 2);
+    assert!(seen[0].path_and_query.ends_with("/models"), "{:?}", seen[0]);
+    let user = seen[1].body["messages"]
         .as_array()
         .unwrap()
         .last()

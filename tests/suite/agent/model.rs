@@ -102,14 +102,6 @@ impl Model {
 
 async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
     let path = req.uri().path().to_owned();
-    if path.ends_with("/models") {
-        // One model, as a provider serving a single model lists it.
-        let list = json!({"object": "list", "data": [{"id": "the-only-model", "object": "model"}]});
-        return Response::builder()
-            .header("content-type", "application/json")
-            .body(Body::from(list.to_string()))
-            .unwrap();
-    }
     let bytes = axum::body::to_bytes(req.into_body(), 64 << 20)
         .await
         .unwrap_or_default();
@@ -201,7 +193,7 @@ async fn handle(State(state): State<Arc<Shared>>, req: Request) -> Response {
 fn about_models(path: &str) -> Option<Value> {
     if path.ends_with("/models") {
         return Some(json!({"object": "list", "data": [
-            {"id": "fake-model", "object": "model", "context_length": LISTED_WINDOW}]}));
+            {"id": "the-only-model", "object": "model", "context_length": LISTED_WINDOW}]}));
     }
     path.ends_with("/api/show").then(|| {
         json!({"model_info": {"general.architecture": "qwen3",

@@ -204,11 +204,11 @@ async fn an_openrouter_style_model_list_gives_the_context_window_and_the_table_b
     let record = engine.store().find_provider(&provider_id).await.unwrap();
     let providers = engine.providers();
     assert_eq!(
-        providers.context_window(&record, "fake-model").await,
+        providers.context_window(&record, "the-only-model").await,
         Some(LISTED_WINDOW)
     );
     assert_eq!(
-        providers.context_window(&record, "fake-model").await,
+        providers.context_window(&record, "the-only-model").await,
         Some(LISTED_WINDOW)
     );
     assert_eq!(
