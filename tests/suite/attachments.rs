@@ -13,7 +13,7 @@ use switchboard_engine::agent::upload::pdf;
 use switchboard_engine::agent::{ChatEvent, TurnEnd};
 use switchboard_engine::export::{ExportFormat, ExportRequest, ExportScope, export};
 use switchboard_engine::providers::NewProvider;
-use switchboard_engine::store::NewConversation;
+use switchboard_engine::store::{ConversationPatch, NewConversation};
 use switchboard_engine::vocab::content::ContentPart;
 use tokio::sync::mpsc;
 
@@ -99,7 +99,15 @@ async fn conversation(engine: &Engine, preset: &str, url: &str, model: &str) -> 
         model: Some(model.into()),
         ..Default::default()
     };
-    engine.store().create_conversation(new).await.unwrap().id
+    let id = engine.store().create_conversation(new).await.unwrap().id;
+    // A set context window: the turn asks the provider nothing about the model, so each fake
+    // answers only the scripted chat.
+    let patch = ConversationPatch {
+        settings: Some(serde_json::json!({ "contextWindow": 32768 })),
+        ..Default::default()
+    };
+    engine.store().update_conversation(&id, patch).await.unwrap();
+    id
 }
 
 /// Sends `text` with `files` and returns how the turn ended (or its error) and its events.
