@@ -106,7 +106,11 @@ async fn conversation(engine: &Engine, preset: &str, url: &str, model: &str) -> 
         settings: Some(serde_json::json!({ "contextWindow": 32768 })),
         ..Default::default()
     };
-    engine.store().update_conversation(&id, patch).await.unwrap();
+    engine
+        .store()
+        .update_conversation(&id, patch)
+        .await
+        .unwrap();
     id
 }
 
