@@ -28,12 +28,14 @@ pub async fn load(store: &Store, provider_id: &str) -> Result<HashSet<String>, S
         .collect())
 }
 
-/// Adds what `learned` holds to what is stored for `provider_id` (nothing is written when it
-/// adds nothing).
+/// Adds what `learned` holds to what is stored for `provider_id`. `loaded` is how many models
+/// it held when loaded: the set only grows, so while it holds no more, nothing is read or
+/// written (this runs after every model call).
 pub async fn remember(
     store: &Store,
     provider_id: &str,
     learned: &PromptOnlyModels,
+    loaded: usize,
 ) -> Result<(), StoreError> {
     let learned: Vec<String> = {
         let set = learned
@@ -41,7 +43,7 @@ pub async fn remember(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         set.iter().cloned().collect()
     };
-    if learned.is_empty() {
+    if learned.len() <= loaded {
         return Ok(());
     }
     let mut stored = load(store, provider_id).await?;

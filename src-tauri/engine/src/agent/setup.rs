@@ -33,6 +33,8 @@ pub(super) struct Setup {
     /// The models `Auto` mode knows need prompt-mode tools (loaded from the database, grown
     /// by the turn, written back after each model call).
     pub prompt_only: PromptOnlyModels,
+    /// How many models `prompt_only` held when the turn began (what was loaded).
+    pub prompt_only_loaded: usize,
 }
 
 impl Setup {
@@ -83,6 +85,7 @@ impl Setup {
             .unwrap_or(ToolMode::Auto);
         let client = agent.providers().provider_client(&record.id).await?;
         let learned = super::learned_modes::load(agent.store(), &record.id).await?;
+        let prompt_only_loaded = learned.len();
         let prompt_only = PromptOnlyModels::new(std::sync::Mutex::new(learned));
         let tools = if with_tools {
             tools_of(agent, &settings).await
@@ -106,6 +109,7 @@ impl Setup {
             chosen_window,
             provider_id: record.id,
             prompt_only,
+            prompt_only_loaded,
         })
     }
 

@@ -228,7 +228,12 @@ async fn model_call(
         saved: Instant::now(),
     };
     let streamed = stream_into(agent, setup, req, &mut draft, events, cancel).await;
-    let learned = learned_modes::remember(agent.store(), &setup.provider_id, &setup.prompt_only);
+    let learned = learned_modes::remember(
+        agent.store(),
+        &setup.provider_id,
+        &setup.prompt_only,
+        setup.prompt_only_loaded,
+    );
     if let Err(e) = learned.await {
         tracing::warn!(error = %e, "could not remember the models that need prompt-mode tools");
     }
