@@ -133,6 +133,8 @@ pub struct Providers {
     http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
     /// What providers said of their models' context windows, per provider id and model.
     windows: context::Windows,
+    /// What Ollama's `/api/show` listed as each model's capabilities, per provider id and model.
+    capabilities: vision::Capabilities,
     /// The built-in model's folder and runtime (started on first use).
     #[cfg(feature = "local")]
     local: crate::providers::local::Local,
@@ -146,6 +148,7 @@ impl Providers {
             secrets,
             http: Default::default(),
             windows: Default::default(),
+            capabilities: Default::default(),
             #[cfg(feature = "local")]
             local: local::Local::new(std::path::PathBuf::from("models")),
         }

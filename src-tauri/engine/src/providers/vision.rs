@@ -47,6 +47,11 @@ pub fn known(model: &str) -> Option<bool> {
     None
 }
 
+/// What Ollama listed as each model's capabilities, per (provider id, model).
+pub(super) type Capabilities = std::sync::Arc<
+    std::sync::Mutex<std::collections::HashMap<(String, String), Option<Vec<String>>>>,
+>;
+
 #[derive(Deserialize)]
 struct Show {
     capabilities: Option<Vec<String>>,
@@ -68,12 +73,36 @@ impl Providers {
         }
     }
 
-    /// The `capabilities` Ollama's `/api/show` lists for `model` (none from older Ollamas).
+    /// The `capabilities` Ollama's `/api/show` lists for `model` (none from older Ollamas);
+    /// an answer is kept for the life of the service, so a send with images asks once per
+    /// model (a failed question is asked again next time).
     async fn ollama_capabilities(
         &self,
         record: &ProviderRecord,
         model: &str,
     ) -> Option<Vec<String>> {
+        let key = (record.id.clone(), model.to_owned());
+        let cached = (self.capabilities.lock())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(known) = cached {
+            return known;
+        }
+        let asked = self.ask_ollama_capabilities(record, model).await?;
+        (self.capabilities.lock())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key, asked.clone());
+        asked
+    }
+
+    /// Asks `/api/show`; `None` when it could not be asked or read, `Some(None)` when it
+    /// answered without capabilities.
+    async fn ask_ollama_capabilities(
+        &self,
+        record: &ProviderRecord,
+        model: &str,
+    ) -> Option<Option<Vec<String>>> {
         let client = self.http_client().ok()?;
         let url = format!("{}/api/show", record.base_url.trim_end_matches('/'));
         let mut request = client
@@ -84,7 +113,7 @@ impl Providers {
             request = request.header(k, v);
         }
         let response = request.send().await.ok()?.error_for_status().ok()?;
-        response.json::<Show>().await.ok()?.capabilities
+        Some(response.json::<Show>().await.ok()?.capabilities)
     }
 }
 
