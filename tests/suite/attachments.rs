@@ -11,7 +11,7 @@ use serde_json::Value;
 use switchboard_engine::Engine;
 use switchboard_engine::agent::upload::pdf;
 use switchboard_engine::agent::{ChatEvent, TurnEnd};
-use switchboard_engine::export::{ExportFormat, ExportRequest, ExportScope, export};
+use switchboard_engine::export::{ExportFormat, ExportRequest, ExportScope, export, import_file};
 use switchboard_engine::providers::NewProvider;
 use switchboard_engine::store::{ConversationPatch, NewConversation};
 use switchboard_engine::vocab::content::ContentPart;
@@ -168,12 +168,12 @@ async fn an_attached_image_reaches_each_of_the_five_wire_formats_as_an_image_par
         "gemini",
         "dashscope",
     ] {
-        let mut replies = vec![answer(preset)];
-        if preset == "ollama" {
+        let server = if preset == "ollama" {
             let show = r#"{"capabilities":["completion","vision"]}"#;
-            replies.insert(0, Reply::ok("application/json", show));
-        }
-        let server = FakeProvider::start(replies).await;
+            FakeProvider::start(vec![Reply::ok("application/json", show), answer(preset)]).await
+        } else {
+            FakeProvider::chat_only(vec![answer(preset)]).await
+        };
         let conv = conversation(&engine, preset, &server.url, "some-vision-model").await;
         let ready = engine
             .agent()
@@ -225,6 +225,47 @@ async fn a_model_ollama_says_cannot_see_is_refused_before_anything_is_sent_or_st
 }
 
 #[tokio::test]
+async fn a_model_openrouter_lists_without_image_input_is_refused_and_one_with_it_is_sent_the_image()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let list = r#"{"data":[
+        {"id":"acme/words-only","context_length":32000,"architecture":{"input_modalities":["text"]}},
+        {"id":"acme/eyes","context_length":32000,"architecture":{"input_modalities":["text","image"]}}]}"#;
+    let server = FakeProvider::start(vec![
+        Reply::ok("application/json", list),
+        Reply::ok("application/json", list),
+        answer("openai-compatible"),
+    ])
+    .await;
+    let blind = conversation(&engine, "openai-compatible", &server.url, "acme/words-only").await;
+    let ready = engine.agent().attach_bytes("dot.png", png()).await.unwrap();
+    let (end, _) = send(&engine, &blind, vec![ready.part.clone()]).await;
+    assert!(
+        end.as_ref()
+            .is_err_and(|e| e.starts_with("acme/words-only cannot see images")),
+        "{end:?}"
+    );
+    let patch = ConversationPatch {
+        model: Some("acme/eyes".into()),
+        ..Default::default()
+    };
+    engine
+        .store()
+        .update_conversation(&blind, patch)
+        .await
+        .unwrap();
+    let (end, _) = send(&engine, &blind, vec![ready.part]).await;
+    assert_eq!(end, Ok(TurnEnd::Done));
+    let paths: Vec<String> = server
+        .seen()
+        .iter()
+        .map(|s| s.path_and_query.clone())
+        .collect();
+    assert_eq!(paths, ["/v1/models", "/v1/models", "/v1/chat/completions"]);
+}
+
+#[tokio::test]
 async fn refused_files_leave_nothing_stored_and_say_why() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
@@ -272,7 +313,7 @@ async fn refused_files_leave_nothing_stored_and_say_why() {
 async fn a_missing_image_is_refused_before_the_message_is_stored() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    let server = FakeProvider::start(vec![answer("openai-compatible")]).await;
+    let server = FakeProvider::chat_only(vec![answer("openai-compatible")]).await;
     let conv = conversation(&engine, "openai-compatible", &server.url, "m").await;
     let forged = ContentPart::ImageRef(switchboard_engine::vocab::content::ImageRef {
         hash: "0".repeat(64),
@@ -298,7 +339,7 @@ async fn a_missing_image_is_refused_before_the_message_is_stored() {
 async fn images_are_exported_beside_markdown_inline_in_html_and_whole_in_json() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    let server = FakeProvider::start(vec![answer("openai-compatible")]).await;
+    let server = FakeProvider::chat_only(vec![answer("openai-compatible")]).await;
     let conv = conversation(&engine, "openai-compatible", &server.url, "m").await;
     let bytes = png();
     let ready = engine
@@ -351,6 +392,72 @@ async fn images_are_exported_beside_markdown_inline_in_html_and_whole_in_json() 
     assert!(json.contains(&b64), "the JSON lacks the image's bytes");
 }
 
+#[tokio::test]
+async fn an_image_exported_as_json_is_stored_once_by_its_hash_when_imported_and_again_changes_nothing()
+ {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let server = FakeProvider::chat_only(vec![
+        answer("openai-compatible"),
+        answer("openai-compatible"),
+    ])
+    .await;
+    let conv = conversation(&engine, "openai-compatible", &server.url, "m").await;
+    let bytes = png();
+    for _ in 0..2 {
+        let ready = engine
+            .agent()
+            .attach_bytes("dot.png", bytes.clone())
+            .await
+            .unwrap();
+        assert_eq!(
+            send(&engine, &conv, vec![ready.part]).await.0,
+            Ok(TurnEnd::Done)
+        );
+    }
+    let out = dir.path().join("chat.json");
+    let request = ExportRequest {
+        format: ExportFormat::Json,
+        scope: ExportScope::Ids {
+            ids: vec![conv.clone()],
+        },
+        out: out.display().to_string(),
+        no_tool_results: false,
+        no_reasoning: false,
+    };
+    export(engine.store(), &request, |_, _| {}).await.unwrap();
+
+    // Into the same profile: every message is already here, nothing conflicts.
+    let again = import_file(engine.store(), &out, false).await.unwrap();
+    assert_eq!(
+        (again.report.skipped, again.report.conflicted),
+        (1, 0),
+        "{:?}",
+        again.report.entries
+    );
+    assert_eq!(engine.store().blob_totals().await.unwrap().0, 1);
+
+    // Into a new profile: the image is stored once and both messages name it.
+    let other_dir = tempfile::tempdir().unwrap();
+    let other = super::agent::engine(other_dir.path()).await;
+    let imported = import_file(other.store(), &out, false).await.unwrap();
+    assert_eq!(imported.report.added, 1);
+    assert_eq!(other.store().blob_totals().await.unwrap().0, 1);
+    let branch = other.agent().conversation_branch(&conv).await.unwrap();
+    let refs: Vec<_> = branch
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter_map(|p| match p {
+            ContentPart::ImageRef(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refs.len(), 2, "{branch:?}");
+    assert!(refs.iter().all(|r| r.name.as_deref() == Some("dot.png")));
+    let stored = other.store().blob(&refs[0].hash).await.unwrap();
+    assert_eq!(stored.data, bytes, "the image was re-encoded on import");
+}
+
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
@@ -368,7 +475,7 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 async fn deleting_a_message_removes_what_hangs_under_it_and_shows_what_is_left() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    let server = FakeProvider::start(vec![
+    let server = FakeProvider::chat_only(vec![
         answer("openai-compatible"),
         answer("openai-compatible"),
     ])

@@ -1936,7 +1936,12 @@ mimeType: string,
 /**
  * Base64 data.
  */
-data: string, } | { "type": "tool_call", 
+data: string, 
+/**
+ * The file name it was attached as, if any (an export keeps it, so an import
+ * gives back the same message).
+ */
+name?: string, } | { "type": "tool_call", 
 /**
  * The call id (the provider's, or one we synthesized).
  */

@@ -131,10 +131,8 @@ pub struct Providers {
     secrets: Secrets,
     /// The HTTP client every provider shares (built on first use).
     http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
-    /// What providers said of their models' context windows, per provider id and model.
-    windows: context::Windows,
-    /// What Ollama's `/api/show` listed as each model's capabilities, per provider id and model.
-    capabilities: vision::Capabilities,
+    /// What providers said of their models (context window, vision), per provider id and model.
+    facts: context::Facts,
     /// The built-in model's folder and runtime (started on first use).
     #[cfg(feature = "local")]
     local: crate::providers::local::Local,
@@ -147,8 +145,7 @@ impl Providers {
             store,
             secrets,
             http: Default::default(),
-            windows: Default::default(),
-            capabilities: Default::default(),
+            facts: Default::default(),
             #[cfg(feature = "local")]
             local: local::Local::new(std::path::PathBuf::from("models")),
         }

@@ -82,6 +82,9 @@ struct Script {
     replies: Mutex<VecDeque<Reply>>,
     seen: Mutex<Vec<Seen>>,
     dropped: tokio::sync::Notify,
+    /// Questions about models (the model list, `/api/show`, Gemini's model) get an answer that
+    /// says nothing, unscripted and unrecorded: for tests that script only the chat.
+    quiet_about_models: bool,
 }
 
 /// Notifies when the stalled body it travels with is dropped (the client went away).
@@ -109,10 +112,21 @@ impl Drop for FakeProvider {
 impl FakeProvider {
     /// Starts a fake that answers with `replies` in order (then 500).
     pub async fn start(replies: Vec<Reply>) -> Self {
+        Self::serve(replies, false).await
+    }
+
+    /// Starts a fake that answers questions about models with nothing to say (an empty list,
+    /// an empty object) and everything else with `replies` in order; only the latter are seen.
+    pub async fn chat_only(replies: Vec<Reply>) -> Self {
+        Self::serve(replies, true).await
+    }
+
+    async fn serve(replies: Vec<Reply>, quiet_about_models: bool) -> Self {
         let script = Arc::new(Script {
             replies: Mutex::new(replies.into()),
             seen: Mutex::default(),
             dropped: Default::default(),
+            quiet_about_models,
         });
         let app = axum::Router::new()
             .fallback(handle)
@@ -148,6 +162,21 @@ async fn handle(State(script): State<Arc<Script>>, req: Request) -> Response {
     let bytes = axum::body::to_bytes(body, 64 << 20)
         .await
         .unwrap_or_default();
+    let path = parts.uri.path();
+    let about_models = path.ends_with("/models")
+        || path.ends_with("/api/show")
+        || (path.contains("/models/") && !path.contains(':'));
+    if script.quiet_about_models && about_models {
+        let says_nothing = if path.ends_with("/models") {
+            "{\"data\":[]}"
+        } else {
+            "{}"
+        };
+        return Response::builder()
+            .header("content-type", "application/json")
+            .body(Body::from(says_nothing))
+            .unwrap();
+    }
     script.seen.lock().unwrap().push(Seen {
         method: parts.method.to_string(),
         path_and_query: parts

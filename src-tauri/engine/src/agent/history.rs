@@ -62,7 +62,9 @@ fn user(m: &Message) -> ChatMessage {
         .iter()
         .filter_map(|p| match p {
             ContentPart::Text { text } => Some(UserPart::Text { text: text.clone() }),
-            ContentPart::Image { mime_type, data } => Some(UserPart::Image {
+            ContentPart::Image {
+                mime_type, data, ..
+            } => Some(UserPart::Image {
                 mime_type: mime_type.clone(),
                 data: data.clone(),
             }),

@@ -157,7 +157,9 @@ fn part_html(s: &mut String, part: &ContentPart, v: &View<'_>, opts: RenderOptio
             details_html(s, "Reasoning", &markdown_html(text));
         }
         ContentPart::Reasoning { .. } => {}
-        ContentPart::Image { mime_type, data } => image(s, mime_type, data),
+        ContentPart::Image {
+            mime_type, data, ..
+        } => image(s, mime_type, data),
         ContentPart::ToolCall {
             server,
             tool,

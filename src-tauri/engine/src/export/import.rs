@@ -15,8 +15,9 @@ use super::detect::{detect, detect_reader};
 use super::{ExportError, chatgpt, claude, json};
 use serde_json::Value;
 
-use crate::store::{Assistant, ImportItem, MergeReport, Store};
+use crate::store::{Assistant, ImportItem, MergeReport, NewBlob, Role, Store, image};
 use crate::vocab::ContentPart;
+use crate::vocab::content::ImageRef;
 
 /// Where an imported file came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -61,18 +62,21 @@ pub async fn import_file(
     let file = super::limits::open_capped(path, cap)?;
     let source = blocking(move || detect_reader(file)).await?;
     let file = super::limits::open_capped(path, cap)?;
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<ImportItem>(QUEUE);
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<(ImportItem, Vec<NewBlob>)>(QUEUE);
     // Spawned now (a future would start only when awaited, after the queue is drained).
     let parser = tokio::task::spawn_blocking(move || {
         let mut checker = Checker::default();
         read_items(source, file, &mut |item| {
             let item = without_apps_in(item);
             checker.check(&item)?;
-            (tx.blocking_send(item)).map_err(|_| ExportError::Invalid("the import stopped".into()))
+            let (item, images) = images_stored_in(item);
+            (tx.blocking_send((item, images)))
+                .map_err(|_| ExportError::Invalid("the import stopped".into()))
         })
     });
     let mut session = store.begin_import(dry_run).await?;
-    while let Some(item) = rx.recv().await {
+    while let Some((item, images)) = rx.recv().await {
+        session.add_images(&images).await?;
         session.add(&item).await?;
     }
     let assistants = match parser.await {
@@ -236,4 +240,38 @@ pub fn without_apps_in(mut item: ImportItem) -> ImportItem {
         }
     }
     item
+}
+
+/// `item` with the images its users attached stored once by content hash, as a message sent
+/// from the composer has them (an image part becomes a reference; the same image in many
+/// messages is stored once). An image already the size a provider takes comes back byte for
+/// byte, so a Switchboard export imported again names the same stored image. Data that does
+/// not decode as an image stays inline as it was: nothing is lost.
+pub fn images_stored_in(mut item: ImportItem) -> (ImportItem, Vec<NewBlob>) {
+    use base64::Engine as _;
+    let mut blobs: Vec<NewBlob> = Vec::new();
+    let user = item.messages.iter_mut().filter(|m| m.role == Role::User);
+    for part in user.flat_map(|m| m.content.iter_mut()) {
+        let ContentPart::Image { data, name, .. } = part else {
+            continue;
+        };
+        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data.as_bytes()) else {
+            continue;
+        };
+        let label = name.clone().unwrap_or_else(|| "image".into());
+        let Ok(blob) = image::process(&label, &bytes, image::MAX_SIDE) else {
+            continue;
+        };
+        *part = ContentPart::ImageRef(ImageRef {
+            hash: blob.hash.clone(),
+            mime_type: blob.mime_type.clone(),
+            width: blob.width,
+            height: blob.height,
+            name: name.clone(),
+        });
+        if blobs.iter().all(|b| b.hash != blob.hash) {
+            blobs.push(blob);
+        }
+    }
+    (item, blobs)
 }

@@ -123,7 +123,9 @@ fn part_md(
         }
         ContentPart::Reasoning { text } if opts.reasoning => details(s, "Reasoning", text, ""),
         ContentPart::Reasoning { .. } => {}
-        ContentPart::Image { mime_type, data } => image(s, mime_type, data, assets)?,
+        ContentPart::Image {
+            mime_type, data, ..
+        } => image(s, mime_type, data, assets)?,
         ContentPart::ToolCall {
             server,
             tool,

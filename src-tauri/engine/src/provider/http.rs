@@ -11,7 +11,8 @@ use secrecy::{ExposeSecret, SecretString};
 
 use super::framing::decode;
 use super::{
-    ChatRequest, Endpoint, EventStream, ModelInfo, Provider, ProviderError, WireFormat, wire_format,
+    ChatRequest, Endpoint, EventStream, ModelFacts, ModelInfo, Provider, ProviderError, WireFormat,
+    wire_format,
 };
 
 /// Timeouts and retry policy.
@@ -179,11 +180,12 @@ impl HttpProvider {
 }
 
 impl HttpProvider {
-    /// What the provider says `model`'s context window is: `Ok(None)` when the format has no
-    /// way to ask or the answer does not say; an error when asking failed.
-    pub async fn context_window(&self, model: &str) -> Result<Option<u32>, ProviderError> {
+    /// What the provider says about `model` (its context window, whether it sees images), in
+    /// one request: nothing when the format has no way to ask or the answer does not say; an
+    /// error when asking failed.
+    pub async fn model_facts(&self, model: &str) -> Result<ModelFacts, ProviderError> {
         let Some(ask) = self.format.context_request(model) else {
-            return Ok(None);
+            return Ok(ModelFacts::default());
         };
         let request = match &ask.body {
             Some(body) => self.client.post(self.url(&ask.path)).json(body),
@@ -199,7 +201,10 @@ impl HttpProvider {
         let body: serde_json::Value = response.json().await.map_err(|e| {
             ProviderError::MalformedStream(format!("the model's details are not JSON: {e}"))
         })?;
-        Ok(self.format.parse_context_window(model, &body))
+        Ok(ModelFacts {
+            context_window: self.format.parse_context_window(model, &body),
+            vision: self.format.parse_vision(model, &body),
+        })
     }
 }
 

@@ -12,6 +12,7 @@ mod http;
 pub mod names;
 pub mod ollama;
 pub mod openai;
+pub mod openai_reasoning;
 pub mod presets;
 pub mod prompt_tools;
 pub mod strict;
@@ -70,7 +71,8 @@ pub trait WireFormat: Send + Sync {
     fn models_path(&self) -> String;
     /// The models in a model-list response.
     fn parse_models(&self, body: &serde_json::Value) -> Vec<ModelInfo>;
-    /// The request that tells `model`'s context window, when the format has one.
+    /// The request that tells about `model` (its context window, whether it sees images),
+    /// when the format has one.
     fn context_request(&self, model: &str) -> Option<ContextRequest> {
         let _ = model;
         None
@@ -80,6 +82,20 @@ pub trait WireFormat: Send + Sync {
         let _ = (model, body);
         None
     }
+    /// Whether `model` sees images, in the same answer, if it says.
+    fn parse_vision(&self, model: &str, body: &serde_json::Value) -> Option<bool> {
+        let _ = (model, body);
+        None
+    }
+}
+
+/// What a provider says about one of its models (each `None` when it does not say).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ModelFacts {
+    /// The context window in tokens.
+    pub context_window: Option<u32>,
+    /// Whether it takes images.
+    pub vision: Option<bool>,
 }
 
 /// A request that asks a provider about one model (a GET, or a POST with a JSON body).

@@ -67,6 +67,12 @@ impl WireFormat for Ollama {
         })
     }
 
+    /// `capabilities` (Ollama 0.6.4 and later) lists `"vision"` for a model that sees images.
+    fn parse_vision(&self, _model: &str, body: &Value) -> Option<bool> {
+        let caps = body.get("capabilities")?.as_array()?;
+        Some(caps.iter().any(|c| c == "vision"))
+    }
+
     fn parse_context_window(&self, _model: &str, body: &Value) -> Option<u32> {
         let info = body.get("model_info")?.as_object()?;
         let arch = info.get("general.architecture").and_then(Value::as_str);

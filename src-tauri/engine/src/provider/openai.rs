@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::openai_reasoning;
 use super::think_tags::ThinkTags;
 use super::{
     ChatMessage, ChatRequest, ContextRequest, FinishReason, Frame, Framing, ModelInfo,
@@ -66,13 +67,24 @@ impl WireFormat for OpenAi {
     }
 
     fn parse_context_window(&self, model: &str, body: &Value) -> Option<u32> {
-        let list = body.get("data").and_then(Value::as_array)?;
-        let entry = list.iter().find(|m| m["id"] == model)?;
+        let entry = listed(model, body)?;
         ["context_length", "context_window", "max_model_len"]
             .iter()
             .find_map(|k| entry.get(*k).and_then(tokens))
             .or_else(|| tokens(&entry["top_provider"]["context_length"]))
     }
+
+    /// OpenRouter's `architecture.input_modalities` (`["text", "image"]`).
+    fn parse_vision(&self, model: &str, body: &Value) -> Option<bool> {
+        let modalities = listed(model, body)?["architecture"]["input_modalities"].as_array()?;
+        Some(modalities.iter().any(|m| m == "image"))
+    }
+}
+
+/// `model`'s entry in a model list.
+fn listed<'a>(model: &str, body: &'a Value) -> Option<&'a Value> {
+    let list = body.get("data").and_then(Value::as_array)?;
+    list.iter().find(|m| m["id"] == model)
 }
 
 /// The JSON body of a streaming Chat Completions request.
@@ -102,6 +114,10 @@ pub fn request_body(req: &ChatRequest) -> Value {
         if let Some(v) = v {
             body[k] = v;
         }
+    }
+    let changed = openai_reasoning::apply(&req.model, &mut body);
+    if !changed.is_empty() {
+        tracing::info!(model = %req.model, ?changed, "adjusted the request for OpenAI's reasoning-model rules");
     }
     req.merge_extra(&mut body);
     body

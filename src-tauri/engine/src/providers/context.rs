@@ -1,7 +1,8 @@
-//! A model's context window, from where it is known best: the built-in model's file; what the
-//! provider says (Ollama's `/api/show`, the model list of OpenRouter and other
-//! OpenAI-compatible servers, Gemini's `inputTokenLimit`), asked once per model and kept for
-//! the life of the service; else a table of known models kept as data
+//! What a provider says about a model — its context window and whether it sees images — asked
+//! in one request (Ollama's `/api/show`, the model list of OpenRouter and other
+//! OpenAI-compatible servers, Gemini's model) once per model and kept for the life of the
+//! service; and a model's context window from where it is known best: the built-in model's
+//! file; what the provider says; else a table of known models kept as data
 //! (`context_windows.json`, matched by the longest prefix of the model id).
 
 use std::collections::HashMap;
@@ -11,10 +12,11 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::Providers;
+use crate::provider::ModelFacts;
 use crate::store::ProviderRecord;
 
-/// What providers said, per (provider id, model): `None` when it answered without saying.
-pub(super) type Windows = Arc<Mutex<HashMap<(String, String), Option<u32>>>>;
+/// What providers said, per (provider id, model).
+pub(super) type Facts = Arc<Mutex<HashMap<(String, String), ModelFacts>>>;
 
 /// The longest a provider is waited for when asked about a model.
 const ASK_LIMIT: Duration = Duration::from_secs(5);
@@ -53,38 +55,39 @@ impl Providers {
         if record.kind == crate::vocab::ProviderKind::Local {
             return self.local.context_window(self.store(), model).await;
         }
-        let said = self.provider_says(record, model).await;
+        let said = self.model_facts(record, model).await.context_window;
         said.or_else(|| known_window(model))
     }
 
     /// What the provider says of `model` (asked once; a failed question is asked again next
-    /// time).
-    async fn provider_says(&self, record: &ProviderRecord, model: &str) -> Option<u32> {
+    /// time, and says nothing now).
+    pub(super) async fn model_facts(&self, record: &ProviderRecord, model: &str) -> ModelFacts {
         let key = (record.id.clone(), model.to_owned());
         if let Some(known) = self.cached(&key) {
             return known;
         }
-        let client = self.http_provider(record.clone()).await.ok()?;
-        let asked = tokio::time::timeout(ASK_LIMIT, client.context_window(model)).await;
-        match asked {
-            Ok(Ok(window)) => {
-                self.windows
+        let Ok(client) = self.http_provider(record.clone()).await else {
+            return ModelFacts::default();
+        };
+        match tokio::time::timeout(ASK_LIMIT, client.model_facts(model)).await {
+            Ok(Ok(facts)) => {
+                self.facts
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
-                    .insert(key, window);
-                window
+                    .insert(key, facts);
+                facts
             }
             Ok(Err(e)) => {
-                tracing::debug!(model, error = %e, "the provider did not say the context window");
-                None
+                tracing::debug!(model, error = %e, "the provider did not say what the model is");
+                ModelFacts::default()
             }
-            Err(_) => None,
+            Err(_) => ModelFacts::default(),
         }
     }
 
-    fn cached(&self, key: &(String, String)) -> Option<Option<u32>> {
-        let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
-        windows.get(key).copied()
+    fn cached(&self, key: &(String, String)) -> Option<ModelFacts> {
+        let facts = self.facts.lock().unwrap_or_else(PoisonError::into_inner);
+        facts.get(key).copied()
     }
 }
 

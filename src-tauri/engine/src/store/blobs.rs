@@ -43,6 +43,24 @@ pub struct BlobBytes {
 impl Store {
     /// Stores `blob` unless its hash is stored already; true when it was new.
     pub async fn put_blob(&self, blob: &NewBlob) -> Result<bool, StoreError> {
+        let mut conn = self.writer.acquire().await.map_err(|e| self.classify(e))?;
+        self.put_blob_on(&mut conn, blob).await
+    }
+
+    /// [`Store::put_blob`] inside the open transaction `tx` (an import's).
+    pub(crate) async fn put_blob_in(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        blob: &NewBlob,
+    ) -> Result<bool, StoreError> {
+        self.put_blob_on(tx, blob).await
+    }
+
+    async fn put_blob_on(
+        &self,
+        conn: &mut sqlx::SqliteConnection,
+        blob: &NewBlob,
+    ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "INSERT OR IGNORE INTO blobs \
              (hash, mime_type, width, height, data, thumb, thumb_mime, created_at) \
@@ -56,7 +74,7 @@ impl Store {
         .bind(&blob.thumb)
         .bind(&blob.thumb_mime)
         .bind(now_ms())
-        .execute(&self.writer)
+        .execute(conn)
         .await
         .map_err(|e| self.classify(e))?;
         Ok(done.rows_affected() == 1)
@@ -122,27 +140,31 @@ impl Store {
     /// part with base64 data; an image no longer stored becomes a note), for a model request
     /// or an export. Each image is read once however many messages show it.
     pub async fn inline_images(&self, messages: &mut [Message]) -> Result<(), StoreError> {
-        let mut cache: HashMap<String, ContentPart> = HashMap::new();
+        // Per hash: the MIME type and base64 bytes, or None when no longer stored.
+        let mut cache: HashMap<String, Option<(String, String)>> = HashMap::new();
         for part in messages.iter_mut().flat_map(|m| m.content.iter_mut()) {
             let ContentPart::ImageRef(r) = part else {
                 continue;
             };
-            let full = match cache.get(&r.hash) {
-                Some(full) => full.clone(),
-                None => {
-                    let full = match self.blob(&r.hash).await {
-                        Ok(b) => ContentPart::Image {
-                            mime_type: b.mime_type,
-                            data: base64::engine::general_purpose::STANDARD.encode(&b.data),
-                        },
-                        Err(StoreError::NotFound { .. }) => ContentPart::text(MISSING_IMAGE),
-                        Err(e) => return Err(e),
-                    };
-                    cache.insert(r.hash.clone(), full.clone());
-                    full
-                }
+            if !cache.contains_key(&r.hash) {
+                let found = match self.blob(&r.hash).await {
+                    Ok(b) => Some((
+                        b.mime_type,
+                        base64::engine::general_purpose::STANDARD.encode(&b.data),
+                    )),
+                    Err(StoreError::NotFound { .. }) => None,
+                    Err(e) => return Err(e),
+                };
+                cache.insert(r.hash.clone(), found);
+            }
+            *part = match cache.get(&r.hash).cloned().flatten() {
+                Some((mime_type, data)) => ContentPart::Image {
+                    mime_type,
+                    data,
+                    name: r.name.clone(),
+                },
+                None => ContentPart::text(MISSING_IMAGE),
             };
-            *part = full;
         }
         Ok(())
     }

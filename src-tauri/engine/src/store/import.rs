@@ -12,7 +12,7 @@ use ts_rs::TS;
 
 use super::conversations::{COLUMNS as CONVERSATION_COLUMNS, Row as ConversationRow};
 use super::messages::{COLUMNS, Row};
-use super::{Conversation, Message, Store, StoreError};
+use super::{Conversation, Message, NewBlob, Store, StoreError};
 
 /// A conversation to import with all its messages (each one's `conversation_id` is the
 /// conversation's id; parents come from the same conversation).
@@ -105,6 +105,15 @@ impl ImportSession<'_> {
     pub async fn add(&mut self, item: &ImportItem) -> Result<(), StoreError> {
         let entry = self.store.import_one(&mut self.tx, item).await?;
         self.report.push(entry);
+        Ok(())
+    }
+
+    /// Stores the images the next conversation names (each once by hash; one already stored
+    /// is kept as it is).
+    pub async fn add_images(&mut self, images: &[NewBlob]) -> Result<(), StoreError> {
+        for blob in images {
+            self.store.put_blob_in(&mut self.tx, blob).await?;
+        }
         Ok(())
     }
 

@@ -26,6 +26,11 @@ pub enum ContentPart {
         mime_type: String,
         /// Base64 data.
         data: String,
+        /// The file name it was attached as, if any (an export keeps it, so an import
+        /// gives back the same message).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        name: Option<String>,
     },
     /// A call the model asked for.
     ToolCall {

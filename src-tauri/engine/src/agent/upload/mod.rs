@@ -5,7 +5,6 @@
 //! nothing stored. Before a turn, [`hydrate`] puts the stored images' bytes back into the
 //! branch a model is sent.
 
-pub mod image;
 pub mod pdf;
 #[cfg(test)]
 mod tests;
@@ -19,6 +18,7 @@ use ts_rs::TS;
 
 use super::Agent;
 use crate::error::EngineError;
+use crate::store::image as store_image;
 use crate::store::{Message, NewBlob, Store};
 use crate::vocab::content::{ContentPart, FileText, ImageRef};
 use crate::vocab::error::UploadError;
@@ -75,11 +75,11 @@ fn check_size(name: &str, size: u64, limit: u64) -> Result<(), UploadError> {
 /// Decides what `bytes` (named `name`) become; no I/O, CPU-bound.
 pub fn ready(name: &str, bytes: &[u8]) -> Result<Ready, UploadError> {
     check_size(name, bytes.len() as u64, MAX_BYTES)?;
-    if image::sniff(bytes).is_some() {
-        let blob = image::process(name, bytes, image::MAX_SIDE)?;
+    if store_image::sniff(bytes).is_some() {
+        let blob = store_image::process(name, bytes, store_image::MAX_SIDE)?;
         return Ok(Ready::Image(blob, Some(name.to_owned())));
     }
-    if image::named_like_image(name) {
+    if named_like_image(name) {
         return Err(UploadError::CorruptImage {
             name: name.to_owned(),
             reason: "its contents are not a PNG, JPEG, WebP or GIF image".into(),
@@ -275,4 +275,13 @@ impl Agent {
         }
         Ok(removed)
     }
+}
+
+/// Whether a file name's extension says "image".
+pub fn named_like_image(name: &str) -> bool {
+    let ext = extension(name);
+    matches!(
+        ext.as_str(),
+        "png" | "jpg" | "jpeg" | "webp" | "gif" | "bmp" | "heic" | "heif" | "tif" | "tiff" | "avif"
+    )
 }

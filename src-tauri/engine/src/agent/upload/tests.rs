@@ -44,11 +44,14 @@ fn a_large_photo_is_downscaled_to_the_long_side_limit_and_reencoded_as_jpeg() {
     let blob = image_of(ready("photo.jpg", &photo(3000, 2000)));
     assert_eq!((blob.width, blob.height), (1568, 1045));
     assert_eq!(blob.mime_type, "image/jpeg");
-    assert_eq!(blob.hash, super::image::sha256_hex(&blob.data));
+    assert_eq!(blob.hash, crate::store::image::sha256_hex(&blob.data));
     let back = image::load_from_memory(&blob.data).unwrap();
     assert_eq!((back.width(), back.height()), (1568, 1045));
     let thumb = image::load_from_memory(&blob.thumb).unwrap();
-    assert_eq!(thumb.width().max(thumb.height()), super::image::THUMB_SIDE);
+    assert_eq!(
+        thumb.width().max(thumb.height()),
+        crate::store::image::THUMB_SIDE
+    );
 }
 
 #[test]

@@ -390,3 +390,44 @@ async fn an_imported_tool_result_loses_its_mcp_app_and_keeps_its_result() {
         });
     assert_eq!(imported, Some(before));
 }
+
+#[test]
+fn inline_data_that_is_not_an_image_stays_inline_and_assistant_images_are_left_alone() {
+    use super::fixtures::{conversation, message};
+    use base64::Engine as _;
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(image::RgbImage::new(1, 1))
+        .write_to(&mut bytes, image::ImageFormat::Png)
+        .unwrap();
+    let png = &base64::engine::general_purpose::STANDARD.encode(bytes.into_inner());
+    let image = |data: &str| ContentPart::Image {
+        mime_type: "image/png".into(),
+        data: data.into(),
+        name: None,
+    };
+    let item = conversation(
+        "c",
+        "t",
+        vec![
+            message(
+                "c",
+                "u",
+                None,
+                Role::User,
+                0,
+                vec![image("bm90IGFuIGltYWdl"), image("%%%"), image(png)],
+            ),
+            message("c", "a", Some("u"), Role::Assistant, 1, vec![image(png)]),
+        ],
+    );
+    let (item, blobs) = crate::export::import::images_stored_in(item);
+    assert_eq!(blobs.len(), 1);
+    let user = &item.messages[0].content;
+    assert_eq!(user[0], image("bm90IGFuIGltYWdl"));
+    assert_eq!(user[1], image("%%%"));
+    assert!(
+        matches!(&user[2], ContentPart::ImageRef(r) if r.hash == blobs[0].hash && (r.width, r.height) == (1, 1)),
+        "{user:?}"
+    );
+    assert_eq!(item.messages[1].content, vec![image(png)]);
+}

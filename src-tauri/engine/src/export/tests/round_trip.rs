@@ -173,7 +173,7 @@ fn part() -> impl Strategy<Value = ContentPart> {
     prop_oneof![
         text().prop_map(ContentPart::text),
         text().prop_map(|text| ContentPart::Reasoning { text }),
-        Just(ContentPart::Image { mime_type: "image/png".into(), data: PNG.into() }),
+        Just(ContentPart::Image { mime_type: "image/png".into(), data: PNG.into(), name: None }),
         (text(), text(), json_value()).prop_map(|(server, tool, arguments)| ContentPart::ToolCall {
             id: format!("call-{}", tool.len()),
             server,

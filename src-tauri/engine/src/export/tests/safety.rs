@@ -53,6 +53,7 @@ fn hostile(n: usize, p: &str) -> ImportItem {
                     ContentPart::Image {
                         mime_type: p.into(),
                         data: p.into(),
+                        name: Some(p.into()),
                     },
                     ContentPart::Resource(crate::vocab::content::Attachment {
                         server: p.into(),

@@ -1,13 +1,16 @@
-//! Attached images: decoded with limits (a decompression bomb is refused, not allocated),
-//! turned upright from their EXIF orientation, downscaled to a long side a provider accepts
-//! and re-encoded once (kept byte for byte when nothing needs changing), with a thumbnail.
+//! Attached images made ready to store, for an upload and an import alike: decoded with
+//! limits (a decompression bomb is refused, not allocated), downscaled to a long side a
+//! provider accepts (SIMD Lanczos3), turned upright from their EXIF orientation and re-encoded
+//! once (kept byte for byte when nothing needs changing), with a thumbnail.
 
 use std::io::Cursor;
 
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
 use sha2::{Digest, Sha256};
 
-use crate::store::NewBlob;
+use super::NewBlob;
 use crate::vocab::error::UploadError;
 
 /// The long side an image is stored and sent at: the smallest of the providers' limits
@@ -34,15 +37,6 @@ pub fn sniff(bytes: &[u8]) -> Option<ImageFormat> {
     }
 }
 
-/// Whether a file name's extension says "image".
-pub fn named_like_image(name: &str) -> bool {
-    let ext = super::extension(name);
-    matches!(
-        ext.as_str(),
-        "png" | "jpg" | "jpeg" | "webp" | "gif" | "bmp" | "heic" | "heif" | "tif" | "tiff" | "avif"
-    )
-}
-
 /// Decodes `bytes`, fits them within `max_side` and returns what to store.
 pub fn process(name: &str, bytes: &[u8], max_side: u32) -> Result<NewBlob, UploadError> {
     let corrupt = |reason: String| UploadError::CorruptImage {
@@ -50,21 +44,20 @@ pub fn process(name: &str, bytes: &[u8], max_side: u32) -> Result<NewBlob, Uploa
         reason,
     };
     let format = sniff(bytes).ok_or_else(|| corrupt("not a PNG, JPEG, WebP or GIF".into()))?;
-    let (img, upright) = decode(bytes, format).map_err(corrupt)?;
+    let (img, orientation) = decode(bytes, format).map_err(corrupt)?;
+    let upright = orientation == Orientation::NoTransforms;
     let too_big = img.width().max(img.height()) > max_side;
     let keep = !too_big && upright && matches!(format, ImageFormat::Png | ImageFormat::Jpeg);
-    let img = if too_big {
-        img.thumbnail(max_side, max_side)
-    } else {
-        img
-    };
+    // Downscaled before it is turned upright: the long side is the same either way, and
+    // turning the smaller image moves a fraction of the pixels.
+    let mut img = if too_big { fit(&img, max_side) } else { img };
+    img.apply_orientation(orientation);
     let (data, mime_type) = if keep {
         (bytes.to_vec(), mime_of(format).to_owned())
     } else {
         encode(&img, format).map_err(corrupt)?
     };
-    let (thumb, thumb_mime) =
-        encode(&img.thumbnail(THUMB_SIDE, THUMB_SIDE), format).map_err(corrupt)?;
+    let (thumb, thumb_mime) = encode(&fit(&img, THUMB_SIDE), format).map_err(corrupt)?;
     Ok(NewBlob {
         hash: sha256_hex(&data),
         mime_type,
@@ -76,8 +69,8 @@ pub fn process(name: &str, bytes: &[u8], max_side: u32) -> Result<NewBlob, Uploa
     })
 }
 
-/// The decoded image, turned upright; the flag says it already was.
-fn decode(bytes: &[u8], format: ImageFormat) -> Result<(DynamicImage, bool), String> {
+/// The decoded image and how it must be turned to stand upright.
+fn decode(bytes: &[u8], format: ImageFormat) -> Result<(DynamicImage, Orientation), String> {
     let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
     let mut limits = Limits::default();
     limits.max_image_width = Some(MAX_DIMENSION);
@@ -85,30 +78,55 @@ fn decode(bytes: &[u8], format: ImageFormat) -> Result<(DynamicImage, bool), Str
     limits.max_alloc = Some(MAX_ALLOC);
     reader.limits(limits);
     let mut decoder = reader.into_decoder().map_err(|e| e.to_string())?;
-    let orientation = decoder
-        .orientation()
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| e.to_string())?;
-    let upright = orientation == image::metadata::Orientation::NoTransforms;
-    img.apply_orientation(orientation);
-    Ok((img, upright))
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let img = DynamicImage::from_decoder(decoder).map_err(|e| e.to_string())?;
+    Ok((img, orientation))
+}
+
+/// `img` scaled down (Lanczos3, SIMD) so its long side is at most `max_side`; a smaller image
+/// is returned as it is, never enlarged.
+pub fn fit(img: &DynamicImage, max_side: u32) -> DynamicImage {
+    let (w, h) = (img.width(), img.height());
+    let long = w.max(h);
+    if long <= max_side {
+        return img.clone();
+    }
+    let side = |s: u32| {
+        let scaled = u64::from(s) * u64::from(max_side) / u64::from(long);
+        u32::try_from(scaled).unwrap_or(max_side).clamp(1, max_side)
+    };
+    let mut out = DynamicImage::new(side(w), side(h), img.color());
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
+    match Resizer::new().resize(img, &mut out, &options) {
+        Ok(()) => out,
+        // A pixel layout the SIMD resizer does not take (16-bit with alpha, float): the image
+        // crate's own.
+        Err(_) => img.thumbnail(max_side, max_side),
+    }
 }
 
 /// PNG when the image has transparency or came as PNG or GIF (drawings, screenshots), else
 /// JPEG.
 fn encode(img: &DynamicImage, source: ImageFormat) -> Result<(Vec<u8>, String), String> {
-    let mut out = Cursor::new(Vec::new());
     let lossless = img.color().has_alpha() || matches!(source, ImageFormat::Png | ImageFormat::Gif);
     if lossless {
+        let mut out = Cursor::new(Vec::new());
         img.write_to(&mut out, ImageFormat::Png)
             .map_err(|e| e.to_string())?;
         return Ok((out.into_inner(), "image/png".into()));
     }
     let rgb = img.to_rgb8();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY)
-        .encode_image(&rgb)
-        .map_err(|e| e.to_string())?;
-    Ok((out.into_inner(), "image/jpeg".into()))
+    let mut out = Vec::new();
+    match (u16::try_from(rgb.width()), u16::try_from(rgb.height())) {
+        (Ok(w), Ok(h)) => jpeg_encoder::Encoder::new(&mut out, JPEG_QUALITY)
+            .encode(rgb.as_raw(), w, h, jpeg_encoder::ColorType::Rgb)
+            .map_err(|e| e.to_string())?,
+        // Wider than a JPEG header can say: the image crate's encoder refuses it in words.
+        _ => image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY)
+            .encode_image(&rgb)
+            .map_err(|e| e.to_string())?,
+    }
+    Ok((out, "image/jpeg".into()))
 }
 
 fn mime_of(format: ImageFormat) -> &'static str {
