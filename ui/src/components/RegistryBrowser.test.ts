@@ -47,7 +47,7 @@ const pages: Record<string, RegistryPage> = {
   second: { registry: 'http://127.0.0.1:1', query: '', entries: [entry('b/two')], cached: false, fetchedAt: 0 },
 };
 
-function backend(options: { offline?: boolean } = {}) {
+function backend(options: { offline?: boolean; docker?: string } = {}) {
   return installFakeBackend([], {
     extra: (cmd, args) => {
       if (cmd === 'registry_search') {
@@ -60,7 +60,9 @@ function backend(options: { offline?: boolean } = {}) {
       if (cmd === 'registry_cached') return { ...pages.first!, cached: true, fetchedAt: Date.UTC(2026, 0, 2) };
       if (cmd === 'registry_install_options') return [dbOption];
       if (cmd === 'plan_registry_install')
-        return { serverName: 'database-manager', commandLine: 'docker run', command: 'docker', args: ['run', '-i', '--rm', 'example/db:2.0'], envNames: ['DB_PASSWORD', 'DB_TYPE'], headerNames: [], runtime: { program: 'docker', hint: 'install Docker Engine or Docker Desktop' }, config: {} };
+        return { serverName: 'database-manager', commandLine: 'docker run', command: 'docker', args: ['run', '-i', '--rm', 'example/db:2.0'], envNames: ['DB_PASSWORD', 'DB_TYPE'], headerNames: [], runtime: { program: 'docker', found: options.docker, hint: 'install Docker Engine or Docker Desktop' }, config: {} };
+      if (cmd === 'install_from_registry') return { record: { id: 's9', config: { name: 'database-manager' } }, tools: [{ name: 'query' }, { name: 'tables' }] };
+      if (cmd === 'list_servers') return [];
       return undefined;
     },
   });
@@ -143,5 +145,26 @@ describe('the registry browser', () => {
     expect(within(plan).getByTestId('runtime-check')).toHaveTextContent('docker is not installed: install Docker Engine or Docker Desktop');
     expect(screen.getByTestId('install-now')).toBeDisabled();
     expect(fake.callsTo('plan_registry_install')).toEqual([{ entry: db, request: { option: 'package:0', values: { DB_PASSWORD: 'hunter2', DB_TYPE: 'postgres' } } }]);
+
+    // Changing a value hides the plan made for the old values; leaving a field does not.
+    password.blur();
+    expect(screen.getByTestId('install-plan')).toBeInTheDocument();
+    await userEvent.selectOptions(choice, 'mysql');
+    expect(screen.queryByTestId('install-plan')).toBeNull();
+    expect(screen.getByTestId('install-review')).toBeEnabled();
+  });
+
+  test('with its runtime found, Install saves and starts the server and lists its tools', async () => {
+    const fake = backend({ docker: '/usr/bin/docker' });
+    render(RegistryBrowser, { onclose: () => {} });
+    await waitFor(() => expect(names()).toContain(db.name));
+    await userEvent.click(screen.getByRole('button', { name: `Install ${db.name}` }));
+    await userEvent.type(await screen.findByLabelText(/DB_PASSWORD/), 'hunter2');
+    await userEvent.click(screen.getByTestId('install-review'));
+    expect(await screen.findByTestId('runtime-check')).toHaveTextContent('docker found at /usr/bin/docker');
+    expect(fake.callsTo('install_from_registry')).toEqual([]);
+    await userEvent.click(screen.getByTestId('install-now'));
+    expect(await screen.findByTestId('install-result')).toHaveTextContent('Its tools: query, tables');
+    expect(fake.callsTo('install_from_registry')).toEqual([{ entry: db, request: { option: 'package:0', values: { DB_PASSWORD: 'hunter2', DB_TYPE: 'postgres' } } }]);
   });
 });

@@ -12,7 +12,10 @@ const brave: RegistryEntry = {
       identifier: '@modelcontextprotocol/server-brave-search',
       version: '1.0.2',
       runtimeArguments: [],
-      packageArguments: [{ type: 'named', name: '--mode', isRepeated: false, isRequired: true, isSecret: false, choices: [], variables: {} }],
+      packageArguments: [
+        { type: 'named', name: '--mode', isRepeated: false, isRequired: true, isSecret: false, choices: [], variables: {} },
+        { type: 'named', name: '--host', isRepeated: false, isRequired: true, isSecret: false, default: 'localhost', choices: [], variables: {} },
+      ],
       environmentVariables: [
         { name: 'BRAVE_API_KEY', isRequired: true, isSecret: true, choices: [], variables: {} },
         { name: 'FIXED', isRequired: true, isSecret: false, value: 'x', choices: [], variables: {} },
@@ -26,7 +29,7 @@ const brave: RegistryEntry = {
 const field = (key: string, more: Partial<FormField> = {}): FormField => ({ key, target: 'env', required: false, secret: false, choices: [], ...more });
 
 describe('what installing an entry needs', () => {
-  test('names the runner of each package and the values and secrets it asks for, of a fixed value only its variables', () => {
+  test('names the runner of each package and the values and secrets it asks for, of a fixed value only its variables, not one with a default', () => {
     expect(needsOf(brave)).toEqual({ runtimes: ['npx'], values: ['db_type', '--mode'], secrets: ['BRAVE_API_KEY', 'X-Token'] });
   });
 

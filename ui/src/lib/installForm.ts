@@ -10,7 +10,8 @@ const RUNNERS: Record<string, string> = { npm: 'npx', pypi: 'uvx', oci: 'docker'
 /** What installing `entry` will need: the programs to run it and the values to give. */
 export type Needs = { runtimes: string[]; values: string[]; secrets: string[] };
 
-/** The programs and the required values of `entry` (all its packages and remotes). */
+/** The programs, the required values without a default and the secrets of `entry` (all its
+ * packages and remotes). */
 export function needsOf(entry: RegistryEntry): Needs {
   const runtimes = new Set<string>();
   const values = new Set<string>();
@@ -20,7 +21,7 @@ export function needsOf(entry: RegistryEntry): Needs {
     if (input.value !== undefined) {
       for (const [key, variable] of Object.entries(input.variables ?? {})) note(key, variable);
     } else if (input.isSecret) secrets.add(name);
-    else if (input.isRequired) values.add(name);
+    else if (input.isRequired && input.default === undefined) values.add(name);
   };
   for (const p of entry.packages) {
     const runner = p.runtimeHint ?? RUNNERS[p.registryType];
