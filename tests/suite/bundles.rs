@@ -43,7 +43,7 @@ fn pack(dir: &Path, out: &Path) {
 }
 
 /// Packs `dir` into `out` with npm's `mcpb pack` (which validates the manifest first).
-fn mcpb_pack(dir: &Path, out: &Path) {
+pub(super) fn mcpb_pack(dir: &Path, out: &Path) {
     let mcpb = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp-node/node_modules/.bin/mcpb");
     assert!(
@@ -67,7 +67,7 @@ fn mcpb_pack(dir: &Path, out: &Path) {
     );
 }
 
-fn greeter() -> PathBuf {
+pub(super) fn greeter() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcpb/greeter")
 }
 
