@@ -16,6 +16,7 @@ use switchboard_engine::export::{
 use switchboard_engine::local_ollama::LocalOllama;
 use switchboard_engine::mcp::app_documents::{AppCsp, AppView, ToolUi, Visibility};
 use switchboard_engine::mcp::bundle::{BundleInstall, BundlePreview, NamedItem, UserConfigField};
+use switchboard_engine::mcp::install_link::LinkPreview;
 use switchboard_engine::mcp::interact::{
     CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
@@ -113,6 +114,7 @@ pub fn typescript() -> String {
         declaration::<BundlePreview>(&cfg),
         declaration::<BundleInstall>(&cfg),
         declaration::<Installed>(&cfg),
+        declaration::<LinkPreview>(&cfg),
         declaration::<ProtocolEra>(&cfg),
         declaration::<ServerInfo>(&cfg),
         declaration::<ServerState>(&cfg),

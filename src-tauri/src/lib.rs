@@ -7,6 +7,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod events;
+pub mod links;
 pub mod startup;
 
 use std::sync::Mutex;
@@ -45,6 +46,20 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::servers::set_server_client_secret,
         commands::servers::server_client_secret_set,
         commands::servers::export_servers,
+        commands::install::registry_search,
+        commands::install::registry_cached,
+        commands::install::registry_url,
+        commands::install::set_registry_url,
+        commands::install::registry_install_options,
+        commands::install::plan_registry_install,
+        commands::install::install_from_registry,
+        commands::install::check_server_update,
+        commands::install::apply_server_update,
+        commands::install::preview_bundle,
+        commands::install::install_bundle,
+        commands::install::preview_install_link,
+        commands::install::install_from_link,
+        commands::install::take_opened_links,
         commands::servers_run::start_server,
         commands::servers_run::stop_server,
         commands::servers_run::restart_server,
@@ -191,8 +206,8 @@ async fn provide_default_model(engine: &Engine) {
 /// Opens the desktop window on the profile at `paths` and runs until it closes. The engine
 /// (keychain probe, database) opens on the async runtime while GTK starts; the window is
 /// created only once it is open, so a profile that cannot open ends with its error and no
-/// window.
-pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
+/// window. `opened` is an install link or a bundle file to show first (see [`links`]).
+pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Result<(), GuiError> {
     startup::begin();
     ensure_display()?;
     let cpu_rendering = startup::prefer_cpu_rendering();
@@ -213,9 +228,13 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
     });
     let window_state = paths.config_dir.join("window-state.json");
     let app = with_commands(tauri::Builder::default())
-        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
-            focus_main(app)
+        .plugin(tauri_plugin_single_instance::init(|app, args, cwd| {
+            focus_main(app);
+            if let Some(link) = links::link_in_args(&args, &cwd) {
+                links::received(app, link);
+            }
         }))
+        .plugin(tauri_plugin_deep_link::init())
         .plugin(
             tauri_plugin_window_state::Builder::new()
                 .with_filename(window_state.to_string_lossy())
@@ -228,9 +247,11 @@ pub fn run_gui(paths: Paths, secrets_file: bool) -> Result<(), GuiError> {
             tauri::webview::PageLoadEvent::Started => startup::mark("page load started"),
             tauri::webview::PageLoadEvent::Finished => startup::mark("page load finished"),
         })
-        .setup(|app| {
+        .manage(commands::install::OpenedLinks::default())
+        .setup(move |app| {
             startup::mark("window created");
             startup::tune_webview(app);
+            links::listen(app.handle(), opened);
             Ok(())
         })
         .build(tauri::generate_context!())?;

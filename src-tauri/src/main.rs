@@ -10,14 +10,16 @@ use clap::error::ErrorKind;
 use switchboard_app::cli::{self, Cli};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args = switchboard_app::links::link_as_option(std::env::args_os());
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
     let result = match &cli.command {
         Some(command) => cli::run(&cli, command).map_err(|e| e.to_string()),
         None => cli.paths().map_err(|e| e.to_string()).and_then(|paths| {
-            switchboard_app::run_gui(paths, cli.secrets_file).map_err(|e| e.to_string())
+            switchboard_app::run_gui(paths, cli.secrets_file, cli.opened())
+                .map_err(|e| e.to_string())
         }),
     };
     match result {

@@ -1,9 +1,9 @@
 //! MCP Bundles end to end: the small Node server of `tests/fixtures/mcpb/greeter` packed into
-//! a `.mcpb` here (with the `zip` crate: npm's `@anthropic-ai/mcpb` CLI is not installed on
-//! the build machines and cannot be fetched offline; the zip is the same format `mcpb pack`
-//! writes — a manifest.json at the root and the server's files), previewed, installed with a
-//! `user_config` value, its tool returning that value, then uninstalled leaving nothing; and a
-//! hostile bundle refused through the host leaving nothing.
+//! a `.mcpb` here by npm's real `@anthropic-ai/mcpb` CLI (`mcpb pack`, installed into
+//! `tests/fixtures/mcp-node` by `scripts/deps.sh test`), previewed, installed with a
+//! `user_config` value, its tool returning that value, then uninstalled leaving nothing; and
+//! hostile bundles (zipped here with the `zip` crate, since `mcpb pack` refuses to make them)
+//! refused through the host leaving nothing.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -42,7 +42,32 @@ fn pack(dir: &Path, out: &Path) {
     zip.finish().unwrap();
 }
 
-fn greeter() -> PathBuf {
+/// Packs `dir` into `out` with npm's `mcpb pack` (which validates the manifest first).
+pub(super) fn mcpb_pack(dir: &Path, out: &Path) {
+    let mcpb = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mcp-node/node_modules/.bin/mcpb");
+    assert!(
+        mcpb.is_file(),
+        "{} is missing: run scripts/deps.sh test",
+        mcpb.display()
+    );
+    let o = std::process::Command::new(&mcpb)
+        .arg("pack")
+        .arg(dir)
+        .arg(out)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    assert!(
+        o.status.success() && out.is_file(),
+        "mcpb pack failed:\n{}\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+}
+
+pub(super) fn greeter() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcpb/greeter")
 }
 
@@ -72,7 +97,7 @@ async fn a_packed_bundle_previews_installs_answers_with_its_configured_value_and
     let data = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let file = work.path().join("greeter.mcpb");
-    pack(&greeter(), &file);
+    mcpb_pack(&greeter(), &file);
     let (engine, store) = engine(data.path()).await;
     let mcp = engine.mcp();
 
@@ -227,7 +252,7 @@ fn servers_install_file_mcpb_shows_the_preview_asks_then_installs_and_remove_lea
     let data = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let file = work.path().join("greeter.mcpb");
-    pack(&greeter(), &file);
+    mcpb_pack(&greeter(), &file);
     let file = file.to_string_lossy().into_owned();
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
 

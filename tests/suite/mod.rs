@@ -11,6 +11,7 @@ mod edits;
 mod export;
 mod ipc;
 mod ipc_chat;
+mod ipc_install;
 mod ipc_mcp;
 mod ipc_mcp_content;
 mod ipc_paging;

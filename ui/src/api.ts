@@ -109,7 +109,8 @@ export function toIpcError(error: unknown): IpcError {
   return { kind: 'internal', message: String(error) };
 }
 
-async function call<T>(command: string, args?: InvokeArgs, options?: { headers: Record<string, string> }): Promise<T> {
+/** Invokes `command`; rejects with an `IpcError` (also used by `apiInstall.ts`). */
+export async function call<T>(command: string, args?: InvokeArgs, options?: { headers: Record<string, string> }): Promise<T> {
   try {
     return await invoke<T>(command, args, options);
   } catch (error) {

@@ -1228,6 +1228,43 @@ tools: Array<ToolInfo>,
 startError?: string, };
 
 /**
+ * What an install link would save, shown before anything is saved. Values are not shown.
+ */
+export type LinkPreview = { 
+/**
+ * The link as received.
+ */
+link: string, 
+/**
+ * The server's name.
+ */
+name: string, 
+/**
+ * `stdio`, `http` or `sse`.
+ */
+transport: string, 
+/**
+ * The program run (stdio).
+ */
+command?: string, 
+/**
+ * Its arguments, exactly.
+ */
+args: Array<string>, 
+/**
+ * The environment variables it gets, by name.
+ */
+envNames: Array<string>, 
+/**
+ * The remote URL.
+ */
+url?: string, 
+/**
+ * The headers sent, by name.
+ */
+headerNames: Array<string>, };
+
+/**
  * The protocol era spoken with one server, negotiated per server at each connection.
  */
 export type ProtocolEra = "stateless" | "handshake";

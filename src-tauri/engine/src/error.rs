@@ -129,6 +129,7 @@ fn install_kind(e: &InstallError) -> ErrorKind {
         | InstallError::Io(_) => ErrorKind::Io,
         InstallError::Malformed { .. }
         | InstallError::Plan(_)
+        | InstallError::Link(_)
         | InstallError::RuntimeMissing { .. }
         | InstallError::Bundle { .. } => ErrorKind::InvalidInput,
     }

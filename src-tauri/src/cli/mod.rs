@@ -29,6 +29,16 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub secrets_file: bool,
 
+    /// Open the window on this install link (`switchboard://mcp/install?…`): it asks for
+    /// confirmation before anything is saved. A bare `switchboard://` argument means the same.
+    #[arg(long, value_name = "URL")]
+    pub open_url: Option<String>,
+
+    /// Open the window on the preview of this MCP Bundle (`.mcpb`); nothing is installed
+    /// before the user confirms. A bare `FILE.mcpb` argument means the same.
+    #[arg(long, value_name = "FILE")]
+    pub open_bundle: Option<PathBuf>,
+
     /// A terminal command; without one the desktop window opens.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -72,6 +82,18 @@ impl Cli {
     pub fn paths(&self) -> Result<Paths, switchboard_engine::paths::PathsError> {
         let env = std::env::var(DATA_DIR_ENV).ok();
         Paths::resolve(self.data_dir.as_deref(), env.as_deref())
+    }
+
+    /// What the window opens on: `--open-url`'s install link, else `--open-bundle`'s file
+    /// (absolute).
+    pub fn opened(&self) -> Option<String> {
+        let bundle = self.open_bundle.as_ref().map(|file| {
+            std::path::absolute(file)
+                .unwrap_or_else(|_| file.clone())
+                .display()
+                .to_string()
+        });
+        self.open_url.clone().or(bundle)
     }
 }
 

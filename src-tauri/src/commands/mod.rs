@@ -8,6 +8,7 @@ pub mod attachments;
 pub mod chat;
 pub mod conversations;
 pub mod export;
+pub mod install;
 pub mod interactions;
 pub mod mcp_content;
 #[cfg(feature = "local")]

@@ -48,3 +48,8 @@ export async function chooseAttachments(): Promise<string[]> {
   if (chosen === null) return [];
   return Array.isArray(chosen) ? chosen : [chosen];
 }
+
+/** Asks for an MCP Bundle (`.mcpb`) to preview and install. */
+export function chooseBundleFile(): Promise<string | null> {
+  return open({ multiple: false, directory: false, filters: [{ name: 'MCP Bundle', extensions: ['mcpb'] }] });
+}

@@ -170,6 +170,9 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         return more.extra?.(cmd, args) ?? null;
       case 'image_support':
         return more.extra?.(cmd, args) ?? null;
+      // Install links the shell received: none unless a test's `extra` answers.
+      case 'take_opened_links':
+        return more.extra?.(cmd, args) ?? [];
       default: {
         const extra = more.extra?.(cmd, args);
         if (extra !== undefined) return extra;

@@ -4,6 +4,7 @@ import { assistants } from '../lib/assistants.svelte';
 import { conversations } from '../lib/conversations.svelte';
 import { deletions } from '../lib/deletions.svelte';
 import { clearErrors } from '../lib/errors.svelte';
+import { resetInstall } from '../lib/install.svelte';
 import { interactions } from '../lib/interactions.svelte';
 import { models } from '../lib/models.svelte';
 import { providers } from '../lib/providers.svelte';
@@ -22,6 +23,7 @@ export function resetAppState(): void {
   assistants.reset();
   readOnlyTools.reset();
   models.reset();
+  resetInstall();
   clearErrors();
   navigate('#/');
   setLang('en');

@@ -18,6 +18,7 @@ pub mod config;
 mod config_export;
 mod doc;
 pub mod host;
+pub mod install_link;
 pub mod interact;
 mod interact_types;
 pub mod netguard;

@@ -297,6 +297,9 @@ pub enum InstallError {
         /// Why.
         reason: String,
     },
+    /// An install link was refused; nothing was saved.
+    #[error("the install link was refused: {0}")]
+    Link(String),
     /// Reading or writing a file failed.
     #[error("{0}")]
     Io(String),

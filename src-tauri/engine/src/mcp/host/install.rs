@@ -1,7 +1,8 @@
 //! Installing servers: from the MCP Registry (search with the last listing cached, an entry,
 //! the plan shown before anything is saved, the runtime checked, the server saved, started
 //! and its tools listed; an update shown as a change before it is applied) and from MCP
-//! Bundles (preview, unpack into the profile's `bundles/`, configure). A bundle's folder goes
+//! Bundles (preview, unpack into the profile's `bundles/`, configure) and from install links
+//! (previewed, then saved once confirmed). A bundle's folder goes
 //! when its server is removed ([`McpHost::remove_bundle_files`]).
 
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use super::McpHost;
 use super::server_secrets::masked;
 use crate::EngineError;
 use crate::mcp::bundle::{self, BundleInstall, BundlePreview};
+use crate::mcp::install_link::{self, LinkPreview};
 use crate::mcp::registry::client::{DEFAULT_TIMEOUT, RegistryClient};
 use crate::mcp::registry::plan::{self, runtime_hint};
 use crate::mcp::registry::{
@@ -297,6 +299,23 @@ impl McpHost {
             }
         };
         tracing::info!(bundle = %manifest.name, version = %manifest.version, "installed an MCP Bundle");
+        Ok(self.start_installed(record).await)
+    }
+
+    /// What install link `link` would save (the exact command or URL, env and header names),
+    /// for the confirmation the user sees first; saves nothing.
+    pub async fn preview_install_link(&self, link: &str) -> Result<LinkPreview, EngineError> {
+        let (shown, config) = install_link::parse(link)?;
+        self.name_free(&config.name).await?;
+        Ok(shown)
+    }
+
+    /// Installs the server of `link` once the user confirmed [`Self::preview_install_link`]:
+    /// saved (values to the keychain), started, its tools listed.
+    pub async fn install_from_link(&self, link: &str) -> Result<Installed, EngineError> {
+        let (_, config) = install_link::parse(link)?;
+        tracing::info!(server = %config.name, "installing from an install link");
+        let record = self.add_server(config).await?;
         Ok(self.start_installed(record).await)
     }
 

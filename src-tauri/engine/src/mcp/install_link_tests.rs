@@ -1,0 +1,144 @@
+//! Install links: good links give the exact command or URL; hostile ones are refused with
+//! a clear reason.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+
+use super::{LinkPreview, MAX_LINK_BYTES, parse};
+use crate::vocab::Transport;
+
+fn link(name: &str, config: &str) -> String {
+    let name: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
+    let config: String =
+        url::form_urlencoded::byte_serialize(STANDARD.encode(config).as_bytes()).collect();
+    format!("switchboard://mcp/install?name={name}&config={config}")
+}
+
+fn refused(link: &str) -> String {
+    parse(link).unwrap_err().to_string()
+}
+
+#[test]
+fn a_command_link_shows_the_exact_command_arguments_and_env_names_but_no_values() {
+    let config = r#"{"command":"npx","args":["-y","@modelcontextprotocol/server-everything@2026.8.31"],"env":{"API_KEY":"sk-secret","MODE":"fast"}}"#;
+    let text = link("everything", config);
+    let (shown, saved) = parse(&text).unwrap();
+    assert_eq!(
+        shown,
+        LinkPreview {
+            link: text.clone(),
+            name: "everything".to_owned(),
+            transport: "stdio".to_owned(),
+            command: Some("npx".to_owned()),
+            args: vec![
+                "-y".to_owned(),
+                "@modelcontextprotocol/server-everything@2026.8.31".to_owned()
+            ],
+            env_names: vec!["API_KEY".to_owned(), "MODE".to_owned()],
+            url: None,
+            header_names: vec![],
+        }
+    );
+    assert!(!serde_json::to_string(&shown).unwrap().contains("sk-secret"));
+    let Transport::Stdio { env, .. } = &saved.transport else {
+        panic!("{saved:?}")
+    };
+    assert_eq!(env["API_KEY"], "sk-secret", "the value is saved, not shown");
+}
+
+#[test]
+fn a_url_link_shows_the_url_and_header_names_and_url_safe_unpadded_base64_is_read() {
+    let config = r#"{"url":"https://example.com/mcp","headers":{"Authorization":"Bearer x"}}"#;
+    let text = format!(
+        "switchboard://mcp/install?name=remote&config={}",
+        URL_SAFE_NO_PAD.encode(config)
+    );
+    let (shown, _) = parse(&text).unwrap();
+    assert_eq!(
+        (shown.transport.as_str(), shown.url.as_deref()),
+        ("http", Some("https://example.com/mcp"))
+    );
+    assert_eq!(shown.header_names, ["Authorization"]);
+    assert_eq!(shown.command, None);
+}
+
+#[test]
+fn links_of_another_scheme_or_route_are_refused() {
+    let config = STANDARD.encode(r#"{"command":"echo"}"#);
+    assert_eq!(
+        refused(&format!(
+            "cursor://anysphere.cursor-deeplink/mcp/install?name=a&config={config}"
+        )),
+        "the install link was refused: it is not a switchboard:// link"
+    );
+    assert_eq!(
+        refused(&format!("switchboard://mcp/remove?name=a&config={config}")),
+        "the install link was refused: switchboard://mcp/remove is not an install link"
+    );
+    assert!(refused("not a url at all").contains("it is not a URL"));
+}
+
+#[test]
+fn a_link_without_a_name_or_config_or_with_either_twice_is_refused() {
+    let config = STANDARD.encode(r#"{"command":"echo"}"#);
+    assert!(
+        refused(&format!("switchboard://mcp/install?config={config}")).ends_with("no server name")
+    );
+    assert!(
+        refused(&format!(
+            "switchboard://mcp/install?name=%20&config={config}"
+        ))
+        .ends_with("no server name")
+    );
+    assert!(refused("switchboard://mcp/install?name=a").ends_with("it has no config"));
+    assert!(
+        refused(&format!(
+            "switchboard://mcp/install?name=a&name=b&config={config}"
+        ))
+        .ends_with("it gives name more than once")
+    );
+}
+
+#[test]
+fn a_config_that_is_not_base64_json_of_one_server_is_refused() {
+    assert!(
+        refused("switchboard://mcp/install?name=a&config=***")
+            .ends_with("its config is not base64")
+    );
+    let not_json = STANDARD.encode("{command: echo");
+    assert!(
+        refused(&format!(
+            "switchboard://mcp/install?name=a&config={not_json}"
+        ))
+        .contains("its config is not JSON")
+    );
+    assert!(refused(&link("a", r#"["echo"]"#)).ends_with("its config is not a JSON object"));
+    assert!(refused(&link("a", r#"{"args":["x"]}"#)).contains("its config is not a server"));
+    assert!(refused(&link("a", r#"{"command":""}"#)).contains("its config is not a server"));
+}
+
+#[test]
+fn a_link_may_not_configure_a_builtin_server_or_a_name_with_control_characters_or_too_long() {
+    let builtin = refused(&link("fs", r#"{"builtin":"filesystem","folders":["/"]}"#));
+    assert!(
+        builtin.ends_with("it may only give a command or a URL"),
+        "{builtin}"
+    );
+    assert!(
+        refused(&link("a\u{1b}[2Jb", r#"{"command":"echo"}"#))
+            .ends_with("its name has control characters")
+    );
+    assert!(refused(&link(&"n".repeat(200), r#"{"command":"echo"}"#)).contains("not a server"));
+}
+
+#[test]
+fn a_huge_link_is_refused_before_it_is_decoded() {
+    let args: Vec<String> = (0..4000).map(|i| format!("arg{i}")).collect();
+    let config = serde_json::json!({ "command": "echo", "args": args }).to_string();
+    let text = link("big", &config);
+    assert!(text.len() > MAX_LINK_BYTES);
+    assert_eq!(
+        refused(&text),
+        format!("the install link was refused: it is longer than {MAX_LINK_BYTES} bytes")
+    );
+}
