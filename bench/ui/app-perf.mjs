@@ -284,7 +284,8 @@ async function main() {
   const port = await freePort();
   const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(await freePort())], {
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
+    // CPU painting, as the app chooses without a GPU; a value set outside (0: composite) wins.
+    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: process.env.WEBKIT_DISABLE_COMPOSITING_MODE ?? '1' },
   });
   children.push(td);
   const wd = driver(`http://127.0.0.1:${port}`);
