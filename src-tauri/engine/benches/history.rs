@@ -209,7 +209,13 @@ fn main() {
         if !path.exists() {
             build(&path).await;
         }
+        let opening = Instant::now();
         let store = Store::open(&path).await.expect("open");
+        // An older database is backed up and migrated here (the cost a user's upgrade pays).
+        println!(
+            "open (backup and migrations, if any): {:.2?}",
+            opening.elapsed()
+        );
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         println!(
             "database: {} ({:.0} MiB)",

@@ -23,6 +23,8 @@ mod page;
 mod providers;
 mod search;
 #[cfg(test)]
+mod search_cjk_tests;
+#[cfg(test)]
 mod search_tests;
 mod settings;
 mod tasks;

@@ -6,7 +6,9 @@
 //!
 //! Each whitespace-separated term must occur (case-insensitively). Terms of three or more
 //! characters are FTS phrases; a two-character term (a Chinese word, often) becomes the OR of
-//! the indexed trigrams that begin with it; only a one-character term filters with `LIKE`.
+//! the indexed trigrams that begin with it, found by stepping through the index's vocabulary
+//! from one trigram to the next (never through the documents each is in); only a
+//! one-character term filters with `LIKE`.
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -75,6 +77,19 @@ fn like_pattern(term: &str) -> String {
 /// to scanning.
 const MAX_EXPANSION: usize = 2000;
 
+/// The indexed trigrams in `[?1, ?2)` (those beginning with a two-character word), at most
+/// ?3 of them. A skip-scan over the one-row-per-occurrence vocabulary: each step reads the
+/// first occurrence of the next trigram (every trigram has three characters, so none lies
+/// between `t` and `t || char(1)`), never the documents a trigram is in, so a word found in
+/// a million messages costs what a rare one does.
+const TRIGRAMS_BEGINNING: &str = "WITH RECURSIVE grams(term) AS ( \
+     SELECT (SELECT term FROM messages_fts_instances WHERE term >= ?1 AND term < ?2 LIMIT 1) \
+     UNION ALL \
+     SELECT (SELECT term FROM messages_fts_instances \
+             WHERE term >= grams.term || char(1) AND term < ?2 LIMIT 1) \
+     FROM grams WHERE grams.term IS NOT NULL) \
+     SELECT term FROM grams WHERE term IS NOT NULL LIMIT ?3";
+
 /// How each query term is matched.
 enum Term {
     /// An FTS5 expression (a phrase, or an OR of the trigrams a short word begins).
@@ -134,15 +149,13 @@ impl Store {
             return Ok(Term::Like(like_pattern(term)));
         }
         let lower: String = term.chars().map(fold).collect();
-        let grams: Vec<String> = sqlx::query_scalar(
-            "SELECT term FROM messages_fts_vocab WHERE term >= ? AND term < ? LIMIT ?",
-        )
-        .bind(&lower)
-        .bind(format!("{lower}\u{10FFFF}"))
-        .bind(i64::try_from(MAX_EXPANSION + 1).unwrap_or(i64::MAX))
-        .fetch_all(&self.reader)
-        .await
-        .map_err(|e| self.classify(e))?;
+        let grams: Vec<String> = sqlx::query_scalar(TRIGRAMS_BEGINNING)
+            .bind(&lower)
+            .bind(format!("{lower}\u{10FFFF}"))
+            .bind(i64::try_from(MAX_EXPANSION + 1).unwrap_or(i64::MAX))
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
         Ok(match grams.len() {
             0 => Term::Nothing,
             n if n > MAX_EXPANSION => Term::Like(like_pattern(term)),
