@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::Providers;
+use crate::provider::ProviderError;
 use crate::store::ProviderRecord;
 
 /// What providers said, per (provider id, model): `None` when it answered without saying.
@@ -57,8 +58,11 @@ impl Providers {
         said.or_else(|| known_window(model))
     }
 
-    /// What the provider says of `model` (asked once; a failed question is asked again next
-    /// time).
+    /// What the provider says of `model`, asked once. A provider that answered without
+    /// saying, or that has no such question (a 4xx other than for credentials or rate, an
+    /// answer that is not JSON), is not asked again: a server without `/models` was otherwise
+    /// asked before every turn. A question that failed on the way (network, timeout, 5xx,
+    /// credentials, rate limit) is asked again next time.
     async fn provider_says(&self, record: &ProviderRecord, model: &str) -> Option<u32> {
         let key = (record.id.clone(), model.to_owned());
         if let Some(known) = self.cached(&key) {
@@ -68,18 +72,23 @@ impl Providers {
         let asked = tokio::time::timeout(ASK_LIMIT, client.context_window(model)).await;
         match asked {
             Ok(Ok(window)) => {
-                self.windows
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(key, window);
+                self.remember_window(key, window);
                 window
             }
             Ok(Err(e)) => {
                 tracing::debug!(model, error = %e, "the provider did not say the context window");
+                if never_says(&e) {
+                    self.remember_window(key, None);
+                }
                 None
             }
             Err(_) => None,
         }
+    }
+
+    fn remember_window(&self, key: (String, String), window: Option<u32>) {
+        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        windows.insert(key, window);
     }
 
     fn cached(&self, key: &(String, String)) -> Option<Option<u32>> {
@@ -88,9 +97,42 @@ impl Providers {
     }
 }
 
+/// Whether an error answering the model question means asking again would get the same: the
+/// provider answered, but has no such question or no answer to it.
+fn never_says(e: &ProviderError) -> bool {
+    matches!(
+        e,
+        ProviderError::ModelNotFound { .. }
+            | ProviderError::BadRequest { .. }
+            | ProviderError::MalformedStream(_)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_definite_answer_without_a_window_is_kept() {
+        let bad = |status| ProviderError::BadRequest {
+            status,
+            message: String::new(),
+        };
+        assert!(never_says(&bad(405)));
+        assert!(never_says(&ProviderError::MalformedStream("html".into())));
+        assert!(!never_says(&ProviderError::Network("refused".into())));
+        assert!(!never_says(&ProviderError::Timeout(ASK_LIMIT)));
+        let auth = ProviderError::Auth {
+            status: 401,
+            message: String::new(),
+        };
+        assert!(!never_says(&auth));
+        let server = ProviderError::Server {
+            status: 503,
+            message: String::new(),
+        };
+        assert!(!never_says(&server));
+    }
 
     #[test]
     fn the_table_matches_the_longest_prefix_without_case_or_vendor() {
