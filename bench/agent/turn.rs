@@ -266,10 +266,13 @@ mod phases {
     use tracing_subscriber::layer::Context;
     use tracing_subscriber::registry::LookupSpan;
 
-    /// Per span name: total milliseconds and count; and the turns they cover.
-    static TOTALS: Mutex<(BTreeMap<&'static str, (f64, u64)>, usize)> =
-        Mutex::new((BTreeMap::new(), 0));
-    static PENDING: Mutex<Option<BTreeMap<&'static str, (f64, u64)>>> = Mutex::new(None);
+    /// Per span name: total milliseconds and how many closed.
+    type Sums = BTreeMap<&'static str, (f64, u64)>;
+
+    /// The sums of the measured turns, and how many turns they cover.
+    static TOTALS: Mutex<(Sums, usize)> = Mutex::new((BTreeMap::new(), 0));
+    /// The sums since the last [`reset`].
+    static PENDING: Mutex<Option<Sums>> = Mutex::new(None);
 
     /// Sums the wall time of each span, from its creation to its close.
     pub struct Timer;
