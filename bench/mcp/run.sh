@@ -7,7 +7,7 @@
 #      single start (goal <= 1.1 x), and vs N raw clients spawned and initialized together.
 # Each figure is measured ROUNDS times; the report gives the median of the rounds, their spread
 # (min-max), and the ratios per round (median and p90 of the round ratios).
-#   bench/mcp/run.sh [CALLS] [ROUNDS] [N]
+#   bench/mcp/run.sh [CALLS] [ROUNDS] [N]      (N=0 leaves (b) out)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 calls=${1:-1000}
@@ -25,8 +25,10 @@ echo "bench-mcp: (a) echo: ours and raw, $rounds rounds of $calls calls…" >&2
 cargo bench -p switchboard-engine --bench mcp --quiet -- echo "$calls" "$rounds" | tee -a "$out" >&2
 echo "bench-mcp: (a) echo: Python SDK ClientSession…" >&2
 "$python" bench/mcp/sdk_echo.py "$js" "$calls" "$rounds" | tee -a "$out" >&2
-echo "bench-mcp: (b) $n servers started together, $rounds rounds…" >&2
-cargo bench -p switchboard-engine --bench mcp --quiet -- start "$n" "$rounds" | tee -a "$out" >&2
+if [ "$n" -gt 0 ]; then
+  echo "bench-mcp: (b) $n servers started together, $rounds rounds…" >&2
+  cargo bench -p switchboard-engine --bench mcp --quiet -- start "$n" "$rounds" | tee -a "$out" >&2
+fi
 
 python3 - "$out" "$calls" "$n" <<'EOF'
 import statistics, sys
@@ -51,6 +53,8 @@ print(f"    raw NDJSON client  {m['echo_raw_us']:9.1f} us   {spread('echo_raw_us
 print(f"    ours (McpClient)   {m['echo_ours_us']:9.1f} us   {m['echo_ours_us'] / m['echo_raw_us']:.2f} x raw (goal <= 1.2); per round {paired('echo_ours_us', 'echo_raw_us')}; {spread('echo_ours_us')}")
 print(f"    rmcp client alone  {m['echo_rmcp_us']:9.1f} us   {m['echo_rmcp_us'] / m['echo_raw_us']:.2f} x raw; per round {paired('echo_rmcp_us', 'echo_raw_us')}; ours = {paired('echo_ours_us', 'echo_rmcp_us')} rmcp; {spread('echo_rmcp_us')}")
 print(f"    Python SDK         {m['echo_sdk_us']:9.1f} us   {m['echo_sdk_us'] / m['echo_raw_us']:.2f} x raw")
+if 'start_together_ms' not in figures:
+    sys.exit(0)
 print(f"\n(b) {n} stdio servers started together (median of {len(figures['start_together_ms'])} rounds):")
 print(f"    slowest single start          {m['start_slowest_single_ms']:8.1f} ms")
 print(f"    {n} together (Supervisor)      {m['start_together_ms']:8.1f} ms   {m['start_together_ms'] / m['start_slowest_single_ms']:.2f} x slowest single (goal <= 1.1); per round {paired('start_together_ms', 'start_slowest_single_ms')}")
