@@ -1,14 +1,23 @@
 //! One full turn — two model calls and one tool call, persisted — against an instant fake
 //! OpenAI-compatible model on 127.0.0.1 and seed 003's Python weather server over stdio:
-//! Switchboard's median next to LangGraph's `create_react_agent` with
-//! `langchain-mcp-adapters` (persistent session) on the same fake model and server.
+//! Switchboard next to a minimal stdlib Python loop over the same pieces with no persistence
+//! (`minimal_loop.py`, the floor) and LangGraph's `create_react_agent` with
+//! `langchain-mcp-adapters` (persistent session), side by side in rounds: each round runs
+//! `TURNS` turns of each (after `WARMUP` unmeasured ones); the report gives the median and p90
+//! of every measured turn, the spread of the round medians, and the ratios per round.
 //!
 //! `make bench-agent` (creates the LangGraph virtualenv under ~/.cache/switchboard first).
+//! `SWITCHBOARD_BENCH_ROUNDS` (default 20) sets the rounds; `BENCH_PHASES=1` also times our
+//! turn's phases (tracing spans `turn.*`, see `agent::phase`) and prints them per turn.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use axum::body::Body;
 use axum::response::Response;
@@ -20,7 +29,10 @@ use switchboard_engine::secrets::KeyringSecrets;
 use switchboard_engine::store::NewConversation;
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 
-const TURNS: usize = 60;
+/// Measured turns per contender per round.
+const TURNS: usize = 30;
+/// Unmeasured turns before them in each round.
+const WARMUP: usize = 5;
 
 /// The fake model: a user message last → call the weather tool; a tool result last → answer.
 async fn fake(body: axum::body::Bytes) -> Response {
@@ -66,12 +78,26 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The value at fraction `q` of the sorted samples (nearest rank).
+fn quantile(v: &[f64], q: f64) -> f64 {
+    let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
 }
 
-async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
+fn median(v: &[f64]) -> f64 {
+    quantile(v, 0.5)
+}
+
+/// Our engine with the weather server running and the fake provider added.
+struct Ours {
+    engine: Engine,
+    provider: String,
+    _dir: tempfile::TempDir,
+}
+
+async fn open_ours(url: &str, python: &Path, weather: &Path) -> Ours {
     let dir = tempfile::tempdir().expect("tempdir");
     let redactor = Redactor::default();
     let store = std::sync::Arc::new(KeyringSecrets::mock().expect("keyring"));
@@ -113,61 +139,224 @@ async fn ours(url: &str, python: &Path, weather: &Path) -> Vec<f64> {
         .add_provider(provider)
         .await
         .expect("provider");
-    let mut turns = Vec::new();
-    for i in 0..TURNS + 5 {
-        let new = NewConversation {
-            provider_id: Some(p.provider.id.clone()),
-            model: Some("fake-model".into()),
-            ..Default::default()
-        };
-        let conv = engine.store().create_conversation(new).await.expect("conv");
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let drain = tokio::spawn(async move {
-            while let Some(e) = rx.recv().await {
-                if std::env::var_os("BENCH_TRACE").is_some() {
-                    eprintln!("{e:?}");
-                }
-            }
-        });
-        let started = Instant::now();
-        let prompt = "What is the weather in California?";
-        let end = engine
-            .agent()
-            .send_message(&conv.id, prompt, tx)
-            .await
-            .expect("turn");
-        let elapsed = started.elapsed().as_secs_f64() * 1000.0;
-        drain.await.ok();
-        assert_eq!(end, TurnEnd::Done);
-        if i >= 5 {
-            turns.push(elapsed);
-        }
+    Ours {
+        engine,
+        provider: p.provider.id,
+        _dir: dir,
     }
-    engine.shutdown().await;
+}
+
+/// One turn in a new conversation, in milliseconds.
+async fn our_turn(ours: &Ours) -> f64 {
+    let new = NewConversation {
+        provider_id: Some(ours.provider.clone()),
+        model: Some("fake-model".into()),
+        ..Default::default()
+    };
+    let conv = ours.engine.store().create_conversation(new);
+    let conv = conv.await.expect("conv");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let drain = tokio::spawn(async move {
+        while let Some(e) = rx.recv().await {
+            if std::env::var_os("BENCH_TRACE").is_some() {
+                eprintln!("{e:?}");
+            }
+        }
+    });
+    let started = Instant::now();
+    let prompt = "What is the weather in California?";
+    let end = ours.engine.agent().send_message(&conv.id, prompt, tx);
+    let end = end.await.expect("turn");
+    let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+    drain.await.ok();
+    assert_eq!(end, TurnEnd::Done);
+    elapsed
+}
+
+/// One round of ours: `WARMUP` turns, then `TURNS` measured ones.
+async fn our_round(ours: &Ours) -> Vec<f64> {
+    for _ in 0..WARMUP {
+        our_turn(ours).await;
+    }
+    phases::reset();
+    let mut turns = Vec::with_capacity(TURNS);
+    for _ in 0..TURNS {
+        turns.push(our_turn(ours).await);
+    }
+    phases::add_turns(TURNS);
     turns
 }
 
-fn langgraph(url: &str, python: &Path, weather: &Path) -> Option<Vec<f64>> {
-    let venv = std::env::var_os("LANGGRAPH_PYTHON").map(PathBuf::from)?;
-    let script = root().join("bench/agent/langgraph_turn.py");
-    let out = std::process::Command::new(venv)
-        .arg(script)
+/// One round of a Python peer (`minimal_loop.py`, `langgraph_turn.py`): its measured turns.
+fn python_round(
+    interpreter: &Path,
+    script: &str,
+    url: &str,
+    python: &Path,
+    weather: &Path,
+) -> Vec<f64> {
+    let out = std::process::Command::new(interpreter)
+        .arg(root().join("bench/agent").join(script))
         .arg(url)
         .arg(weather)
         .arg(python)
         .arg(TURNS.to_string())
         .output()
-        .ok()?;
-    if !out.status.success() {
-        eprintln!("langgraph failed: {}", String::from_utf8_lossy(&out.stderr));
-        return None;
+        .expect("python peer");
+    assert!(
+        out.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("peer output");
+    let turns = v["turns_ms"].as_array().expect("turns_ms");
+    turns.iter().filter_map(Value::as_f64).collect()
+}
+
+/// Every measured turn of one contender, round by round.
+#[derive(Default)]
+struct Runs {
+    rounds: Vec<Vec<f64>>,
+}
+
+impl Runs {
+    fn all(&self) -> Vec<f64> {
+        self.rounds.iter().flatten().copied().collect()
     }
-    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
-    let turns = v["turns_ms"].as_array()?;
-    Some(turns.iter().filter_map(Value::as_f64).collect())
+
+    fn medians(&self) -> Vec<f64> {
+        self.rounds.iter().map(|r| median(r)).collect()
+    }
+
+    fn report(&self, name: &str) {
+        let all = self.all();
+        let m = self.medians();
+        let (lo, hi) = (quantile(&m, 0.0), quantile(&m, 1.0));
+        println!(
+            "{name:<13} median {:6.2} ms  p90 {:6.2} ms  round medians {lo:.2}–{hi:.2} ms  ({} turns, {} rounds)",
+            median(&all),
+            quantile(&all, 0.9),
+            all.len(),
+            m.len()
+        );
+    }
+
+    /// Ours / theirs: per round (median and p90 of the round ratios) and of the pooled medians.
+    fn ratio(&self, theirs: &Runs, name: &str) {
+        let per_round: Vec<f64> = (self.medians().iter())
+            .zip(theirs.medians())
+            .map(|(a, b)| a / b)
+            .collect();
+        println!(
+            "switchboard / {name:<12} per round median {:.3}  p90 {:.3}; of the medians {:.3}",
+            median(&per_round),
+            quantile(&per_round, 0.9),
+            median(&self.all()) / median(&theirs.all())
+        );
+    }
+}
+
+/// Wall time per phase of our turns, from the engine's `turn.*` tracing spans.
+mod phases {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    use tracing::span;
+    use tracing_subscriber::layer::Context;
+    use tracing_subscriber::registry::LookupSpan;
+
+    /// Per span name: total milliseconds and how many closed.
+    type Sums = BTreeMap<&'static str, (f64, u64)>;
+
+    /// The sums of the measured turns, and how many turns they cover.
+    static TOTALS: Mutex<(Sums, usize)> = Mutex::new((BTreeMap::new(), 0));
+    /// The sums since the last [`reset`].
+    static PENDING: Mutex<Option<Sums>> = Mutex::new(None);
+
+    /// Sums the wall time of each span, from its creation to its close.
+    pub struct Timer;
+
+    struct Opened(Instant);
+
+    impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> tracing_subscriber::Layer<S> for Timer {
+        fn on_new_span(&self, _: &span::Attributes<'_>, id: &span::Id, ctx: Context<'_, S>) {
+            if let Some(span) = ctx.span(id) {
+                span.extensions_mut().insert(Opened(Instant::now()));
+            }
+        }
+
+        fn on_close(&self, id: span::Id, ctx: Context<'_, S>) {
+            let Some(span) = ctx.span(&id) else { return };
+            let Some(opened) = span.extensions().get::<Opened>().map(|o| o.0) else {
+                return;
+            };
+            let ms = opened.elapsed().as_secs_f64() * 1000.0;
+            let mut pending = PENDING.lock().unwrap();
+            let e = pending
+                .get_or_insert_with(BTreeMap::new)
+                .entry(span.metadata().name())
+                .or_default();
+            e.0 += ms;
+            e.1 += 1;
+        }
+    }
+
+    /// Forgets the spans closed so far (the warm-up's).
+    pub fn reset() {
+        PENDING.lock().unwrap().take();
+    }
+
+    /// Counts the spans closed since [`reset`] as `turns` measured turns.
+    pub fn add_turns(turns: usize) {
+        let pending = PENDING.lock().unwrap().take().unwrap_or_default();
+        let mut totals = TOTALS.lock().unwrap();
+        for (name, (ms, n)) in pending {
+            let e = totals.0.entry(name).or_default();
+            e.0 += ms;
+            e.1 += n;
+        }
+        totals.1 += turns;
+    }
+
+    /// Prints the mean per turn of each phase, and their sum.
+    pub fn print(turn_median: f64) {
+        let totals = TOTALS.lock().unwrap();
+        let turns = totals.1.max(1) as f64;
+        println!("phases of our turn (mean wall time per turn over {turns} turns):");
+        let mut sum = 0.0;
+        for (name, (ms, n)) in &totals.0 {
+            let per_turn = ms / turns;
+            if name.matches('.').count() == 1 {
+                sum += per_turn;
+            }
+            println!(
+                "  {name:<22} {per_turn:7.3} ms  ({:.1} spans per turn)",
+                *n as f64 / turns
+            );
+        }
+        println!(
+            "  {:<22} {sum:7.3} ms  (top-level phases; turn median {turn_median:.2} ms)",
+            "sum"
+        );
+    }
 }
 
 fn main() {
+    let timing = std::env::var_os("BENCH_PHASES").is_some();
+    if timing {
+        let spans =
+            tracing_subscriber::filter::filter_fn(|m| m.is_span() && m.name().starts_with("turn."));
+        let filter = tracing_subscriber::filter::Targets::new()
+            .with_target("switchboard_engine", tracing::Level::TRACE);
+        tracing_subscriber::registry()
+            .with(phases::Timer.with_filter(spans).with_filter(filter))
+            .init();
+    }
+    let rounds: usize = std::env::var("SWITCHBOARD_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(20);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -184,21 +373,39 @@ fn main() {
         tokio::spawn(async move { axum::serve(listener, app).await.ok() });
         let python = root().join("tests/fixtures/mcp-py/.venv/bin/python");
         let weather = root().join("tests/fixtures/mcp-py/weather.py");
-        let ours = ours(&url, &python, &weather).await;
-        let ours_med = median(ours.clone());
-        println!(
-            "switchboard: median {ours_med:.2} ms per turn ({} turns)",
-            ours.len()
-        );
-        let (u, p, w) = (url.clone(), python.clone(), weather.clone());
-        let theirs = tokio::task::spawn_blocking(move || langgraph(&u, &p, &w));
-        match theirs.await.ok().flatten() {
-            Some(t) => {
-                let m = median(t.clone());
-                println!("langgraph:   median {m:.2} ms per turn ({} turns)", t.len());
-                println!("ratio switchboard / langgraph: {:.3}", ours_med / m);
+        let langgraph = std::env::var_os("LANGGRAPH_PYTHON").map(PathBuf::from);
+        let ours = open_ours(&url, &python, &weather).await;
+        let (mut us, mut minimal, mut lg) = (Runs::default(), Runs::default(), Runs::default());
+        for round in 0..rounds {
+            us.rounds.push(our_round(&ours).await);
+            let (u, p, w) = (url.clone(), python.clone(), weather.clone());
+            let floor = tokio::task::spawn_blocking(move || {
+                python_round(&p, "minimal_loop.py", &u, &p, &w)
+            });
+            minimal.rounds.push(floor.await.expect("minimal loop"));
+            if let Some(venv) = langgraph.clone() {
+                let (u, p, w) = (url.clone(), python.clone(), weather.clone());
+                let peer = tokio::task::spawn_blocking(move || {
+                    python_round(&venv, "langgraph_turn.py", &u, &p, &w)
+                });
+                lg.rounds.push(peer.await.expect("langgraph"));
             }
-            None => println!("langgraph: not run (set LANGGRAPH_PYTHON to its venv's python)"),
+            eprintln!("round {}/{rounds} done", round + 1);
+        }
+        ours.engine.shutdown().await;
+        us.report("switchboard");
+        minimal.report("minimal loop");
+        if lg.rounds.is_empty() {
+            println!("langgraph: not run (set LANGGRAPH_PYTHON to its venv's python)");
+        } else {
+            lg.report("langgraph");
+        }
+        us.ratio(&minimal, "minimal loop");
+        if !lg.rounds.is_empty() {
+            us.ratio(&lg, "langgraph");
+        }
+        if timing {
+            phases::print(median(&us.all()));
         }
     });
 }

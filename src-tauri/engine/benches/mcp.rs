@@ -2,7 +2,8 @@
 //!
 //! - `echo`: sequential `tools/call` of `echo`, per-call median through our [`McpClient`]
 //!   against a raw NDJSON client (JSON lines written straight to the child's stdin, answers
-//!   matched by id: the lower bound);
+//!   matched by id: the lower bound) and against rmcp's own client with nothing of ours
+//!   around it (`()` as its handler, `Peer::call_tool`: the bound rmcp sets);
 //! - `start`: N servers started together through the [`Supervisor`] against the slowest of N
 //!   single starts, and against N raw clients spawning and initializing concurrently.
 //!
@@ -84,6 +85,54 @@ async fn ours_echo(client: &McpClient, calls: usize) -> Duration {
     median(samples)
 }
 
+/// rmcp's client alone over the child's stdio, as our client connects it but with no handler,
+/// no line cap, no timeout or progress bookkeeping.
+struct Rmcp {
+    service: rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    child: Child,
+}
+
+impl Rmcp {
+    async fn start() -> Self {
+        let mut child = Command::new("node")
+            .args([everything_js(), "stdio".to_owned()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn node");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, stdin);
+        let mode = rmcp::service::ClientLifecycleMode::Initialize;
+        let service = rmcp::service::serve_client_with_lifecycle((), transport, mode)
+            .await
+            .expect("rmcp handshake");
+        Self { service, child }
+    }
+
+    /// Per-call median of `calls` sequential echo calls.
+    async fn echo(&self, calls: usize) -> Duration {
+        let args = json!({"message": "hello"}).as_object().unwrap().clone();
+        let mut samples = Vec::with_capacity(calls);
+        for _ in 0..calls {
+            let started = Instant::now();
+            let mut params = rmcp::model::CallToolRequestParams::new("echo");
+            params.arguments = Some(args.clone());
+            let result = self.service.peer().call_tool(params).await;
+            samples.push(started.elapsed());
+            assert_ne!(result.unwrap().is_error, Some(true));
+        }
+        median(samples)
+    }
+
+    async fn stop(mut self) {
+        let _ = self.service.cancel().await;
+        let _ = self.child.kill().await;
+    }
+}
+
 /// A bare newline-delimited JSON-RPC client of a child process.
 struct Raw {
     child: Child,
@@ -161,15 +210,18 @@ impl Raw {
     }
 }
 
-/// `echo CALLS ROUNDS`: per round, the per-call median of ours and of the raw client.
+/// `echo CALLS ROUNDS`: per round, the per-call median of ours, of the raw client and of
+/// rmcp's client alone.
 async fn bench_echo(calls: usize, rounds: usize) {
     let spec = ServerSpec::new("everything", everything_config("everything").transport);
     let client = McpClient::connect(&spec, IgnoreNotifications)
         .await
         .unwrap();
     let mut raw = Raw::start().await;
+    let alone = Rmcp::start().await;
     ours_echo(&client, WARMUP).await;
     raw.echo(WARMUP).await;
+    alone.echo(WARMUP).await;
     for round in 1..=rounds {
         // Alternate which goes first, so neither always gets the quieter machine.
         let (ours, bare) = if round % 2 == 1 {
@@ -178,11 +230,14 @@ async fn bench_echo(calls: usize, rounds: usize) {
             let bare = raw.echo(calls).await;
             (ours_echo(&client, calls).await, bare)
         };
+        let rmcp = alone.echo(calls).await;
         println!("echo_ours_us {:.1}", micros(ours));
         println!("echo_raw_us {:.1}", micros(bare));
+        println!("echo_rmcp_us {:.1}", micros(rmcp));
     }
     client.shutdown().await;
     raw.stop().await;
+    alone.stop().await;
 }
 
 /// `start N ROUNDS`: per round, the slowest of N single starts, N started together through

@@ -337,6 +337,14 @@ impl Providers {
         id_or_name: &str,
     ) -> Result<Box<dyn Provider>, EngineError> {
         let record = self.store().find_provider(id_or_name).await?;
+        self.client_of(record).await
+    }
+
+    /// [`Providers::provider_client`] for a provider already read from the store.
+    pub async fn client_of(
+        &self,
+        record: ProviderRecord,
+    ) -> Result<Box<dyn Provider>, EngineError> {
         if record.kind == crate::vocab::ProviderKind::Local {
             #[cfg(feature = "local")]
             return Ok(Box::new(self.local.provider(self.store()).await?));

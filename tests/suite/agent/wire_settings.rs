@@ -1,7 +1,8 @@
 //! A conversation's model settings through a real turn: the scripted model receives the system
 //! prompt, temperature, top_p, max tokens, context window and thinking in each wire format's
 //! own fields; a parameter the provider refuses ends the turn with the provider's own words;
-//! and what auto tool mode learns outlives a restart.
+//! what auto tool mode learns outlives a restart; and a provider with no model list is asked
+//! about a model once, one that failed is asked again.
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
@@ -225,5 +226,35 @@ async fn an_openrouter_style_model_list_gives_the_context_window_and_the_table_b
         ["/v1/models", "/v1/models", "/v1/models"],
         "each model asked once"
     );
+    engine.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_provider_without_a_model_list_is_asked_once_and_one_that_failed_is_asked_again() {
+    use crate::suite::providers::fake::{FakeProvider, Reply};
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    // 405 for the first question (no model list here), then 500 for every other one.
+    let fake = FakeProvider::start(vec![Reply::status(405, r#"{"error":"GET"}"#)]).await;
+    let conv = conversation(&engine, &fake.url, Wire::OpenAi).await;
+    let conv = engine.store().get_conversation(&conv).await.unwrap();
+    let provider = conv.provider_id.unwrap();
+    let record = engine.store().find_provider(&provider).await.unwrap();
+    let providers = engine.providers();
+    for _ in 0..2 {
+        assert_eq!(
+            providers.context_window(&record, "my-own-finetune").await,
+            None
+        );
+    }
+    assert_eq!(fake.seen().len(), 1, "a 405 is an answer: not asked again");
+    for _ in 0..2 {
+        assert_eq!(
+            providers.context_window(&record, "another-finetune").await,
+            None
+        );
+    }
+    let asked: Vec<String> = fake.seen().into_iter().map(|s| s.path_and_query).collect();
+    assert_eq!(asked, ["/v1/models"; 3], "a 500 is asked again next time");
     engine.shutdown().await;
 }

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use futures::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::Agent;
 use super::Events;
@@ -128,7 +129,7 @@ pub(super) async fn run_all(
 ) -> Result<Done, EngineError> {
     let store = ctx.agent.store();
     let msg = store
-        .append_message(NewMessage {
+        .append_as_head(NewMessage {
             conversation_id: ctx.conversation.to_owned(),
             parent_id: Some(assistant_id.to_owned()),
             role: Role::Tool,
@@ -136,11 +137,14 @@ pub(super) async fn run_all(
             status: MessageStatus::Streaming,
             model: None,
         })
+        .instrument(super::phase::sqlite())
         .await?;
-    store.set_head(ctx.conversation, &msg.id).await?;
     let runs = calls.iter().map(|c| run_one(ctx, &msg.id, c));
-    let (results, contents): (Vec<ToolResult>, Vec<Value>) =
-        join_all(runs).await.into_iter().unzip();
+    let (results, contents): (Vec<ToolResult>, Vec<Value>) = join_all(runs)
+        .instrument(super::phase::tool())
+        .await
+        .into_iter()
+        .unzip();
     let parts = calls
         .iter()
         .zip(&results)
@@ -161,7 +165,8 @@ pub(super) async fn run_all(
         status: Some(status),
         ..Default::default()
     };
-    store.update_message(&msg.id, update).await?;
+    let update = store.update_message(&msg.id, update);
+    update.instrument(super::phase::sqlite()).await?;
     Ok(Done {
         message_id: msg.id,
         results: calls.into_iter().zip(results).collect(),
@@ -185,7 +190,10 @@ async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult
         None => approved_then_run(ctx, message_id, &call.view).await,
     };
     let (server, tool) = (&call.view.server, &call.view.tool);
-    let content = crate::mcp::apps_result_json(ctx.agent.mcp(), server, tool, &result).await;
+    let content = crate::mcp::apps_result_json(ctx.agent.mcp(), server, tool, &result);
+    let content = content
+        .instrument(tracing::trace_span!("turn.tool.result"))
+        .await;
     let _ = ctx.events.send(ChatEvent::ToolResult {
         message_id: message_id.to_owned(),
         call_id: call.view.id.clone(),

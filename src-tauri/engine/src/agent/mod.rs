@@ -12,6 +12,7 @@ mod calls;
 pub mod coalesce;
 pub mod history;
 pub mod learned_modes;
+mod phase;
 pub mod sampling;
 mod setup;
 mod tasks;
@@ -29,6 +30,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 use ts_rs::TS;
 
 pub use crate::provider::{ReasoningEffort, Thinking};
@@ -211,7 +213,8 @@ impl Agent {
         attachments: Vec<Attachment>,
         events: Events,
     ) -> Result<TurnEnd, EngineError> {
-        let conv = self.store().get_conversation(conversation).await?;
+        let conv = self.store().get_conversation(conversation);
+        let conv = conv.instrument(phase::sqlite()).await?;
         let parent = conv.head_id.clone();
         let attached = attachments.into_iter().map(ContentPart::Resource).collect();
         self.turn_from(conv, parent, text, attached, events).await
@@ -370,24 +373,27 @@ impl Agent {
         }
         content.extend(attached);
         let (guard, cancel) = self.state.begin(&conv.id)?;
-        let user = self
-            .store()
-            .append_message(NewMessage {
-                conversation_id: conv.id.clone(),
-                parent_id: parent,
-                role: Role::User,
-                content,
-                status: MessageStatus::Complete,
-                model: None,
-            })
-            .await?;
-        self.store().set_head(&conv.id, &user.id).await?;
         let untitled = conv.title.is_empty();
-        if untitled {
-            self.store()
-                .rename_conversation(&conv.id, &title_from(title_source(&user.content)))
+        let stored = async {
+            let user = self
+                .store()
+                .append_as_head(NewMessage {
+                    conversation_id: conv.id.clone(),
+                    parent_id: parent,
+                    role: Role::User,
+                    content,
+                    status: MessageStatus::Complete,
+                    model: None,
+                })
                 .await?;
-        }
+            if untitled {
+                self.store()
+                    .rename_conversation(&conv.id, &title_from(title_source(&user.content)))
+                    .await?;
+            }
+            Ok::<_, EngineError>(user)
+        };
+        let user = stored.instrument(phase::sqlite()).await?;
         let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
         if untitled && matches!(result, Ok((TurnEnd::Done, _))) {
             title::retitle(self, &conv, &events).await;

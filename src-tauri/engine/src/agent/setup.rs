@@ -2,6 +2,8 @@
 //! mode), the model, the tools of the conversation's servers under provider-safe names, and
 //! the sampling settings.
 
+use tracing::Instrument;
+
 use crate::EngineError;
 use crate::provider::names::ToolNames;
 use crate::provider::prompt_tools::{ModeSwitch, PromptOnlyModels, ToolMode};
@@ -74,24 +76,41 @@ impl Setup {
                     provider: record.name.clone(),
                 })?,
         };
+        // The window, the client (its key), what auto mode learned and the tools do not
+        // depend on one another: asked for at once.
         let chosen_window = settings.context_window;
-        if settings.context_window.is_none() {
-            settings.context_window = agent.providers().context_window(&record, &model).await;
+        let window = async {
+            match chosen_window {
+                Some(_) => None,
+                None => agent.providers().context_window(&record, &model).await,
+            }
+        };
+        let client = agent.providers().client_of(record.clone());
+        let learned = super::learned_modes::load(agent.store(), &record.id);
+        let tools = async {
+            if with_tools {
+                tools_of(agent, &settings).await
+            } else {
+                Vec::new()
+            }
+        };
+        let (window, client, learned, tools) = tokio::join!(
+            window.instrument(tracing::trace_span!("turn.setup.window")),
+            client.instrument(tracing::trace_span!("turn.setup.client")),
+            learned.instrument(tracing::trace_span!("turn.setup.learned")),
+            tools.instrument(tracing::trace_span!("turn.setup.tools")),
+        );
+        let (client, learned) = (client?, learned?);
+        if chosen_window.is_none() {
+            settings.context_window = window;
         }
         let chosen_window = sized_per_request(&record, chosen_window, &mut settings);
         let mode = settings
             .tool_mode
             .or_else(|| record.settings.tool_modes.get(&model).copied())
             .unwrap_or(ToolMode::Auto);
-        let client = agent.providers().provider_client(&record.id).await?;
-        let learned = super::learned_modes::load(agent.store(), &record.id).await?;
         let prompt_only_loaded = learned.len();
         let prompt_only = PromptOnlyModels::new(std::sync::Mutex::new(learned));
-        let tools = if with_tools {
-            tools_of(agent, &settings).await
-        } else {
-            Vec::new()
-        };
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
         Ok(Self {

@@ -7,12 +7,14 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::Agent;
 use super::budget;
 use super::calls::{self, Breaker, Planned};
 use super::history;
 use super::learned_modes;
+use super::phase;
 use super::setup::Setup;
 use super::{Events, MAX_STEPS};
 use crate::EngineError;
@@ -39,7 +41,8 @@ pub(super) async fn run(
         conversation_id: conv.id.clone(),
         user_message_id: user_id.to_owned(),
     });
-    let setup = match Setup::of(agent, conv).await {
+    let setup = Setup::of(agent, conv).instrument(phase::setup());
+    let setup = match setup.await {
         Ok(s) => s,
         Err(e) => return Ok(fail(agent, conv, user_id, events, &e).await),
     };
@@ -152,8 +155,12 @@ async fn request(
     setup: &Setup,
     head: &str,
 ) -> Result<ChatRequest, EngineError> {
-    let branch = agent.store().branch(head).await?;
-    let branch = super::upload::hydrate(agent.store(), branch).await?;
+    let read = async {
+        let branch = agent.store().branch(head).await?;
+        super::upload::hydrate(agent.store(), branch).await
+    };
+    let branch = read.instrument(phase::sqlite()).await?;
+    let _build = phase::request().entered();
     let messages = history::to_chat(&branch, &setup.names);
     let window = setup
         .settings
@@ -204,7 +211,7 @@ async fn model_call(
     let req = request(agent, conv, setup, head).await?;
     let msg = agent
         .store()
-        .append_message(NewMessage {
+        .append_as_head(NewMessage {
             conversation_id: conv.id.clone(),
             parent_id: Some(head.to_owned()),
             role: Role::Assistant,
@@ -212,8 +219,8 @@ async fn model_call(
             status: MessageStatus::Streaming,
             model: Some(setup.model.clone()),
         })
+        .instrument(phase::sqlite())
         .await?;
-    agent.store().set_head(&conv.id, &msg.id).await?;
     let _ = events.send(ChatEvent::MessageStarted {
         message_id: msg.id.clone(),
         model: setup.model.clone(),
@@ -234,7 +241,7 @@ async fn model_call(
         &setup.prompt_only,
         setup.prompt_only_loaded,
     );
-    if let Err(e) = learned.await {
+    if let Err(e) = learned.instrument(phase::sqlite()).await {
         tracing::warn!(error = %e, "could not remember the models that need prompt-mode tools");
     }
     let (status, error, end) = match streamed {
@@ -257,6 +264,7 @@ async fn model_call(
     agent
         .store()
         .update_message(&draft.id, draft.update(Some(status), error))
+        .instrument(phase::sqlite())
         .await?;
     // A stopped or failed message keeps its calls in storage (history repairs them), but
     // none of them runs.
@@ -283,12 +291,13 @@ async fn stream_into(
     cancel: &CancellationToken,
 ) -> Result<(), EngineError> {
     let mut stream = tokio::select! {
-        s = setup.provider.stream(req) => s?,
+        s = setup.provider.stream(req).instrument(phase::http()) => s?,
         () = cancel.cancelled() => return Ok(()),
     };
+    let reading = phase::stream();
     loop {
         let next = tokio::select! {
-            n = stream.next() => n,
+            n = stream.next().instrument(reading.clone()) => n,
             () = cancel.cancelled() => return Ok(()),
         };
         let Some(event) = next else { return Ok(()) };
@@ -297,6 +306,7 @@ async fn stream_into(
             agent
                 .store()
                 .update_message(&draft.id, draft.update(None, None))
+                .instrument(phase::sqlite())
                 .await?;
             draft.saved = Instant::now();
         }

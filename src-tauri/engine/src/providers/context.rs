@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::Providers;
-use crate::provider::ModelFacts;
+use crate::provider::{ModelFacts, ProviderError};
 use crate::store::ProviderRecord;
 
 /// What providers said, per (provider id, model).
@@ -59,8 +59,11 @@ impl Providers {
         said.or_else(|| known_window(model))
     }
 
-    /// What the provider says of `model` (asked once; a failed question is asked again next
-    /// time, and says nothing now).
+    /// What the provider says of `model` (its context window, whether it sees images), asked
+    /// once. A provider that answered without saying, or that has no such question (a 4xx
+    /// other than for credentials or rate, an answer that is not JSON), is not asked again: a
+    /// server without `/models` was otherwise asked before every turn. A question that failed
+    /// on the way (network, timeout, 5xx, credentials, rate limit) is asked again next time.
     pub(super) async fn model_facts(&self, record: &ProviderRecord, model: &str) -> ModelFacts {
         let key = (record.id.clone(), model.to_owned());
         if let Some(known) = self.cached(&key) {
@@ -71,29 +74,67 @@ impl Providers {
         };
         match tokio::time::timeout(ASK_LIMIT, client.model_facts(model)).await {
             Ok(Ok(facts)) => {
-                self.facts
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(key, facts);
+                self.remember(key, facts);
                 facts
             }
             Ok(Err(e)) => {
                 tracing::debug!(model, error = %e, "the provider did not say what the model is");
+                if never_says(&e) {
+                    self.remember(key, ModelFacts::default());
+                }
                 ModelFacts::default()
             }
             Err(_) => ModelFacts::default(),
         }
     }
 
-    fn cached(&self, key: &(String, String)) -> Option<ModelFacts> {
-        let facts = self.facts.lock().unwrap_or_else(PoisonError::into_inner);
-        facts.get(key).copied()
+    fn remember(&self, key: (String, String), facts: ModelFacts) {
+        let mut known = self.facts.lock().unwrap_or_else(PoisonError::into_inner);
+        known.insert(key, facts);
     }
+
+    fn cached(&self, key: &(String, String)) -> Option<ModelFacts> {
+        let known = self.facts.lock().unwrap_or_else(PoisonError::into_inner);
+        known.get(key).copied()
+    }
+}
+
+/// Whether an error answering the model question means asking again would get the same: the
+/// provider answered, but has no such question or no answer to it.
+fn never_says(e: &ProviderError) -> bool {
+    matches!(
+        e,
+        ProviderError::ModelNotFound { .. }
+            | ProviderError::BadRequest { .. }
+            | ProviderError::MalformedStream(_)
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_definite_answer_without_a_window_is_kept() {
+        let bad = |status| ProviderError::BadRequest {
+            status,
+            message: String::new(),
+        };
+        assert!(never_says(&bad(405)));
+        assert!(never_says(&ProviderError::MalformedStream("html".into())));
+        assert!(!never_says(&ProviderError::Network("refused".into())));
+        assert!(!never_says(&ProviderError::Timeout(ASK_LIMIT)));
+        let auth = ProviderError::Auth {
+            status: 401,
+            message: String::new(),
+        };
+        assert!(!never_says(&auth));
+        let server = ProviderError::Server {
+            status: 503,
+            message: String::new(),
+        };
+        assert!(!never_says(&server));
+    }
 
     #[test]
     fn the_table_matches_the_longest_prefix_without_case_or_vendor() {

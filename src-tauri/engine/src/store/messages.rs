@@ -167,15 +167,33 @@ pub(super) fn to_json(content: &[ContentPart]) -> Result<String, StoreError> {
 impl Store {
     /// Appends a message to a conversation and marks the conversation active now.
     pub async fn append_message(&self, new: NewMessage) -> Result<Message, StoreError> {
+        self.append(new, false).await
+    }
+
+    /// [`Store::append_message`] that also makes the new message the last one of the branch
+    /// the conversation shows ([`Store::set_head`]), in the same transaction: what a turn does
+    /// with each message it starts.
+    pub async fn append_as_head(&self, new: NewMessage) -> Result<Message, StoreError> {
+        self.append(new, true).await
+    }
+
+    async fn append(&self, new: NewMessage, as_head: bool) -> Result<Message, StoreError> {
         let content = to_json(&new.content)?;
         let now = now_ms();
+        let id = new_id();
         let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
-        let touched = sqlx::query("UPDATE conversations SET updated_at = ? WHERE id = ?")
-            .bind(now)
-            .bind(&new.conversation_id)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| self.classify(e))?;
+        // `head_id` is a plain column (no foreign key): it may name the row inserted next.
+        let touched = sqlx::query(
+            "UPDATE conversations SET updated_at = ?, \
+             head_id = CASE WHEN ? THEN ? ELSE head_id END WHERE id = ?",
+        )
+        .bind(now)
+        .bind(as_head)
+        .bind(&id)
+        .bind(&new.conversation_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| self.classify(e))?;
         if touched.rows_affected() == 0 {
             return Err(StoreError::NotFound {
                 entity: "conversation",
@@ -187,7 +205,7 @@ impl Store {
              created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
         );
         let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(new_id())
+            .bind(id)
             .bind(&new.conversation_id)
             .bind(&new.parent_id)
             .bind(new.role)

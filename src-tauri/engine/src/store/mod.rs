@@ -159,9 +159,13 @@ async fn connect(
         // Deleted and overwritten content is zeroed, not left in free pages (a secret moved
         // out of the database does not linger in its file).
         .pragma("secure_delete", "on");
+    // No ping before each use: a connection to a local file does not go stale the way a
+    // network one does, and the ping was one more round trip to the connection's worker
+    // thread for every statement (a turn makes some twenty).
     let pool = SqlitePoolOptions::new()
         .max_connections(max)
         .min_connections(1)
+        .test_before_acquire(false)
         .connect_with(options)
         .await
         .map_err(|e| match StoreError::classify(e, path) {

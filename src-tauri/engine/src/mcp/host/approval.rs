@@ -136,8 +136,11 @@ impl Policies {
         annotations: &ToolAnnotations,
         conversation: &str,
     ) -> Result<Decision, StoreError> {
-        let record = store.find_server(server).await?;
-        let opt_in = store.setting(AUTO_ALLOW_READ_ONLY).await?;
+        // Two independent reads at once (the reader pool has several connections).
+        let (record, opt_in) = tokio::try_join!(
+            store.find_server(server),
+            store.setting(AUTO_ALLOW_READ_ONLY)
+        )?;
         let inputs = Inputs {
             tool_policy: store.tool_policy(&record.id, tool).await?,
             server_approval: record.config.approval,

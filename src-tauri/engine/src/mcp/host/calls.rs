@@ -9,6 +9,7 @@
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::McpHost;
 use super::app_grants::Grant;
@@ -105,8 +106,10 @@ impl McpHost {
         caller: Caller<'_>,
     ) -> Result<Called, CallFailed> {
         let (server, tool) = (request.server, request.tool);
+        // Spans for the turn benchmark's phases (see `agent::phase`).
         let verdict = self
             .verdict_for(server, tool, caller)
+            .instrument(tracing::trace_span!("turn.tool.approve"))
             .await
             .map_err(CallFailed::Approval)?;
         match verdict {
@@ -115,6 +118,7 @@ impl McpHost {
             Verdict::Unanswered => return Ok(Called::Unanswered),
         }
         self.run_approved(request)
+            .instrument(tracing::trace_span!("turn.tool.call"))
             .await
             .map_err(|e| CallFailed::Run(e.into()))
     }
