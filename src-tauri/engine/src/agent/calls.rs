@@ -6,18 +6,19 @@
 
 use std::collections::HashMap;
 
-use futures::future::join_all;
+use futures::future::{BoxFuture, Shared, join_all};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::Agent;
 use super::Events;
+use super::lane::Lane;
 use super::setup::Setup;
 use crate::EngineError;
 use crate::mcp::host::{CallFailed, CallRequest, Called, Caller};
 use crate::provider::ToolCall;
-use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role};
+use crate::store::{Message, MessageStatus, MessageUpdate, NewMessage, Role, Store};
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::chat::{CallView, ChatEvent};
 use crate::vocab::content::ContentPart;
@@ -114,32 +115,39 @@ pub(super) struct Ctx<'a> {
     pub cancel: &'a CancellationToken,
 }
 
+/// Resolves once the tool message's row is written (see [`Lane::written`]).
+type Stored = Shared<BoxFuture<'static, bool>>;
+
 /// The stored tool message and each call's result.
 pub(super) struct Done {
     pub message_id: String,
     pub results: Vec<(Planned, ToolResult)>,
+    /// The tool message as the turn's branch carries it.
+    pub message: Message,
 }
 
 /// Runs every call concurrently and stores their results in one tool message after
-/// `assistant_id`.
+/// `assistant_id`. The message's row is written on `lane` while the calls run (a call that
+/// becomes a task waits for it: its handle is stored under the row).
 pub(super) async fn run_all(
     ctx: &Ctx<'_>,
     assistant_id: &str,
     calls: Vec<Planned>,
+    lane: &mut Lane,
 ) -> Result<Done, EngineError> {
-    let store = ctx.agent.store();
-    let msg = store
-        .append_as_head(NewMessage {
-            conversation_id: ctx.conversation.to_owned(),
-            parent_id: Some(assistant_id.to_owned()),
-            role: Role::Tool,
-            content: Vec::new(),
-            status: MessageStatus::Streaming,
-            model: None,
-        })
-        .instrument(super::phase::sqlite())
-        .await?;
-    let runs = calls.iter().map(|c| run_one(ctx, &msg.id, c));
+    let id = Store::new_message_id();
+    let new = NewMessage {
+        conversation_id: ctx.conversation.to_owned(),
+        parent_id: Some(assistant_id.to_owned()),
+        role: Role::Tool,
+        content: Vec::new(),
+        status: MessageStatus::Streaming,
+        model: None,
+    };
+    let (placed, row) = (new.clone(), id.clone());
+    lane.push(move |s| async move { s.append_as_head_with_id(row, placed).await.map(drop) });
+    let stored = lane.written();
+    let runs = calls.iter().map(|c| run_one(ctx, &id, c, stored.clone()));
     let (results, contents): (Vec<ToolResult>, Vec<Value>) = join_all(runs)
         .instrument(super::phase::tool())
         .await
@@ -165,11 +173,13 @@ pub(super) async fn run_all(
         status: Some(status),
         ..Default::default()
     };
-    let update = store.update_message(&msg.id, update);
-    update.instrument(super::phase::sqlite()).await?;
+    let message = super::lane::carried(id.clone(), new, &update);
+    let row = id.clone();
+    lane.push(move |s| async move { s.update_message(&row, update).await.map(drop) });
     Ok(Done {
-        message_id: msg.id,
+        message_id: id,
         results: calls.into_iter().zip(results).collect(),
+        message,
     })
 }
 
@@ -184,10 +194,15 @@ pub(super) fn error_result(text: impl Into<String>) -> ToolResult {
 
 /// One call, from policy to result; reports the result (with the App it renders, if any)
 /// and returns it with its stored JSON.
-async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult, Value) {
+async fn run_one(
+    ctx: &Ctx<'_>,
+    message_id: &str,
+    call: &Planned,
+    stored: Stored,
+) -> (ToolResult, Value) {
     let result = match &call.problem {
         Some(problem) => error_result(problem.clone()),
-        None => approved_then_run(ctx, message_id, &call.view).await,
+        None => approved_then_run(ctx, message_id, &call.view, stored).await,
     };
     let (server, tool) = (&call.view.server, &call.view.tool);
     let content = crate::mcp::apps_result_json(ctx.agent.mcp(), server, tool, &result);
@@ -203,7 +218,12 @@ async fn run_one(ctx: &Ctx<'_>, message_id: &str, call: &Planned) -> (ToolResult
     (result, content)
 }
 
-async fn approved_then_run(ctx: &Ctx<'_>, message_id: &str, call: &CallView) -> ToolResult {
+async fn approved_then_run(
+    ctx: &Ctx<'_>,
+    message_id: &str,
+    call: &CallView,
+    stored: Stored,
+) -> ToolResult {
     let agent = ctx.agent;
     let token = ctx.cancel.child_token();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -229,6 +249,7 @@ async fn approved_then_run(ctx: &Ctx<'_>, message_id: &str, call: &CallView) -> 
     match called {
         Ok(Called::Done(r)) => r,
         Ok(Called::Task(state)) => {
+            stored.await;
             let conv = ctx.conversation;
             super::tasks::follow(agent, conv, message_id, call, state, ctx.events, token).await
         }

@@ -11,6 +11,7 @@ pub mod budget;
 mod calls;
 pub mod coalesce;
 pub mod history;
+mod lane;
 pub mod learned_modes;
 mod phase;
 pub mod sampling;
@@ -281,7 +282,8 @@ impl Agent {
             return Err(invalid("there is no message to answer again"));
         };
         let (guard, cancel) = self.state.begin(conversation)?;
-        let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
+        let user_id = user.id.clone();
+        let result = turn::run(self, &conv, async { Ok(user_id) }, &events, &cancel).await;
         drop(guard);
         finished(result, &events)
     }
@@ -391,10 +393,10 @@ impl Agent {
                     .rename_conversation(&conv.id, &title_from(title_source(&user.content)))
                     .await?;
             }
-            Ok::<_, EngineError>(user)
+            Ok::<_, EngineError>(user.id)
         };
-        let user = stored.instrument(phase::sqlite()).await?;
-        let result = turn::run(self, &conv, &user.id, &events, &cancel).await;
+        let stored = stored.instrument(phase::sqlite());
+        let result = turn::run(self, &conv, stored, &events, &cancel).await;
         if untitled && matches!(result, Ok((TurnEnd::Done, _))) {
             title::retitle(self, &conv, &events).await;
         }

@@ -3,6 +3,7 @@
 //! a broken loop, an error or a stop. Every message is stored as it goes; the assistant's
 //! text is checkpointed at least every second while it streams.
 
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -13,13 +14,16 @@ use super::Agent;
 use super::budget;
 use super::calls::{self, Breaker, Planned};
 use super::history;
+use super::lane::{self, Lane};
 use super::learned_modes;
 use super::phase;
 use super::setup::Setup;
 use super::{Events, MAX_STEPS};
 use crate::EngineError;
 use crate::provider::{ChatRequest, ProviderEvent, Usage};
-use crate::store::{Conversation, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
+use crate::store::{
+    Conversation, Message, MessageStatus, MessageUpdate, NewMessage, Role, Store, TokenUsage,
+};
 use crate::vocab::chat::{CallView, ChatEvent, TurnEnd};
 use crate::vocab::content::ContentPart;
 
@@ -29,56 +33,115 @@ const CHECKPOINT: Duration = Duration::from_millis(1000);
 /// How a turn ended and the last message of its branch (the caller reports `finished`).
 pub(super) type Ended = (TurnEnd, String);
 
-/// Runs the turn answering user message `user_id`, from its first model call to its end.
-pub(super) async fn run(
+/// Runs the turn answering the user message `user` stores (its id), from its first model
+/// call to its end. The provider, model and tools are resolved while the message is stored.
+pub(super) async fn run<U>(
     agent: &Agent,
     conv: &Conversation,
-    user_id: &str,
+    user: U,
     events: &Events,
     cancel: &CancellationToken,
-) -> Result<Ended, EngineError> {
-    let _ = events.send(ChatEvent::Started {
-        conversation_id: conv.id.clone(),
-        user_message_id: user_id.to_owned(),
-    });
-    let setup = Setup::of(agent, conv).instrument(phase::setup());
-    let setup = match setup.await {
-        Ok(s) => s,
-        Err(e) => return Ok(fail(agent, conv, user_id, events, &e).await),
+) -> Result<Ended, EngineError>
+where
+    U: Future<Output = Result<String, EngineError>>,
+{
+    let begun = async {
+        let user_id = user.await?;
+        let _ = events.send(ChatEvent::Started {
+            conversation_id: conv.id.clone(),
+            user_message_id: user_id.clone(),
+        });
+        let branch = read_branch(agent, &user_id).instrument(phase::sqlite());
+        Ok::<_, EngineError>((user_id.clone(), branch.await))
     };
-    let max_steps = setup.settings.max_steps.unwrap_or(MAX_STEPS).max(1);
-    let mut head = user_id.to_owned();
-    let mut breaker = Breaker::default();
-    for step in 1..=max_steps {
-        let outcome = match model_call(agent, conv, &setup, &head, step, events, cancel).await {
-            Ok(o) => o,
-            Err(e) => return Ok(fail(agent, conv, &head, events, &e).await),
-        };
-        head = outcome.message_id.clone();
-        if let Some(end) = outcome.end {
-            return Ok((end, head));
-        }
-        if outcome.calls.is_empty() {
-            let _ = events.send(ChatEvent::StepFinished { step });
-            return Ok((TurnEnd::Done, head));
-        }
-        let ctx = calls::Ctx {
-            agent,
-            conversation: &conv.id,
-            events,
-            cancel,
-        };
-        let done = calls::run_all(&ctx, &head, outcome.calls).await?;
-        head = done.message_id.clone();
-        let _ = events.send(ChatEvent::StepFinished { step });
-        if cancel.is_cancelled() {
-            return Ok((TurnEnd::Cancelled, head));
-        }
-        if breaker.tripped(&done.results) {
-            return Ok((TurnEnd::LoopBroken, head));
-        }
+    let setup = Setup::of(agent, conv).instrument(phase::setup());
+    let (begun, setup) = tokio::join!(begun, setup);
+    let (user_id, branch) = begun?;
+    let (setup, branch) = match (setup, branch) {
+        (Ok(s), Ok(b)) => (s, b),
+        (Err(e), _) | (_, Err(e)) => return Ok(fail(agent, conv, &user_id, events, &e).await),
+    };
+    let mut turn = Turn {
+        agent,
+        conv,
+        setup: &setup,
+        events,
+        cancel,
+        lane: Lane::new(agent.store()),
+        branch,
+    };
+    let ended = turn.steps(user_id).await;
+    let written = turn.lane.flush().instrument(phase::sqlite()).await;
+    match (ended, written) {
+        (Err(e), _) => Err(e),
+        (Ok(_), Err(e)) => Err(e.into()),
+        (Ok(ended), Ok(())) => Ok(ended),
     }
-    Ok((TurnEnd::MaxSteps, head))
+}
+
+/// The stored branch ending at `head`, images in place.
+async fn read_branch(agent: &Agent, head: &str) -> Result<Vec<Message>, EngineError> {
+    let branch = agent.store().branch(head).await?;
+    super::upload::hydrate(agent.store(), branch).await
+}
+
+/// A running turn: what it resolved, its writes, and its branch as it grows (read once, then
+/// carried from step to step instead of read again).
+struct Turn<'a> {
+    agent: &'a Agent,
+    conv: &'a Conversation,
+    setup: &'a Setup,
+    events: &'a Events,
+    cancel: &'a CancellationToken,
+    lane: Lane,
+    branch: Vec<Message>,
+}
+
+impl Turn<'_> {
+    /// The steps after `head` (the user message), until the turn ends.
+    async fn steps(&mut self, mut head: String) -> Result<Ended, EngineError> {
+        let max_steps = self.setup.settings.max_steps.unwrap_or(MAX_STEPS).max(1);
+        let mut breaker = Breaker::default();
+        for step in 1..=max_steps {
+            let outcome = match self.model_call(&head, step).await {
+                Ok(o) => o,
+                Err(e) => return Ok(self.fail(&head, &e).await),
+            };
+            head = outcome.message_id.clone();
+            if let Some(end) = outcome.end {
+                return Ok((end, head));
+            }
+            if outcome.calls.is_empty() {
+                let _ = self.events.send(ChatEvent::StepFinished { step });
+                return Ok((TurnEnd::Done, head));
+            }
+            let ctx = calls::Ctx {
+                agent: self.agent,
+                conversation: &self.conv.id,
+                events: self.events,
+                cancel: self.cancel,
+            };
+            let done = calls::run_all(&ctx, &head, outcome.calls, &mut self.lane).await?;
+            head = done.message_id.clone();
+            self.branch.push(done.message);
+            let _ = self.events.send(ChatEvent::StepFinished { step });
+            if self.cancel.is_cancelled() {
+                return Ok((TurnEnd::Cancelled, head));
+            }
+            if breaker.tripped(&done.results) {
+                return Ok((TurnEnd::LoopBroken, head));
+            }
+        }
+        Ok((TurnEnd::MaxSteps, head))
+    }
+
+    /// [`fail`], once the writes queued so far have landed.
+    async fn fail(&mut self, head: &str, e: &EngineError) -> Ended {
+        if let Err(w) = self.lane.flush().instrument(phase::sqlite()).await {
+            tracing::warn!(error = %w, "a write of the failed turn was lost");
+        }
+        fail(self.agent, self.conv, head, self.events, e).await
+    }
 }
 
 /// Reports an error that ended the turn before or between model calls.
@@ -148,20 +211,10 @@ impl Draft {
     }
 }
 
-/// Builds the request from the stored branch ending at `head`.
-async fn request(
-    agent: &Agent,
-    conv: &Conversation,
-    setup: &Setup,
-    head: &str,
-) -> Result<ChatRequest, EngineError> {
-    let read = async {
-        let branch = agent.store().branch(head).await?;
-        super::upload::hydrate(agent.store(), branch).await
-    };
-    let branch = read.instrument(phase::sqlite()).await?;
+/// Builds the request from the branch as it stands.
+fn request(conv: &Conversation, setup: &Setup, branch: &[Message]) -> ChatRequest {
     let _build = phase::request().entered();
-    let messages = history::to_chat(&branch, &setup.names);
+    let messages = history::to_chat(branch, &setup.names);
     let window = setup
         .settings
         .context_window
@@ -195,120 +248,121 @@ async fn request(
     req.params.top_p = setup.settings.top_p;
     req.thinking = setup.settings.thinking.clone();
     req.context_window = setup.chosen_window;
-    Ok(req)
+    req
 }
 
-/// One model call: stored as an assistant message under `head`, streamed to `events`.
-async fn model_call(
-    agent: &Agent,
-    conv: &Conversation,
-    setup: &Setup,
-    head: &str,
-    step: u32,
-    events: &Events,
-    cancel: &CancellationToken,
-) -> Result<Outcome, EngineError> {
-    let req = request(agent, conv, setup, head).await?;
-    let msg = agent
-        .store()
-        .append_as_head(NewMessage {
-            conversation_id: conv.id.clone(),
+impl Turn<'_> {
+    /// One model call: stored as an assistant message under `head` (the row is inserted while
+    /// the request goes out, and finished behind the turn), streamed to the events.
+    async fn model_call(&mut self, head: &str, step: u32) -> Result<Outcome, EngineError> {
+        let req = request(self.conv, self.setup, &self.branch);
+        let id = Store::new_message_id();
+        let new = NewMessage {
+            conversation_id: self.conv.id.clone(),
             parent_id: Some(head.to_owned()),
             role: Role::Assistant,
             content: Vec::new(),
             status: MessageStatus::Streaming,
-            model: Some(setup.model.clone()),
+            model: Some(self.setup.model.clone()),
+        };
+        let placed = new.clone();
+        let row = id.clone();
+        self.lane
+            .push(move |s| async move { s.append_as_head_with_id(row, placed).await.map(drop) });
+        let _ = self.events.send(ChatEvent::MessageStarted {
+            message_id: id.clone(),
+            model: self.setup.model.clone(),
+            step,
+        });
+        let mut draft = Draft {
+            id,
+            reasoning: String::new(),
+            text: String::new(),
+            calls: Vec::new(),
+            usage: None,
+            saved: Instant::now(),
+        };
+        let streamed = self.stream_into(req, &mut draft).await;
+        let setup = self.setup;
+        let learned = learned_modes::remember(
+            self.agent.store(),
+            &setup.provider_id,
+            &setup.prompt_only,
+            setup.prompt_only_loaded,
+        );
+        if let Err(e) = learned.instrument(phase::sqlite()).await {
+            tracing::warn!(error = %e, "could not remember the models that need prompt-mode tools");
+        }
+        let (status, error, end) = match streamed {
+            Ok(()) if self.cancel.is_cancelled() => {
+                (MessageStatus::Cancelled, None, Some(TurnEnd::Cancelled))
+            }
+            Ok(()) => (MessageStatus::Complete, None, None),
+            Err(e) => {
+                let _ = self.events.send(ChatEvent::Error {
+                    kind: e.kind(),
+                    message: e.to_string(),
+                });
+                (
+                    MessageStatus::Error,
+                    Some(e.to_string()),
+                    Some(TurnEnd::Error),
+                )
+            }
+        };
+        let update = draft.update(Some(status), error);
+        self.branch
+            .push(lane::carried(draft.id.clone(), new, &update));
+        let row = draft.id.clone();
+        self.lane
+            .push(move |s| async move { s.update_message(&row, update).await.map(drop) });
+        // A stopped or failed message keeps its calls in storage (history repairs them), but
+        // none of them runs.
+        let calls = if end.is_some() {
+            Vec::new()
+        } else {
+            std::mem::take(&mut draft.calls)
+        };
+        Ok(Outcome {
+            message_id: draft.id,
+            calls,
+            end,
         })
-        .instrument(phase::sqlite())
-        .await?;
-    let _ = events.send(ChatEvent::MessageStarted {
-        message_id: msg.id.clone(),
-        model: setup.model.clone(),
-        step,
-    });
-    let mut draft = Draft {
-        id: msg.id,
-        reasoning: String::new(),
-        text: String::new(),
-        calls: Vec::new(),
-        usage: None,
-        saved: Instant::now(),
-    };
-    let streamed = stream_into(agent, setup, req, &mut draft, events, cancel).await;
-    let learned = learned_modes::remember(
-        agent.store(),
-        &setup.provider_id,
-        &setup.prompt_only,
-        setup.prompt_only_loaded,
-    );
-    if let Err(e) = learned.instrument(phase::sqlite()).await {
-        tracing::warn!(error = %e, "could not remember the models that need prompt-mode tools");
     }
-    let (status, error, end) = match streamed {
-        Ok(()) if cancel.is_cancelled() => {
-            (MessageStatus::Cancelled, None, Some(TurnEnd::Cancelled))
-        }
-        Ok(()) => (MessageStatus::Complete, None, None),
-        Err(e) => {
-            let _ = events.send(ChatEvent::Error {
-                kind: e.kind(),
-                message: e.to_string(),
-            });
-            (
-                MessageStatus::Error,
-                Some(e.to_string()),
-                Some(TurnEnd::Error),
-            )
-        }
-    };
-    agent
-        .store()
-        .update_message(&draft.id, draft.update(Some(status), error))
-        .instrument(phase::sqlite())
-        .await?;
-    // A stopped or failed message keeps its calls in storage (history repairs them), but
-    // none of them runs.
-    let calls = if end.is_some() {
-        Vec::new()
-    } else {
-        std::mem::take(&mut draft.calls)
-    };
-    Ok(Outcome {
-        message_id: draft.id,
-        calls,
-        end,
-    })
-}
 
-/// Streams the model's answer into `draft`, checkpointing; returns at the end, on a stop
-/// (Ok, with `cancel` set) or on an error.
-async fn stream_into(
-    agent: &Agent,
-    setup: &Setup,
-    req: ChatRequest,
-    draft: &mut Draft,
-    events: &Events,
-    cancel: &CancellationToken,
-) -> Result<(), EngineError> {
-    let mut stream = tokio::select! {
-        s = setup.provider.stream(req).instrument(phase::http()) => s?,
-        () = cancel.cancelled() => return Ok(()),
-    };
-    let reading = phase::stream();
-    loop {
-        let next = tokio::select! {
-            n = stream.next().instrument(reading.clone()) => n,
+    /// Streams the model's answer into `draft`, checkpointing; returns at the end, on a stop
+    /// (Ok, with `cancel` set) or on an error. The answer is read only once the lane has
+    /// written the message's row (inserted meanwhile).
+    async fn stream_into(
+        &mut self,
+        req: ChatRequest,
+        draft: &mut Draft,
+    ) -> Result<(), EngineError> {
+        let (setup, cancel) = (self.setup, self.cancel);
+        let written = self.lane.written();
+        let sent = setup.provider.stream(req).instrument(phase::http());
+        let (written, sent) = tokio::select! {
+            both = async { tokio::join!(written, sent) } => both,
             () = cancel.cancelled() => return Ok(()),
         };
-        let Some(event) = next else { return Ok(()) };
-        absorb(setup, draft, event?, events);
-        if draft.saved.elapsed() >= CHECKPOINT {
-            agent
-                .store()
-                .update_message(&draft.id, draft.update(None, None))
-                .instrument(phase::sqlite())
-                .await?;
-            draft.saved = Instant::now();
+        if !written {
+            self.lane.flush().await?;
+        }
+        let mut stream = sent?;
+        let reading = phase::stream();
+        loop {
+            let next = tokio::select! {
+                n = stream.next().instrument(reading.clone()) => n,
+                () = cancel.cancelled() => return Ok(()),
+            };
+            let Some(event) = next else { return Ok(()) };
+            absorb(setup, draft, event?, self.events);
+            if draft.saved.elapsed() >= CHECKPOINT {
+                let (row, update) = (draft.id.clone(), draft.update(None, None));
+                self.lane
+                    .push(move |s| async move { s.update_message(&row, update).await.map(drop) });
+                draft.saved = Instant::now();
+            }
         }
     }
 }

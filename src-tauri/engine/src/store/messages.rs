@@ -177,10 +177,33 @@ impl Store {
         self.append(new, true).await
     }
 
+    /// [`Store::append_as_head`] under an id made beforehand with [`Store::new_message_id`]:
+    /// a turn names the message in its events before the row is written.
+    pub async fn append_as_head_with_id(
+        &self,
+        id: String,
+        new: NewMessage,
+    ) -> Result<Message, StoreError> {
+        self.insert(id, new, true).await
+    }
+
+    /// A new message id (time-ordered), for [`Store::append_as_head_with_id`].
+    pub fn new_message_id() -> String {
+        new_id()
+    }
+
     async fn append(&self, new: NewMessage, as_head: bool) -> Result<Message, StoreError> {
+        self.insert(new_id(), new, as_head).await
+    }
+
+    async fn insert(
+        &self,
+        id: String,
+        new: NewMessage,
+        as_head: bool,
+    ) -> Result<Message, StoreError> {
         let content = to_json(&new.content)?;
         let now = now_ms();
-        let id = new_id();
         let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
         // `head_id` is a plain column (no foreign key): it may name the row inserted next.
         let touched = sqlx::query(
