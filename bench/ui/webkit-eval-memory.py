@@ -6,16 +6,21 @@ Loads a one-line page in a bare WebKitGTK 4.1 web view (the library Tauri uses) 
 PER_ROUND times, each waiting for the previous one, then prints the web process's PSS after each
 round (IDLE seconds later). The kinds of evaluation (first argument):
   unique    a different source each time, like Tauri's `runCallback(id, {message: ..., index: n})`
+  parse     like unique, the message as a JSON string literal given to JSON.parse
   constant  the same source each time (the data read from elsewhere)
   function  a different source each time, evaluated by the page through `new Function`
+  fetch     no evaluations: the page POSTs to a custom scheme PER_ROUND times, one after the
+            other, and reads the JSON answer (how Tauri's `invoke` travels)
 Asserts nothing. Environment switches (e.g. JSC_useCodeCache=false, Malloc=1) pass to the web
-process; SIZE sets the characters of text in each message (300), PRESSURE_LIMIT_MB gives the web
+process; SIZE sets the characters of text in each message (300), EVENTS=n makes each message a batch
+of n event objects, PRESSURE_LIMIT_MB gives the web
 context WebKit's memory-pressure settings with that limit, IDLE the seconds before each reading,
 CHURN=1 makes the page allocate ~160 MB of short-lived objects before each reading (the
 collector runs).
 Usage: xvfb-run -a /usr/bin/python3 bench/ui/webkit-eval-memory.py unique [ROUNDS] [PER_ROUND]
 (needs python3-gi and gir1.2-webkit2-4.1, Debian's system Python)."""
 
+import json
 import os
 import sys
 import time
@@ -24,7 +29,7 @@ import gi
 
 gi.require_version("Gtk", "3.0")
 gi.require_version("WebKit2", "4.1")
-from gi.repository import GLib, Gtk, WebKit2  # noqa: E402
+from gi.repository import Gio, GLib, Gtk, WebKit2  # noqa: E402
 
 KIND = sys.argv[1] if len(sys.argv) > 1 else "unique"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -81,6 +86,12 @@ def anonymous(pid):
 
 def source(n):
     payload = f'{{"id": {n}, "text": "{TEXT}"}}'
+    if os.environ.get("EVENTS"):
+        # A batch of chat events: EVENTS small objects, the text in the middle one.
+        events = [{"type": "text_delta", "message_id": f"m{n}", "text": TEXT if i == 0 else "a few words"} for i in range(int(os.environ["EVENTS"]))]
+        payload = json.dumps(events)
+    if KIND == "parse":
+        return f"window.runCallback(3141592, {{ message: JSON.parse({json.dumps(payload)}), index: {n} }})"
     if KIND == "unique":
         return f"window.runCallback(3141592, {{ message: {payload}, index: {n} }})"
     if KIND == "constant":
@@ -100,6 +111,16 @@ def main():
         view = WebKit2.WebView.new_with_context(WebKit2.WebContext(memory_pressure_settings=settings))
     else:
         view = WebKit2.WebView()
+    answer = f'{{"id": 1, "text": "{TEXT}"}}'.encode()
+
+    def scheme(request):
+        if request.get_path() == "/":
+            body, kind = PAGE.encode(), "text/html"
+        else:
+            body, kind = answer, "application/json"
+        request.finish(Gio.MemoryInputStream.new_from_bytes(GLib.Bytes.new(body)), len(body), kind)
+
+    view.get_context().register_uri_scheme("app", scheme)
     window.add(view)
     window.set_default_size(800, 600)
     window.show_all()
@@ -128,6 +149,25 @@ def main():
             else:
                 measure_then(after)
             return
+        if KIND == "fetch":
+            state["n"] += PER_ROUND
+            loop_js = f"""window.__done = false; (async () => {{ for (let i = 0; i < {PER_ROUND}; i++) {{
+                const r = await fetch('app://localhost/cmd', {{ method: 'POST', body: JSON.stringify({{ i }}), headers: {{ 'Content-Type': 'application/json' }} }});
+                window.runCallback(1, {{ message: await r.json(), index: i }}); }} window.__done = true; }})(); 0"""
+
+            def poll():
+                def got(_view, result):
+                    done = view.run_javascript_finish(result).get_js_value().to_boolean()
+                    if done:
+                        run_one()
+                    else:
+                        GLib.timeout_add(300, poll)
+
+                view.run_javascript("window.__done", None, got)
+                return False
+
+            view.run_javascript(loop_js, None, lambda *_: GLib.timeout_add(300, poll))
+            return
         n = state["n"]
         state["n"] += 1
         view.run_javascript(source(n), None, lambda *_: run_one())
@@ -151,9 +191,12 @@ def main():
             GLib.timeout_add(int(IDLE * 1000), start)
 
     view.connect("load-changed", loaded)
-    view.load_html(PAGE, "http://localhost/")
+    if KIND == "fetch":
+        view.load_uri("app://localhost/")
+    else:
+        view.load_html(PAGE, "http://localhost/")
     loop.run()
-    env = " ".join(f"{k}={v}" for k, v in os.environ.items() if k.startswith(("JSC_", "PRESSURE", "IDLE", "Malloc", "SIZE", "CHURN")))
+    env = " ".join(f"{k}={v}" for k, v in os.environ.items() if k.startswith(("JSC_", "PRESSURE", "IDLE", "Malloc", "SIZE", "CHURN", "EVENTS")))
     print(f"{KIND} x {PER_ROUND} per round{' (' + env + ')' if env else ''}: web process PSS MB start, after each round: {', '.join(state['line'])}")
 
 
