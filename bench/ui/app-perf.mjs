@@ -221,6 +221,35 @@ async function waitFor(test, what) {
 })().then(() => done({ ok: true, turns: window.__benchTurns }), (e) => done({ ok: false, error: String(e) }));
 `;
 
+/** In the window: counts the IPC messages from now on — \`invoke\` fetches of ipc://localhost by
+ * command, and callbacks run (an invoke's answer, a Channel message or an event): callbacks
+ * beyond the invokes' answers came from native script evaluations. */
+const COUNT_IPC_SCRIPT = `
+const count = (window.__benchIpc = { invokes: {}, callbacks: 0 });
+const fetch = window.fetch;
+window.fetch = function (url, ...rest) {
+  const u = String(url);
+  if (u.startsWith('ipc://')) {
+    const cmd = decodeURIComponent(u.slice(u.indexOf('/', 6) + 1));
+    count.invokes[cmd] = (count.invokes[cmd] ?? 0) + 1;
+  }
+  return fetch.call(this, url, ...rest);
+};
+const callbacks = window.__TAURI_INTERNALS__.callbacks;
+const get = callbacks.get.bind(callbacks);
+callbacks.get = (id) => { count.callbacks += 1; return get(id); };
+`;
+
+/** "n invokes (command ×k, …) and m evaluations per turn" from the counts of COUNT_IPC_SCRIPT. */
+function ipcPerTurn(count, turns) {
+  const invokes = Object.values(count.invokes).reduce((a, b) => a + b, 0);
+  const each = Object.entries(count.invokes)
+    .sort((a, b) => b[1] - a[1])
+    .map(([cmd, n]) => `${cmd} ${(n / turns).toFixed(2)}`)
+    .join(', ');
+  return `${(invokes / turns).toFixed(2)} invokes (${each}) and ${((count.callbacks - invokes) / turns).toFixed(2)} evaluations that ran a callback per turn, over ${turns} turns`;
+}
+
 async function idleMemory(wd, pid) {
   await wd.script(`location.hash = '#/'`);
   await sleep(Number(process.env.BENCH_IDLE_MS ?? 15000));
@@ -258,6 +287,7 @@ async function turns(wd) {
   console.log(`  of which reading its messages over IPC (conversation_messages, ${ipc[0].n} messages): median ${median(ipc.map((r) => r.ms)).toFixed(0)} ms`);
   console.log(`opening the 2,000-message conversation: median ${median(opens.map((o) => o.ms)).toFixed(0)} ms (runs: ${opens.map((o) => o.ms.toFixed(0)).join(', ')}; ${opens[0].rendered} messages rendered)`);
   await wd.script(`window.__benchTurns = 0`);
+  await wd.script(COUNT_IPC_SCRIPT);
   const run = async (n) => {
     const r = await wd.scriptAsync(TURNS_SCRIPT, [n]);
     if (!r.ok) throw new Error(r.error);
@@ -270,6 +300,7 @@ async function turns(wd) {
   for (const target of checkpoints) {
     const started = Date.now();
     while (done < target) done = await run(Math.min(50, target - done));
+    if (target === checkpoints[0]) console.log(`IPC messages: ${ipcPerTurn(await wd.script('return window.__benchIpc'), done)}`);
     idle[target] = await idleMemory(wd, pid);
     console.log(`after ${target} turns (${Date.now() - started} ms for the last ${target - (checkpoints[checkpoints.indexOf(target) - 1] ?? 0)}): idle RSS ${mb(idle[target].rss)}, PSS ${mb(idle[target].pss)} (${idle[target].each.join(', ')})`);
   }

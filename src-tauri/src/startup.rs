@@ -90,6 +90,27 @@ pub fn prefer_cpu_rendering() -> bool {
     false
 }
 
+/// Turns off JavaScriptCore's in-memory code cache in WebKit's web process (its
+/// `JSC_useCodeCache` option, read from the environment the web process inherits), unless the
+/// user set it. Tauri delivers every event and `Channel` message by evaluating a script of its
+/// own, never the same twice, so the cache only ever holds sources that will not come again:
+/// up to 2,000 of them with their bytecode (a few MB after a few hundred turns). The page's
+/// own scripts are evaluated once and do not need it.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+pub fn no_script_code_cache() {
+    const VAR: &str = "JSC_useCodeCache";
+    if std::env::var_os(VAR).is_some() {
+        return;
+    }
+    // SAFETY: called from `main`'s thread before any other thread exists (the async runtime
+    // and GTK start later), so nothing reads the environment concurrently.
+    unsafe { std::env::set_var(VAR, "false") };
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn no_script_code_cache() {}
+
 /// Sets the main window's web context to WebKit's document-viewer cache model: the page is one
 /// app served from our own scheme, so the browser model's page cache and large memory caches
 /// only cost memory.

@@ -6,6 +6,7 @@
 import * as api from '../api';
 import type { ContentPart, Message, ModelPrice, PdfPages, PreparedFile, TokenUsage } from '../bindings';
 import { t } from '../i18n/index.svelte';
+import type { UnlistenFn } from '@tauri-apps/api/event';
 import { chooseAttachments } from './fileDialog';
 
 /** Makes a file from the picker ready to send. */
@@ -41,17 +42,43 @@ export function filesOf(data: DataTransfer | null): File[] {
     .filter((f): f is File => f !== null);
 }
 
+/** Who wants the paths of files dropped on the window, and the one Tauri subscription they
+ * share (every `listen` costs the page an IPC message and a script evaluation, which the web
+ * process never gives back: the composer comes and goes with each conversation). */
+const dropListeners = new Set<(paths: string[]) => void>();
+let dropSubscription: Promise<UnlistenFn> | null = null;
+
+/** Subscribes to the window's drop events once, for every listener of `dropListeners`. */
+function subscribeDrops(): Promise<UnlistenFn> {
+  return (async () => {
+    const { getCurrentWebview } = await import('@tauri-apps/api/webview');
+    return getCurrentWebview().onDragDropEvent((event) => {
+      if (event.payload.type !== 'drop' || event.payload.paths.length === 0) return;
+      for (const listener of [...dropListeners]) listener(event.payload.paths);
+    });
+  })();
+}
+
 /** Calls `ondrop` with the paths of files dropped on the window (Tauri catches drops before the
  * page does); resolves to a function that stops listening. Outside Tauri it does nothing. */
 export async function listenForDrops(ondrop: (paths: string[]) => void): Promise<() => void> {
+  const listener = (paths: string[]) => ondrop(paths);
+  dropListeners.add(listener);
+  dropSubscription ??= subscribeDrops();
+  const subscription = dropSubscription;
   try {
-    const { getCurrentWebview } = await import('@tauri-apps/api/webview');
-    return await getCurrentWebview().onDragDropEvent((event) => {
-      if (event.payload.type === 'drop' && event.payload.paths.length) ondrop(event.payload.paths);
-    });
+    await subscription;
   } catch {
+    dropListeners.delete(listener);
+    if (dropSubscription === subscription) dropSubscription = null;
     return () => {};
   }
+  return () => {
+    if (!dropListeners.delete(listener) || dropListeners.size > 0 || dropSubscription !== subscription) return;
+    // The last listener left: Tauri stops sending drops to the page.
+    dropSubscription = null;
+    void subscription.then((unlisten) => unlisten()).catch(() => undefined);
+  };
 }
 
 const urls = new Map<string, Promise<string>>();
