@@ -8,6 +8,7 @@
 # Each figure is measured ROUNDS times; the report gives the median of the rounds, their spread
 # (min-max), and the ratios per round (median and p90 of the round ratios).
 #   bench/mcp/run.sh [CALLS] [ROUNDS] [N]      (N=0 leaves (b) out)
+# MCP_BENCH_BIN: a bench binary built before (skips cargo; e.g. an older build, side by side).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 calls=${1:-1000}
@@ -19,15 +20,24 @@ python=tests/fixtures/mcp-py/.venv/bin/python
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-echo "bench-mcp: building the bench (release profile)…" >&2
-cargo bench -p switchboard-engine --bench mcp --no-run --quiet
+bench() {
+  if [ -n "${MCP_BENCH_BIN:-}" ]; then
+    "$MCP_BENCH_BIN" "$@"
+  else
+    cargo bench -p switchboard-engine --bench mcp --quiet -- "$@"
+  fi
+}
+if [ -z "${MCP_BENCH_BIN:-}" ]; then
+  echo "bench-mcp: building the bench (release profile)…" >&2
+  cargo bench -p switchboard-engine --bench mcp --no-run --quiet
+fi
 echo "bench-mcp: (a) echo: ours and raw, $rounds rounds of $calls calls…" >&2
-cargo bench -p switchboard-engine --bench mcp --quiet -- echo "$calls" "$rounds" | tee -a "$out" >&2
+bench echo "$calls" "$rounds" | tee -a "$out" >&2
 echo "bench-mcp: (a) echo: Python SDK ClientSession…" >&2
 "$python" bench/mcp/sdk_echo.py "$js" "$calls" "$rounds" | tee -a "$out" >&2
 if [ "$n" -gt 0 ]; then
   echo "bench-mcp: (b) $n servers started together, $rounds rounds…" >&2
-  cargo bench -p switchboard-engine --bench mcp --quiet -- start "$n" "$rounds" | tee -a "$out" >&2
+  bench start "$n" "$rounds" | tee -a "$out" >&2
 fi
 
 python3 - "$out" "$calls" "$n" <<'EOF'

@@ -7,10 +7,20 @@
 //! - `start`: N servers started together through the [`Supervisor`] against the slowest of N
 //!   single starts, and against N raw clients spawning and initializing concurrently.
 //!
+//! - `profile CLIENT CALLS`: one client alone (`raw`, `rmcp`, `rmcp-opts`: rmcp with our
+//!   timeout options, or `ours`) making CALLS calls after a warm-up, for callgrind
+//!   (`bench/mcp/profile.sh` subtracts two runs); it prints the per-call median and the
+//!   process's context switches (all threads) over the measured calls.
+//!
 //! Prints one `key value` line per figure (medians in microseconds or milliseconds) for
 //! `bench/mcp/run.sh`, which also runs the official Python SDK client and computes ratios.
+//! `BENCH_RUNTIME` picks the tokio runtime: `multi` (default, as the app), `multi1` (one
+//! worker thread) or `current` (the caller's thread only); with `BENCH_SPAWN` set, the
+//! clients are driven from a spawned task (a worker thread, as the app's calls are) rather
+//! than from `block_on`'s own thread.
 //!
-//! `cargo bench -p switchboard-engine --bench mcp -- echo CALLS ROUNDS | start N ROUNDS`
+//! `cargo bench -p switchboard-engine --bench mcp -- echo CALLS ROUNDS | start N ROUNDS |
+//! profile CLIENT CALLS`
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -123,6 +133,30 @@ impl Rmcp {
             let result = self.service.peer().call_tool(params).await;
             samples.push(started.elapsed());
             assert_ne!(result.unwrap().is_error, Some(true));
+        }
+        median(samples)
+    }
+
+    /// [`Rmcp::echo`] with the request options our client passes (a timeout reset by
+    /// progress), to isolate rmcp's cost of those.
+    async fn echo_with_options(&self, calls: usize) -> Duration {
+        use rmcp::model as rm;
+        let args = json!({"message": "hello"}).as_object().unwrap().clone();
+        let mut samples = Vec::with_capacity(calls);
+        for _ in 0..calls {
+            let started = Instant::now();
+            let mut params = rm::CallToolRequestParams::new("echo");
+            params.arguments = Some(args.clone());
+            let request = rm::ClientRequest::CallToolRequest(rm::CallToolRequest::new(params));
+            let options = rmcp::service::PeerRequestOptions::with_timeout(Duration::from_secs(30))
+                .reset_timeout_on_progress();
+            let handle = self
+                .service
+                .peer()
+                .send_request_with_option(request, options);
+            let result = handle.await.unwrap().await_response().await;
+            samples.push(started.elapsed());
+            assert!(matches!(result, Ok(rm::ServerResult::CallToolResult(_))));
         }
         median(samples)
     }
@@ -280,8 +314,100 @@ async fn bench_start(n: usize, rounds: usize) {
     }
 }
 
-#[tokio::main]
-async fn main() {
+/// Context switches of every thread of this process so far: (voluntary, involuntary).
+fn context_switches() -> (u64, u64) {
+    let mut total = (0, 0);
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return total;
+    };
+    for task in tasks.flatten() {
+        let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+        for line in status.lines() {
+            let number = |l: &str| l.split_whitespace().nth(1).and_then(|n| n.parse().ok());
+            if line.starts_with("voluntary_ctxt_switches") {
+                total.0 += number(line).unwrap_or(0);
+            } else if line.starts_with("nonvoluntary_ctxt_switches") {
+                total.1 += number(line).unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+/// `profile CLIENT CALLS`: one client alone, its measured calls between the markers.
+async fn bench_profile(which: &str, calls: usize) {
+    enum Client {
+        Ours(McpClient),
+        Raw(Raw),
+        Rmcp(Rmcp),
+    }
+    let mut client = match which {
+        "ours" => {
+            let spec = ServerSpec::new("everything", everything_config("everything").transport);
+            Client::Ours(
+                McpClient::connect(&spec, IgnoreNotifications)
+                    .await
+                    .unwrap(),
+            )
+        }
+        "raw" => Client::Raw(Raw::start().await),
+        "rmcp" | "rmcp-opts" => Client::Rmcp(Rmcp::start().await),
+        other => panic!("unknown client {other}: ours, raw, rmcp or rmcp-opts"),
+    };
+    let run = async |client: &mut Client, calls| match client {
+        Client::Ours(c) => ours_echo(c, calls).await,
+        Client::Raw(c) => c.echo(calls).await,
+        Client::Rmcp(c) if which == "rmcp-opts" => c.echo_with_options(calls).await,
+        Client::Rmcp(c) => c.echo(calls).await,
+    };
+    run(&mut client, WARMUP).await;
+    // `BENCH_PAUSE_MS`: time for a tracer to attach (`strace -f -p`) after the warm-up.
+    if let Some(pause) = std::env::var("BENCH_PAUSE_MS")
+        .ok()
+        .and_then(|p| p.parse().ok())
+    {
+        println!("pid {}", std::process::id());
+        tokio::time::sleep(Duration::from_millis(pause)).await;
+    }
+    let before = context_switches();
+    let median = run(&mut client, calls).await;
+    let after = context_switches();
+    println!("profile_{which}_us {:.1}", micros(median));
+    println!(
+        "profile_{which}_ctxt_per_call voluntary {:.2} involuntary {:.2}",
+        (after.0 - before.0) as f64 / calls as f64,
+        (after.1 - before.1) as f64 / calls as f64
+    );
+    match client {
+        Client::Ours(c) => c.shutdown().await,
+        Client::Raw(c) => c.stop().await,
+        Client::Rmcp(c) => c.stop().await,
+    }
+}
+
+fn main() {
+    let runtime = match std::env::var("BENCH_RUNTIME").as_deref() {
+        Ok("current") => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        Ok("multi1") => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build(),
+    };
+    let runtime = runtime.expect("a tokio runtime");
+    if std::env::var_os("BENCH_SPAWN").is_some() {
+        // On a worker thread, as the app's calls are, instead of `block_on`'s own thread.
+        runtime.block_on(async { tokio::spawn(run()).await.expect("the bench task") });
+    } else {
+        runtime.block_on(run());
+    }
+}
+
+async fn run() {
     // `cargo bench` passes `--bench`; keep only our own arguments.
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -293,6 +419,12 @@ async fn main() {
     match args.first().map(String::as_str) {
         Some("echo") => bench_echo(number(1, 1000), number(2, 5)).await,
         Some("start") => bench_start(number(1, 10), number(2, 3)).await,
-        _ => eprintln!("usage: mcp echo [CALLS] [ROUNDS] | mcp start [N] [ROUNDS]"),
+        Some("profile") => {
+            let which = args.get(1).map_or("ours", String::as_str);
+            bench_profile(which, number(2, 2000)).await;
+        }
+        _ => eprintln!(
+            "usage: mcp echo [CALLS] [ROUNDS] | mcp start [N] [ROUNDS] | mcp profile CLIENT [CALLS]"
+        ),
     }
 }

@@ -23,6 +23,7 @@ mod listen;
 mod listing;
 mod mrtr;
 mod requests;
+mod stdio;
 mod task_requests;
 
 pub use mrtr::MAX_ROUNDS as MRTR_MAX_ROUNDS;

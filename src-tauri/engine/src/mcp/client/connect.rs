@@ -10,13 +10,12 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService, serve_client_with_lifecycle};
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 
 use super::{
     Bridge, HANDSHAKE_VERSION, HostHandler, MAX_STDIO_MESSAGE_BYTES, McpClient, STATELESS_VERSION,
-    STDERR_TAIL_LINES, auth, capped, convert, listen,
+    STDERR_TAIL_LINES, auth, capped, convert, listen, stdio,
 };
 use crate::mcp::client::oauth::OAuth;
 use crate::mcp::client::process::{Launch, ServerProcess, StderrLog};
@@ -163,8 +162,7 @@ async fn connect_stdio(
             })?;
     let stdout = capped::CappedLines::new(stdout, MAX_STDIO_MESSAGE_BYTES);
     // rmcp's own cap stays above ours (a newline more), so it never drops a line silently.
-    let transport = AsyncRwTransport::new_client(stdout, stdin)
-        .with_max_line_length(MAX_STDIO_MESSAGE_BYTES + 1);
+    let transport = stdio::StdioTransport::new(stdout, stdin, MAX_STDIO_MESSAGE_BYTES + 1);
     let mode = lifecycle(bridge.handshake_only);
     let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
