@@ -191,6 +191,7 @@ async fn messages_arrive_in_order_whichever_path_parses_them() {
     assert_eq!(answers[1].id, rm::RequestId::Number(2));
     assert!(transport.calls.is_empty());
 
-    drop(server_write);
+    // Both halves of the server's end closed: the end of the stream.
+    drop((sent, server_write));
     assert!(transport.receive().await.is_none());
 }
