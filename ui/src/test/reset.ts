@@ -1,6 +1,8 @@
 // Puts the app's module-level state back to a fresh start between tests.
 import { setLang } from '../i18n/index.svelte';
 import { assistants } from '../lib/assistants.svelte';
+import { chat } from '../lib/chat.svelte';
+import { emptyState } from '../lib/chatState';
 import { conversations } from '../lib/conversations.svelte';
 import { deletions } from '../lib/deletions.svelte';
 import { clearErrors } from '../lib/errors.svelte';
@@ -15,6 +17,10 @@ import { setTheme } from '../lib/theme.svelte';
 import { clientSecrets } from './fakeServers';
 
 export function resetAppState(): void {
+  // The chat on screen: a new App must not start from the last test's branch.
+  chat.conversationId = null;
+  chat.state = emptyState();
+  chat.hasOlder = false;
   deletions.reset();
   conversations.reset();
   servers.reset();

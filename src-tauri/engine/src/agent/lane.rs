@@ -1,104 +1,173 @@
 //! A turn's writes, behind it (issue 19): every message a turn starts, checkpoints and
-//! finishes is written in the order the turn asked for, on a task of its own, while the turn
-//! goes on with what does not need the row yet — a placeholder is inserted while the request is
-//! sent, an answer with tool calls is finished while the tools run. The turn waits for its
-//! lane only where the order matters to someone else: before the first streamed event is shown
-//! (so a shown answer always has its row, even if the app dies right after), before a tool's
-//! task handle is stored under its tool message, and before the turn says it has finished.
-//! A failed write stops the writes after it and is reported at the next wait.
+//! finishes is written in the order the turn asked for, by one writer task of its own, while
+//! the turn goes on with what does not need the row yet — a placeholder is inserted while the
+//! request is sent, an answer with tool calls is finished while the tools run. The turn waits
+//! for its lane only where the order matters to someone else: before the first streamed event
+//! is shown (so a shown answer always has its row, even if the app dies right after), before a
+//! tool's task handle is stored under its tool message, and before the turn says it has
+//! finished. A failed write stops every write queued after it, for the rest of the turn, and
+//! is reported at the next flush.
 
 use std::future::Future;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
-use tokio::sync::watch;
-use tokio::task::{JoinError, JoinHandle};
+use tokio::sync::{mpsc, watch};
 use tracing::Instrument;
 
-use crate::store::{Message, MessageUpdate, NewMessage, Store, StoreError};
+use crate::store::{Message, MessageUpdate, NewMessage, Store, StoreError, now_ms};
+
+/// One queued write.
+type Write = Box<dyn FnOnce(Store) -> BoxFuture<'static, Result<(), StoreError>> + Send>;
+
+/// How far the writer got.
+#[derive(Clone, Copy, Default)]
+struct Progress {
+    /// How many writes have ended (written, failed or skipped), in order.
+    ended: u64,
+    /// Whether one of them failed: every write after it is skipped.
+    failed: bool,
+}
 
 /// The writes a turn queued, in order.
 pub(super) struct Lane {
     store: Store,
-    last: Option<JoinHandle<Result<(), StoreError>>>,
+    /// The writer's queue; its task starts with the first write.
+    queue: Option<mpsc::UnboundedSender<Write>>,
+    /// The writer's side of `progress`, until the writer starts.
+    progress_tx: Option<watch::Sender<Progress>>,
+    progress: watch::Receiver<Progress>,
+    /// The first failure, until a flush reports it.
+    failure: Arc<Mutex<Option<StoreError>>>,
     /// How many writes were queued.
     queued: u64,
-    /// How many have ended (written or failed), in order.
-    ended: Arc<watch::Sender<u64>>,
-    /// Whether one of them failed.
-    failed: Arc<AtomicBool>,
+    /// How many had been queued when a flush last reported.
+    reported: u64,
 }
 
 impl Lane {
     /// An empty lane writing to `store`.
     pub fn new(store: &Store) -> Self {
+        let (progress_tx, progress) = watch::channel(Progress::default());
         Self {
             store: store.clone(),
-            last: None,
+            queue: None,
+            progress_tx: Some(progress_tx),
+            progress,
+            failure: Arc::new(Mutex::new(None)),
             queued: 0,
-            ended: Arc::new(watch::channel(0).0),
-            failed: Arc::new(AtomicBool::new(false)),
+            reported: 0,
         }
     }
 
-    /// Queues `write` after every write queued before it; it starts as soon as they end (at
+    /// Queues `write` after every write queued before it; it runs as soon as they end (at
     /// once when none waits), and is skipped when one of them failed.
     pub fn push<F, Fut>(&mut self, write: F)
     where
         F: FnOnce(Store) -> Fut + Send + 'static,
         Fut: Future<Output = Result<(), StoreError>> + Send + 'static,
     {
-        let before = self.last.take();
-        let store = self.store.clone();
+        let write: Write = Box::new(move |store| write(store).boxed());
         self.queued += 1;
-        let (seq, ended, failed) = (self.queued, self.ended.clone(), self.failed.clone());
-        let task = async move {
-            let result = match before {
-                Some(handle) => match joined(handle.await) {
-                    Ok(()) => write(store).await,
-                    Err(e) => Err(e),
-                },
-                None => write(store).await,
-            };
-            if result.is_err() {
-                failed.store(true, Ordering::SeqCst);
-            }
-            ended.send_replace(seq);
-            result
-        };
-        self.last = Some(tokio::spawn(task.instrument(super::phase::behind())));
+        let queue = self.queue.get_or_insert_with(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            // Taken once, with the queue made once; the fallback is never used.
+            let progress = self
+                .progress_tx
+                .take()
+                .unwrap_or_else(|| watch::channel(Progress::default()).0);
+            tokio::spawn(writer(
+                self.store.clone(),
+                rx,
+                progress,
+                self.failure.clone(),
+            ));
+            tx
+        });
+        // A send fails only when the writer has stopped; the wait then ends as not written.
+        let _ = queue.send(write);
     }
 
     /// Resolves when every write queued so far has ended: true when all were written, false
     /// when one failed ([`Lane::flush`] says how). It does not hold the lane.
     pub fn written(&self) -> Shared<BoxFuture<'static, bool>> {
-        let mut ended = self.ended.subscribe();
-        let (target, failed) = (self.queued, self.failed.clone());
+        let mut progress = self.progress.clone();
+        let target = self.queued;
         async move {
-            let _ = ended.wait_for(|n| *n >= target).await;
-            !failed.load(Ordering::SeqCst)
+            match progress.wait_for(|p| p.ended >= target).await {
+                Ok(p) => !p.failed,
+                Err(_) => false, // the writer stopped before writing them all
+            }
         }
         .boxed()
         .shared()
     }
 
-    /// Waits for every queued write; the first failure among them.
+    /// Waits for every queued write. Err when one of the writes queued since the last flush
+    /// did not land: the first failure itself, or (when an earlier flush reported it) that
+    /// these were skipped after it.
     pub async fn flush(&mut self) -> Result<(), StoreError> {
-        match self.last.take() {
-            Some(handle) => joined(handle.await),
-            None => Ok(()),
+        let all_written = self.written().await;
+        let since = self.reported;
+        self.reported = self.queued;
+        if all_written || since == self.queued {
+            return Ok(());
         }
+        let first = self
+            .failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        Err(first.unwrap_or_else(|| {
+            lost("skipped: an earlier write of this turn failed or its writer stopped")
+        }))
     }
+}
+
+/// The lane's writer: runs each write in order; after a failure only counts the rest.
+async fn writer(
+    store: Store,
+    mut queue: mpsc::UnboundedReceiver<Write>,
+    progress: watch::Sender<Progress>,
+    failure: Arc<Mutex<Option<StoreError>>>,
+) {
+    while let Some(write) = queue.recv().await {
+        let skipped = progress.borrow().failed;
+        let ok = !skipped
+            && {
+                let store = store.clone();
+                let run = AssertUnwindSafe(async move { write(store).await }).catch_unwind();
+                let result = match run.instrument(super::phase::behind()).await {
+                    Ok(result) => result,
+                    Err(_) => Err(lost("a write of the turn panicked")),
+                };
+                match result {
+                    Ok(()) => true,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "a write of the turn failed; the ones after it are skipped");
+                        *failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+                        false
+                    }
+                }
+            };
+        progress.send_modify(|p| {
+            p.ended += 1;
+            p.failed |= !ok;
+        });
+    }
+}
+
+/// A write that did not land for a reason of the lane's own.
+fn lost(why: &str) -> StoreError {
+    StoreError::Database(sqlx::Error::Protocol(why.to_owned()))
 }
 
 /// The message a turn's branch carries once `new` was stored under `id` and `update` applied
 /// (what reading the row back would give a request: role and content).
 pub(super) fn carried(id: String, new: NewMessage, update: &MessageUpdate) -> Message {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let now = now_ms();
     Message {
         id,
         conversation_id: new.conversation_id,
@@ -114,24 +183,20 @@ pub(super) fn carried(id: String, new: NewMessage, update: &MessageUpdate) -> Me
     }
 }
 
-/// A write task's result; a write that panicked is reported as a failed write.
-fn joined(r: Result<Result<(), StoreError>, JoinError>) -> Result<(), StoreError> {
-    r.unwrap_or_else(|e| {
-        Err(StoreError::Database(sqlx::Error::Protocol(format!(
-            "a write of the turn stopped: {e}"
-        ))))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{MessageStatus, MessageUpdate, NewConversation, NewMessage, Role};
+    use crate::store::{Conversation, MessageStatus, NewConversation, Role};
+    use crate::vocab::content::ContentPart;
 
-    async fn store() -> (tempfile::TempDir, Store) {
+    async fn store() -> (tempfile::TempDir, Store, Conversation) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
-        (dir, store)
+        let conv = store
+            .create_conversation(NewConversation::default())
+            .await
+            .unwrap();
+        (dir, store, conv)
     }
 
     fn message(conversation: &str, text: &str) -> NewMessage {
@@ -139,46 +204,57 @@ mod tests {
             conversation_id: conversation.to_owned(),
             parent_id: None,
             role: Role::Assistant,
-            content: vec![crate::vocab::content::ContentPart::text(text)],
+            content: vec![ContentPart::text(text)],
             status: MessageStatus::Streaming,
             model: None,
         }
     }
 
+    /// Queues the insert of a message `text` under `id`, as the conversation's head.
+    fn push_insert(lane: &mut Lane, conv: &str, id: &str, text: &str) {
+        let (row, new) = (id.to_owned(), message(conv, text));
+        lane.push(move |s| async move { s.append_as_head_with_id(row, new).await.map(drop) });
+    }
+
+    /// Queues an update of message `id` to the text `text`.
+    fn push_update(lane: &mut Lane, id: &str, text: &str) {
+        let update = MessageUpdate {
+            content: Some(vec![ContentPart::text(text)]),
+            status: Some(MessageStatus::Complete),
+            ..Default::default()
+        };
+        let row = id.to_owned();
+        lane.push(move |s| async move { s.update_message(&row, update).await.map(drop) });
+    }
+
+    async fn texts(store: &Store, conv: &str) -> Vec<String> {
+        let page = store.list_messages(conv, &Default::default()).await;
+        let messages = page.unwrap().items;
+        messages.iter().map(text_of).collect()
+    }
+
+    fn text_of(m: &Message) -> String {
+        m.content
+            .iter()
+            .filter_map(|p| match p {
+                ContentPart::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     #[tokio::test]
     async fn writes_queued_on_a_lane_land_in_the_order_they_were_queued() {
-        let (_dir, store) = store().await;
-        let conv = store
-            .create_conversation(NewConversation::default())
-            .await
-            .unwrap();
+        let (_dir, store, conv) = store().await;
         let mut lane = Lane::new(&store);
         let id = Store::new_message_id();
-        let (c, i) = (conv.id.clone(), id.clone());
-        lane.push(move |s| async move {
-            s.append_as_head_with_id(i, message(&c, "first")).await?;
-            Ok(())
-        });
+        push_insert(&mut lane, &conv.id, &id, "first");
         for n in 0..20 {
-            let i = id.clone();
-            lane.push(move |s| async move {
-                let update = MessageUpdate {
-                    content: Some(vec![crate::vocab::content::ContentPart::text(format!(
-                        "text {n}"
-                    ))]),
-                    status: Some(MessageStatus::Complete),
-                    ..Default::default()
-                };
-                s.update_message(&i, update).await.map(drop)
-            });
+            push_update(&mut lane, &id, &format!("text {n}"));
         }
         assert!(lane.written().await);
         lane.flush().await.unwrap();
-        let stored = store.get_message(&id).await.unwrap();
-        assert_eq!(
-            stored.content,
-            vec![crate::vocab::content::ContentPart::text("text 19")]
-        );
+        assert_eq!(texts(&store, &conv.id).await, ["text 19"]);
         assert_eq!(
             store.get_conversation(&conv.id).await.unwrap().head_id,
             Some(id)
@@ -186,28 +262,46 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_failed_write_skips_the_writes_after_it_and_is_reported_by_flush() {
-        let (_dir, store) = store().await;
-        let conv = store
-            .create_conversation(NewConversation::default())
-            .await
-            .unwrap();
+    async fn a_failed_write_skips_every_write_after_it_for_the_rest_of_the_turn() {
+        let (_dir, store, conv) = store().await;
         let mut lane = Lane::new(&store);
-        lane.push(|s| async move {
-            s.update_message("no-such-message", MessageUpdate::default())
-                .await
-                .map(drop)
-        });
-        let c = conv.id.clone();
-        lane.push(move |s| async move { s.append_message(message(&c, "after")).await.map(drop) });
+        push_update(&mut lane, "no-such-message", "lost");
+        push_insert(&mut lane, &conv.id, &Store::new_message_id(), "after");
         assert!(!lane.written().await);
         let err = lane.flush().await.unwrap_err();
         assert!(matches!(err, StoreError::NotFound { .. }), "{err}");
-        let branch = store.list_messages(&conv.id, &Default::default()).await;
+        lane.flush().await.unwrap(); // nothing queued since the failure was reported
+        // Writes queued after the report are skipped too, and the next flush says so.
+        push_insert(&mut lane, &conv.id, &Store::new_message_id(), "later");
+        let err = lane.flush().await.unwrap_err();
+        assert!(err.to_string().contains("earlier write"), "{err}");
         assert!(
-            branch.unwrap().items.is_empty(),
-            "the later write was skipped"
+            texts(&store, &conv.id).await.is_empty(),
+            "nothing after the failure landed"
         );
+    }
+
+    #[tokio::test]
+    async fn a_write_that_panics_is_reported_as_failed_and_the_lane_does_not_hang() {
+        let (_dir, store, conv) = store().await;
+        let mut lane = Lane::new(&store);
+        lane.push(|_| async {
+            if true {
+                panic!("a write that panics");
+            }
+            Ok(())
+        });
+        push_insert(&mut lane, &conv.id, &Store::new_message_id(), "after");
+        let err = lane.flush().await.unwrap_err();
+        assert!(err.to_string().contains("panicked"), "{err}");
+        assert!(texts(&store, &conv.id).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_empty_lane_is_written_at_once() {
+        let (_dir, store, _conv) = store().await;
+        let mut lane = Lane::new(&store);
+        assert!(lane.written().await);
         lane.flush().await.unwrap();
     }
 }

@@ -28,6 +28,16 @@ pub async fn load(store: &Store, provider_id: &str) -> Result<HashSet<String>, S
         .collect())
 }
 
+/// Whether `learned` holds more models than the `loaded` it held when loaded (the set only
+/// grows): only then has a turn something to [`remember`].
+pub fn grew(learned: &PromptOnlyModels, loaded: usize) -> bool {
+    learned
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .len()
+        > loaded
+}
+
 /// Adds what `learned` holds to what is stored for `provider_id`. `loaded` is how many models
 /// it held when loaded: the set only grows, so while it holds no more, nothing is read or
 /// written (this runs after every model call).
@@ -37,15 +47,15 @@ pub async fn remember(
     learned: &PromptOnlyModels,
     loaded: usize,
 ) -> Result<(), StoreError> {
+    if !grew(learned, loaded) {
+        return Ok(());
+    }
     let learned: Vec<String> = {
         let set = learned
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         set.iter().cloned().collect()
     };
-    if learned.len() <= loaded {
-        return Ok(());
-    }
     let mut stored = load(store, provider_id).await?;
     let before = stored.len();
     stored.extend(learned);

@@ -51,8 +51,10 @@ where
             conversation_id: conv.id.clone(),
             user_message_id: user_id.clone(),
         });
-        let branch = read_branch(agent, &user_id).instrument(phase::sqlite());
-        Ok::<_, EngineError>((user_id.clone(), branch.await))
+        let branch = read_branch(agent, &user_id)
+            .instrument(phase::sqlite())
+            .await;
+        Ok::<_, EngineError>((user_id, branch))
     };
     let setup = Setup::of(agent, conv).instrument(phase::setup());
     let (begun, setup) = tokio::join!(begun, setup);
@@ -284,14 +286,16 @@ impl Turn<'_> {
         };
         let streamed = self.stream_into(req, &mut draft).await;
         let setup = self.setup;
-        let learned = learned_modes::remember(
-            self.agent.store(),
-            &setup.provider_id,
-            &setup.prompt_only,
-            setup.prompt_only_loaded,
-        );
-        if let Err(e) = learned.instrument(phase::sqlite()).await {
-            tracing::warn!(error = %e, "could not remember the models that need prompt-mode tools");
+        if learned_modes::grew(&setup.prompt_only, setup.prompt_only_loaded) {
+            let learned = learned_modes::remember(
+                self.agent.store(),
+                &setup.provider_id,
+                &setup.prompt_only,
+                setup.prompt_only_loaded,
+            );
+            if let Err(e) = learned.instrument(phase::sqlite()).await {
+                tracing::warn!(error = %e, "could not remember the models that need prompt-mode tools");
+            }
         }
         let (status, error, end) = match streamed {
             Ok(()) if self.cancel.is_cancelled() => {

@@ -45,7 +45,7 @@ pub use error::StoreError;
 pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};
 pub use mcp_servers::ServerRecord;
 pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
-pub use page::{Page, PageRequest};
+pub use page::{Page, PageRequest, now_ms};
 pub use providers::{ProviderRecord, ProviderSettings};
 pub use search::{SearchHit, Segment};
 pub use tasks::TaskRecord;
