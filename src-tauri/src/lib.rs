@@ -16,6 +16,7 @@ use switchboard_engine::logging::{self, LogGuard};
 use switchboard_engine::secrets::{self, Secrets};
 use switchboard_engine::{Engine, EngineError, Paths, Redactor};
 use tauri::{Manager, RunEvent, Runtime};
+use tauri_plugin_window_state::StateFlags;
 
 /// Registers the app's commands on `builder`: shared by the real app and the mock-runtime
 /// tests.
@@ -237,21 +238,27 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
         }))
         .plugin(tauri_plugin_deep_link::init())
         .plugin(
+            // Everything but visibility: the window is shown by `startup::show_main`.
             tauri_plugin_window_state::Builder::new()
                 .with_filename(window_state.to_string_lossy())
+                .with_state_flags(StateFlags::all() - StateFlags::VISIBLE)
                 .build(),
         )
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .register_asynchronous_uri_scheme_protocol(app_frames::SCHEME, app_frames::handle)
-        .on_page_load(|_webview, payload| match payload.event() {
-            tauri::webview::PageLoadEvent::Started => startup::mark("page load started"),
+        .on_page_load(|webview, payload| match payload.event() {
+            tauri::webview::PageLoadEvent::Started => {
+                startup::mark("page load started");
+                startup::show_main(&webview.window(), "window shown");
+            }
             tauri::webview::PageLoadEvent::Finished => startup::mark("page load finished"),
         })
         .manage(commands::install::OpenedLinks::default())
         .setup(move |app| {
             startup::mark("window created");
             startup::tune_webview(app);
+            show_at_latest(app.handle());
             links::listen(app.handle(), opened);
             Ok(())
         })
@@ -289,6 +296,18 @@ async fn start_servers(engine: Engine) {
         Ok(states) => tracing::info!(servers = states.len(), "MCP servers started"),
         Err(error) => tracing::warn!(%error, "cannot start the MCP servers"),
     }
+}
+
+/// Shows the main window after [`startup::SHOW_AT_LATEST`] if its page has not started loading
+/// by then (a page that never loads still gets a window, with whatever WebKit shows).
+fn show_at_latest<R: Runtime>(app: &tauri::AppHandle<R>) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(startup::SHOW_AT_LATEST).await;
+        if let Some(window) = app.get_window("main") {
+            startup::show_main(&window, "window shown before its page loaded");
+        }
+    });
 }
 
 /// Brings the existing window forward when a second instance is launched.

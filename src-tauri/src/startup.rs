@@ -29,6 +29,30 @@ pub fn mark(phase: &str) {
     }
 }
 
+/// Set once the main window was shown (see [`show_main`]).
+static SHOWN: AtomicBool = AtomicBool::new(false);
+/// How long the main window may stay hidden when its page never starts loading.
+pub const SHOW_AT_LATEST: Duration = Duration::from_secs(2);
+
+/// Shows the main window, which starts hidden (`tauri.conf.json`), once: when its page starts
+/// loading, or after [`SHOW_AT_LATEST`] whatever happened. Issue 19, goal 2: a window that is
+/// shown — and so drawn — while WebKit's web process is still starting can stall start-up by
+/// 500 ms. Without accelerated compositing, WebKitGTK's first draw of a visible view asks the
+/// web process for a frame and blocks the UI thread for up to 500 ms waiting for it
+/// (`DrawingAreaProxyCoordinatedGraphics::forceUpdateIfNeeded`), while the starting web process
+/// blocks on its own synchronous question to the UI thread (`GetNetworkProcessConnection`):
+/// neither moves until the timeout. A hidden view is not drawn, so nothing waits; once the page
+/// starts loading the web process has its connection and answers a draw at once.
+pub fn show_main<R: tauri::Runtime>(window: &tauri::Window<R>, why: &str) {
+    if SHOWN.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    match window.show() {
+        Ok(()) => mark(why),
+        Err(error) => tracing::warn!(%error, "cannot show the window"),
+    }
+}
+
 /// Set once the page first asks for the conversation list (see [`mark_once`]).
 pub static FIRST_LIST: AtomicBool = AtomicBool::new(false);
 /// Set once that first list was read from the database.

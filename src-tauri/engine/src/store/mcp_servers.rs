@@ -191,6 +191,47 @@ impl Store {
         row.ok_or_else(|| not_found(id_or_name))?.try_into()
     }
 
+    /// What a tool call's approval reads, in one query: the server with this id or name (as
+    /// [`Store::find_server`]), the user's policy for its `tool` (as [`Store::tool_policy`])
+    /// and the value of setting `setting` (as [`Store::setting`]).
+    pub async fn server_with_policy(
+        &self,
+        id_or_name: &str,
+        tool: &str,
+        setting: &str,
+    ) -> Result<(ServerRecord, Option<Approval>, Option<Value>), StoreError> {
+        #[derive(sqlx::FromRow)]
+        struct WithPolicy {
+            #[sqlx(flatten)]
+            row: Row,
+            policy: Option<String>,
+            setting: Option<String>,
+        }
+        let sql = format!(
+            "SELECT {COLUMNS}, \
+             (SELECT policy FROM tool_policies p WHERE p.server_id = s.id AND p.tool = ?) AS policy, \
+             (SELECT value FROM settings WHERE key = ?) AS setting \
+             FROM mcp_servers s WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1"
+        );
+        let found: Option<WithPolicy> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(tool)
+            .bind(setting)
+            .bind(id_or_name)
+            .bind(id_or_name)
+            .bind(id_or_name)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+        let found = found.ok_or_else(|| not_found(id_or_name))?;
+        let value = found
+            .setting
+            .map(|v| serde_json::from_str(&v))
+            .transpose()
+            .map_err(|e| StoreError::Invalid(format!("setting `{setting}` is not JSON: {e}")))?;
+        let policy = found.policy.as_deref().and_then(super::settings::approval);
+        Ok((found.row.try_into()?, policy, value))
+    }
+
     /// Replaces a server's configuration (name, transport, settings and enabled flag).
     pub async fn update_server(
         &self,

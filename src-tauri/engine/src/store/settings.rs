@@ -102,7 +102,7 @@ fn policy_text(p: Approval) -> &'static str {
     }
 }
 
-fn approval(text: &str) -> Option<Approval> {
+pub(super) fn approval(text: &str) -> Option<Approval> {
     match text {
         "ask" => Some(Approval::Ask),
         "allow" => Some(Approval::Allow),

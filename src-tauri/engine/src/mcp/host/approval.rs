@@ -136,13 +136,12 @@ impl Policies {
         annotations: &ToolAnnotations,
         conversation: &str,
     ) -> Result<Decision, StoreError> {
-        // Two independent reads at once (the reader pool has several connections).
-        let (record, opt_in) = tokio::try_join!(
-            store.find_server(server),
-            store.setting(AUTO_ALLOW_READ_ONLY)
-        )?;
+        // One query: the server, the tool's policy and the read-only opt-in.
+        let (record, tool_policy, opt_in) = store
+            .server_with_policy(server, tool, AUTO_ALLOW_READ_ONLY)
+            .await?;
         let inputs = Inputs {
-            tool_policy: store.tool_policy(&record.id, tool).await?,
+            tool_policy,
             server_approval: record.config.approval,
             allowed_for_chat: self.allowed_for_chat(conversation, &record.config.name, tool),
             read_only: annotations.read_only == Some(true),
