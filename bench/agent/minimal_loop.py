@@ -6,11 +6,14 @@ library only.
 
     python minimal_loop.py BASE_URL WEATHER_PY PYTHON N
 
-Prints one JSON object: {"turns_ms": [...]} (each a full turn: two model calls, one tool call).
+Prints one JSON object: {"turns_ms": [...], "cpu_ms": C} (each a full turn: two model calls,
+one tool call; C the CPU time of this process and of its weather server over the measured turns,
+from the kernel's per-thread accounting).
 """
 
 import http.client
 import json
+import os
 import subprocess
 import sys
 import time
@@ -139,15 +142,31 @@ def main() -> None:
     ]
     model = Model(base_url)
     turns = []
+    cpu_start = None
     for i in range(n + 5):
+        if i == 5:
+            cpu_start = time.process_time_ns() + server_cpu_ns(server.proc.pid)
         started = time.perf_counter()
         answer = turn(model, server, tools)
         elapsed = (time.perf_counter() - started) * 1000
         assert "raining" in answer, answer
         if i >= 5:
             turns.append(elapsed)
+    cpu_ns = time.process_time_ns() + server_cpu_ns(server.proc.pid) - (cpu_start or 0)
     server.close()
-    print(json.dumps({"turns_ms": turns}))
+    print(json.dumps({"turns_ms": turns, "cpu_ms": cpu_ns / 1e6}))
+
+
+def server_cpu_ns(pid: int) -> int:
+    """CPU time of every thread of process `pid` (Linux /proc; 0 elsewhere)."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+    except OSError:
+        pass
+    return total
 
 
 if __name__ == "__main__":

@@ -9,6 +9,12 @@
 //! `make bench-agent` (creates the LangGraph virtualenv under ~/.cache/switchboard first).
 //! `SWITCHBOARD_BENCH_ROUNDS` (default 20) sets the rounds; `BENCH_PHASES=1` also times our
 //! turn's phases (tracing spans `turn.*`, see `agent::phase`) and prints them per turn.
+//!
+//! It also reports the CPU time a turn costs (Linux, from /proc's per-thread accounting): ours
+//! is this process's (less the fake model's own thread) and its weather server's over the
+//! measured turns; the minimal loop's is its Python process's and its weather server's. On two
+//! cores a turn whose CPU time exceeds the floor's cannot be as fast as the floor, however much
+//! of its work overlaps.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -173,18 +179,89 @@ async fn our_turn(ours: &Ours) -> f64 {
     elapsed
 }
 
-/// One round of ours: `WARMUP` turns, then `TURNS` measured ones.
-async fn our_round(ours: &Ours) -> Vec<f64> {
+/// One round of ours: `WARMUP` turns, then `TURNS` measured ones (and their CPU time, ms).
+async fn our_round(ours: &Ours) -> (Vec<f64>, f64) {
     for _ in 0..WARMUP {
         our_turn(ours).await;
     }
     phases::reset();
+    let cpu = cpu::Ours::now();
     let mut turns = Vec::with_capacity(TURNS);
     for _ in 0..TURNS {
         turns.push(our_turn(ours).await);
     }
+    let cpu_ms = cpu.since();
     phases::add_turns(TURNS);
-    turns
+    (turns, cpu_ms)
+}
+
+/// CPU time from Linux's per-thread accounting (`/proc/PID/task/TID/schedstat`, nanoseconds on
+/// a CPU); threads that end within a round are not counted (none of ours do: the runtime's,
+/// SQLite's and the blocking pool's threads live on).
+mod cpu {
+    use std::sync::OnceLock;
+
+    /// The fake model's thread (`/proc/thread-self` as it names it: `PID/task/TID`).
+    pub static FAKE_THREAD: OnceLock<String> = OnceLock::new();
+
+    fn schedstat(path: &str) -> u64 {
+        let text = std::fs::read_to_string(format!("{path}/schedstat")).unwrap_or_default();
+        text.split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Every live thread of process `pid`.
+    pub fn process_ns(pid: &str) -> u64 {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return 0;
+        };
+        (tasks.flatten())
+            .map(|t| schedstat(&t.path().to_string_lossy()))
+            .sum()
+    }
+
+    /// The pids of this process's children whose command line mentions `needle`.
+    fn children(needle: &str) -> Vec<String> {
+        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+            return Vec::new();
+        };
+        let all: Vec<String> = (tasks.flatten())
+            .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+            .flat_map(|c| c.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+            .collect();
+        all.into_iter()
+            .filter(|pid| {
+                let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                String::from_utf8_lossy(&cmd).contains(needle)
+            })
+            .collect()
+    }
+
+    /// Our side of a turn: this process less the fake model, plus our weather server.
+    pub struct Ours {
+        at: u64,
+    }
+
+    impl Ours {
+        fn total() -> u64 {
+            let fake = FAKE_THREAD
+                .get()
+                .map_or(0, |t| schedstat(&format!("/proc/{t}")));
+            let servers: u64 = children("weather.py").iter().map(|p| process_ns(p)).sum();
+            process_ns("self") - fake + servers
+        }
+
+        pub fn now() -> Self {
+            Self { at: Self::total() }
+        }
+
+        /// Milliseconds of CPU since [`Ours::now`].
+        pub fn since(&self) -> f64 {
+            Self::total().saturating_sub(self.at) as f64 / 1e6
+        }
+    }
 }
 
 /// One round of a Python peer (`minimal_loop.py`, `langgraph_turn.py`): its measured turns.
@@ -194,7 +271,7 @@ fn python_round(
     url: &str,
     python: &Path,
     weather: &Path,
-) -> Vec<f64> {
+) -> (Vec<f64>, Option<f64>) {
     let out = std::process::Command::new(interpreter)
         .arg(root().join("bench/agent").join(script))
         .arg(url)
@@ -210,13 +287,16 @@ fn python_round(
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("peer output");
     let turns = v["turns_ms"].as_array().expect("turns_ms");
-    turns.iter().filter_map(Value::as_f64).collect()
+    let turns = turns.iter().filter_map(Value::as_f64).collect();
+    (turns, v["cpu_ms"].as_f64())
 }
 
 /// Every measured turn of one contender, round by round.
 #[derive(Default)]
 struct Runs {
     rounds: Vec<Vec<f64>>,
+    /// CPU milliseconds per measured turn, per round (when measured).
+    cpu: Vec<f64>,
 }
 
 impl Runs {
@@ -239,6 +319,21 @@ impl Runs {
             all.len(),
             m.len()
         );
+        if !self.cpu.is_empty() {
+            let (lo, hi) = (quantile(&self.cpu, 0.0), quantile(&self.cpu, 1.0));
+            println!(
+                "{:<13} CPU per turn: median {:.2} ms  (rounds {lo:.2}–{hi:.2} ms)",
+                "",
+                median(&self.cpu)
+            );
+        }
+    }
+
+    fn add(&mut self, (turns, cpu_ms): (Vec<f64>, Option<f64>)) {
+        if let Some(cpu) = cpu_ms {
+            self.cpu.push(cpu / turns.len().max(1) as f64);
+        }
+        self.rounds.push(turns);
     }
 
     /// Ours / theirs: per round (median and p90 of the round ratios) and of the pooled medians.
@@ -366,29 +461,43 @@ fn main() {
             .await
             .expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
         let app = axum::Router::new().fallback(axum::routing::post(fake));
-        tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+        // The fake model runs on a thread of its own, so its CPU time can be left out of ours.
+        let std_listener = listener.into_std().expect("listener");
+        std::thread::spawn(move || {
+            let thread = std::fs::read_link("/proc/thread-self").unwrap_or_default();
+            let _ = cpu::FAKE_THREAD.set(thread.to_string_lossy().into_owned());
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("fake model runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
+                let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
+                axum::serve(listener, app).await.ok();
+            });
+        });
         let python = root().join("tests/fixtures/mcp-py/.venv/bin/python");
         let weather = root().join("tests/fixtures/mcp-py/weather.py");
         let langgraph = std::env::var_os("LANGGRAPH_PYTHON").map(PathBuf::from);
         let ours = open_ours(&url, &python, &weather).await;
         let (mut us, mut minimal, mut lg) = (Runs::default(), Runs::default(), Runs::default());
         for round in 0..rounds {
-            us.rounds.push(our_round(&ours).await);
+            let (turns, cpu_ms) = our_round(&ours).await;
+            us.add((turns, Some(cpu_ms)));
             let (u, p, w) = (url.clone(), python.clone(), weather.clone());
             let floor = tokio::task::spawn_blocking(move || {
                 python_round(&p, "minimal_loop.py", &u, &p, &w)
             });
-            minimal.rounds.push(floor.await.expect("minimal loop"));
+            minimal.add(floor.await.expect("minimal loop"));
             if let Some(venv) = langgraph.clone() {
                 let (u, p, w) = (url.clone(), python.clone(), weather.clone());
                 let peer = tokio::task::spawn_blocking(move || {
                     python_round(&venv, "langgraph_turn.py", &u, &p, &w)
                 });
-                lg.rounds.push(peer.await.expect("langgraph"));
+                lg.add(peer.await.expect("langgraph"));
             }
             eprintln!("round {}/{rounds} done", round + 1);
         }

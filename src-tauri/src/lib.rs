@@ -250,7 +250,7 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
         .on_page_load(|webview, payload| match payload.event() {
             tauri::webview::PageLoadEvent::Started => {
                 startup::mark("page load started");
-                startup::show_main(&webview.window(), "window shown");
+                startup::show_main(|| webview.window().show(), "window shown");
             }
             tauri::webview::PageLoadEvent::Finished => startup::mark("page load finished"),
         })
@@ -304,8 +304,9 @@ fn show_at_latest<R: Runtime>(app: &tauri::AppHandle<R>) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(startup::SHOW_AT_LATEST).await;
-        if let Some(window) = app.get_window("main") {
-            startup::show_main(&window, "window shown before its page loaded");
+        if let Some(window) = app.get_webview_window("main") {
+            let show = || window.show();
+            startup::show_main(show, "window shown before its page loaded");
         }
     });
 }

@@ -43,11 +43,11 @@ pub const SHOW_AT_LATEST: Duration = Duration::from_secs(2);
 /// blocks on its own synchronous question to the UI thread (`GetNetworkProcessConnection`):
 /// neither moves until the timeout. A hidden view is not drawn, so nothing waits; once the page
 /// starts loading the web process has its connection and answers a draw at once.
-pub fn show_main<R: tauri::Runtime>(window: &tauri::Window<R>, why: &str) {
+pub fn show_main(show: impl FnOnce() -> tauri::Result<()>, why: &str) {
     if SHOWN.swap(true, Ordering::Relaxed) {
         return;
     }
-    match window.show() {
+    match show() {
         Ok(()) => mark(why),
         Err(error) => tracing::warn!(%error, "cannot show the window"),
     }
