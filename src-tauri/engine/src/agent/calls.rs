@@ -144,8 +144,7 @@ pub(super) async fn run_all(
         status: MessageStatus::Streaming,
         model: None,
     };
-    let (placed, row) = (new.clone(), id.clone());
-    lane.push(move |s| async move { s.append_as_head_with_id(row, placed).await.map(drop) });
+    lane.insert(&id, new.clone());
     let stored = lane.written();
     let runs = calls.iter().map(|c| run_one(ctx, &id, c, stored.clone()));
     let (results, contents): (Vec<ToolResult>, Vec<Value>) = join_all(runs)
@@ -174,8 +173,7 @@ pub(super) async fn run_all(
         ..Default::default()
     };
     let message = super::lane::carried(id.clone(), new, &update);
-    let row = id.clone();
-    lane.push(move |s| async move { s.update_message(&row, update).await.map(drop) });
+    lane.update(&id, update);
     Ok(Done {
         message_id: id,
         results: calls.into_iter().zip(results).collect(),

@@ -1,15 +1,15 @@
 //! A turn's writes, behind it (issue 19): every message a turn starts, checkpoints and
 //! finishes is written in the order the turn asked for, by one writer task of its own, while
 //! the turn goes on with what does not need the row yet — a placeholder is inserted while the
-//! request is sent, an answer with tool calls is finished while the tools run. The turn waits
-//! for its lane only where the order matters to someone else: before the first streamed event
-//! is shown (so a shown answer always has its row, even if the app dies right after), before a
-//! tool's task handle is stored under its tool message, and before the turn says it has
-//! finished. A failed write stops every write queued after it, for the rest of the turn, and
-//! is reported at the next flush.
+//! request is sent, an answer with tool calls is finished while the tools run. Writes queued
+//! while the writer is busy go in its next transaction together (one commit: finishing an
+//! answer and starting the tool message after it, say). The turn waits for its lane only where
+//! the order matters to someone else: before the first streamed event is shown (so a shown
+//! answer always has its row, even if the app dies right after), before a tool's task handle
+//! is stored under its tool message, and before the turn says it has finished. A failed write
+//! stops every write queued after it, for the rest of the turn, and is reported at the next
+//! flush; the writes before it land.
 
-use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::FutureExt;
@@ -17,10 +17,7 @@ use futures::future::{BoxFuture, Shared};
 use tokio::sync::{mpsc, watch};
 use tracing::Instrument;
 
-use crate::store::{Message, MessageUpdate, NewMessage, Store, StoreError, now_ms};
-
-/// One queued write.
-type Write = Box<dyn FnOnce(Store) -> BoxFuture<'static, Result<(), StoreError>> + Send>;
+use crate::store::{Message, MessageUpdate, MessageWrite, NewMessage, Store, StoreError, now_ms};
 
 /// How far the writer got.
 #[derive(Clone, Copy, Default)]
@@ -35,7 +32,7 @@ struct Progress {
 pub(super) struct Lane {
     store: Store,
     /// The writer's queue; its task starts with the first write.
-    queue: Option<mpsc::UnboundedSender<Write>>,
+    queue: Option<mpsc::UnboundedSender<MessageWrite>>,
     /// The writer's side of `progress`, until the writer starts.
     progress_tx: Option<watch::Sender<Progress>>,
     progress: watch::Receiver<Progress>,
@@ -62,32 +59,33 @@ impl Lane {
         }
     }
 
-    /// Queues `write` after every write queued before it; it runs as soon as they end (at
+    /// Queues `write` after every write queued before it; it lands as soon as they have (at
     /// once when none waits), and is skipped when one of them failed.
-    pub fn push<F, Fut>(&mut self, write: F)
-    where
-        F: FnOnce(Store) -> Fut + Send + 'static,
-        Fut: Future<Output = Result<(), StoreError>> + Send + 'static,
-    {
-        let write: Write = Box::new(move |store| write(store).boxed());
+    pub fn push(&mut self, write: MessageWrite) {
         self.queued += 1;
         let queue = self.queue.get_or_insert_with(|| {
             let (tx, rx) = mpsc::unbounded_channel();
             // Taken once, with the queue made once; the fallback is never used.
-            let progress = self
-                .progress_tx
-                .take()
-                .unwrap_or_else(|| watch::channel(Progress::default()).0);
-            tokio::spawn(writer(
-                self.store.clone(),
-                rx,
-                progress,
-                self.failure.clone(),
-            ));
+            let progress =
+                (self.progress_tx.take()).unwrap_or_else(|| watch::channel(Progress::default()).0);
+            let failure = self.failure.clone();
+            tokio::spawn(writer(self.store.clone(), rx, progress, failure));
             tx
         });
         // A send fails only when the writer has stopped; the wait then ends as not written.
         let _ = queue.send(write);
+    }
+
+    /// Queues the insert of `new` under `id`, as its conversation's head.
+    pub fn insert(&mut self, id: &str, new: NewMessage) {
+        let id = id.to_owned();
+        self.push(MessageWrite::InsertAsHead { id, new });
+    }
+
+    /// Queues `update` of message `id`.
+    pub fn update(&mut self, id: &str, update: MessageUpdate) {
+        let id = id.to_owned();
+        self.push(MessageWrite::Update { id, update });
     }
 
     /// Resolves when every write queued so far has ended: true when all were written, false
@@ -126,37 +124,51 @@ impl Lane {
     }
 }
 
-/// The lane's writer: runs each write in order; after a failure only counts the rest.
+/// The lane's writer: writes what was queued, in order, everything waiting at once in one
+/// transaction; after a failure only counts the rest.
 async fn writer(
     store: Store,
-    mut queue: mpsc::UnboundedReceiver<Write>,
+    mut queue: mpsc::UnboundedReceiver<MessageWrite>,
     progress: watch::Sender<Progress>,
     failure: Arc<Mutex<Option<StoreError>>>,
 ) {
-    while let Some(write) = queue.recv().await {
+    let mut batch = Vec::new();
+    while queue.recv_many(&mut batch, usize::MAX).await > 0 {
         let skipped = progress.borrow().failed;
-        let ok = !skipped
-            && {
-                let store = store.clone();
-                let run = AssertUnwindSafe(async move { write(store).await }).catch_unwind();
-                let result = match run.instrument(super::phase::behind()).await {
-                    Ok(result) => result,
-                    Err(_) => Err(lost("a write of the turn panicked")),
-                };
-                match result {
-                    Ok(()) => true,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "a write of the turn failed; the ones after it are skipped");
-                        *failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
-                        false
-                    }
-                }
-            };
+        let result = if skipped {
+            Ok(())
+        } else {
+            write(&store, &batch)
+                .instrument(super::phase::behind())
+                .await
+        };
+        if let Err(e) = &result {
+            tracing::warn!(error = %e, "a write of the turn failed; the ones after it are skipped");
+        }
+        let failed = result.is_err();
+        if let Err(e) = result {
+            *failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+        }
+        let ended = batch.len() as u64;
+        batch.clear();
         progress.send_modify(|p| {
-            p.ended += 1;
-            p.failed |= !ok;
+            p.ended += ended;
+            p.failed |= failed;
         });
     }
+}
+
+/// Writes `batch` in one transaction; when that fails, one by one up to the first that fails
+/// (so the writes before it land, as they would have alone), whose error it returns.
+async fn write(store: &Store, batch: &[MessageWrite]) -> Result<(), StoreError> {
+    let together = store.write_messages(batch).await;
+    if together.is_ok() || batch.len() == 1 {
+        return together;
+    }
+    for one in batch {
+        store.write_messages(std::slice::from_ref(one)).await?;
+    }
+    together
 }
 
 /// A write that did not land for a reason of the lane's own.
@@ -212,8 +224,7 @@ mod tests {
 
     /// Queues the insert of a message `text` under `id`, as the conversation's head.
     fn push_insert(lane: &mut Lane, conv: &str, id: &str, text: &str) {
-        let (row, new) = (id.to_owned(), message(conv, text));
-        lane.push(move |s| async move { s.append_as_head_with_id(row, new).await.map(drop) });
+        lane.insert(id, message(conv, text));
     }
 
     /// Queues an update of message `id` to the text `text`.
@@ -223,8 +234,7 @@ mod tests {
             status: Some(MessageStatus::Complete),
             ..Default::default()
         };
-        let row = id.to_owned();
-        lane.push(move |s| async move { s.update_message(&row, update).await.map(drop) });
+        lane.update(id, update);
     }
 
     async fn texts(store: &Store, conv: &str) -> Vec<String> {
@@ -282,19 +292,20 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_write_that_panics_is_reported_as_failed_and_the_lane_does_not_hang() {
+    async fn writes_queued_together_before_a_failing_one_still_land() {
         let (_dir, store, conv) = store().await;
         let mut lane = Lane::new(&store);
-        lane.push(|_| async {
-            if true {
-                panic!("a write that panics");
-            }
-            Ok(())
-        });
-        push_insert(&mut lane, &conv.id, &Store::new_message_id(), "after");
+        let (first, third) = (Store::new_message_id(), Store::new_message_id());
+        // Queued before the writer runs: they reach it as one batch.
+        push_insert(&mut lane, &conv.id, &first, "first");
+        push_update(&mut lane, &first, "updated");
+        push_update(&mut lane, "no-such-message", "lost");
+        push_insert(&mut lane, &conv.id, &third, "third");
         let err = lane.flush().await.unwrap_err();
-        assert!(err.to_string().contains("panicked"), "{err}");
-        assert!(texts(&store, &conv.id).await.is_empty());
+        assert!(matches!(err, StoreError::NotFound { .. }), "{err}");
+        assert_eq!(texts(&store, &conv.id).await, ["updated"]);
+        let head = store.get_conversation(&conv.id).await.unwrap().head_id;
+        assert_eq!(head, Some(first));
     }
 
     #[tokio::test]

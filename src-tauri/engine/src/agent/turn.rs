@@ -267,10 +267,7 @@ impl Turn<'_> {
             status: MessageStatus::Streaming,
             model: Some(self.setup.model.clone()),
         };
-        let placed = new.clone();
-        let row = id.clone();
-        self.lane
-            .push(move |s| async move { s.append_as_head_with_id(row, placed).await.map(drop) });
+        self.lane.insert(&id, new.clone());
         let _ = self.events.send(ChatEvent::MessageStarted {
             message_id: id.clone(),
             model: self.setup.model.clone(),
@@ -317,9 +314,7 @@ impl Turn<'_> {
         let update = draft.update(Some(status), error);
         self.branch
             .push(lane::carried(draft.id.clone(), new, &update));
-        let row = draft.id.clone();
-        self.lane
-            .push(move |s| async move { s.update_message(&row, update).await.map(drop) });
+        self.lane.update(&draft.id, update);
         // A stopped or failed message keeps its calls in storage (history repairs them), but
         // none of them runs.
         let calls = if end.is_some() {
@@ -362,9 +357,7 @@ impl Turn<'_> {
             let Some(event) = next else { return Ok(()) };
             absorb(setup, draft, event?, self.events);
             if draft.saved.elapsed() >= CHECKPOINT {
-                let (row, update) = (draft.id.clone(), draft.update(None, None));
-                self.lane
-                    .push(move |s| async move { s.update_message(&row, update).await.map(drop) });
+                self.lane.update(&draft.id, draft.update(None, None));
                 draft.saved = Instant::now();
             }
         }

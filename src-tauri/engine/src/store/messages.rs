@@ -2,11 +2,32 @@
 //! streaming, list in order, and mark messages a crash left half-written as interrupted.
 
 use serde::{Deserialize, Serialize};
+use sqlx::SqliteConnection;
 use ts_rs::TS;
 
 use super::page::{cursor_number, new_id, now_ms, split_cursor};
 use super::{Page, PageRequest, Store, StoreError};
 use crate::vocab::content::ContentPart;
+
+/// One write of a turn, for [`Store::write_messages`].
+#[derive(Clone, Debug)]
+pub enum MessageWrite {
+    /// A new message under an id made beforehand ([`Store::new_message_id`]), made its
+    /// conversation's head (as [`Store::append_as_head_with_id`]).
+    InsertAsHead {
+        /// The message's id.
+        id: String,
+        /// The message.
+        new: NewMessage,
+    },
+    /// An update of a message (as [`Store::update_message`]).
+    Update {
+        /// The message's id.
+        id: String,
+        /// What changes.
+        update: MessageUpdate,
+    },
+}
 
 /// Who wrote a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS, sqlx::Type)]
@@ -202,9 +223,23 @@ impl Store {
         new: NewMessage,
         as_head: bool,
     ) -> Result<Message, StoreError> {
+        let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
+        let row = self.insert_on(&mut tx, id, &new, as_head).await?;
+        tx.commit().await.map_err(|e| self.classify(e))?;
+        row.try_into()
+    }
+
+    /// Inserts `new` under `id` on `conn` (in the caller's transaction), bumping its
+    /// conversation and, with `as_head`, making it the head.
+    async fn insert_on(
+        &self,
+        conn: &mut SqliteConnection,
+        id: String,
+        new: &NewMessage,
+        as_head: bool,
+    ) -> Result<Row, StoreError> {
         let content = to_json(&new.content)?;
         let now = now_ms();
-        let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
         // `head_id` is a plain column (no foreign key): it may name the row inserted next.
         let touched = sqlx::query(
             "UPDATE conversations SET updated_at = ?, \
@@ -214,20 +249,20 @@ impl Store {
         .bind(as_head)
         .bind(&id)
         .bind(&new.conversation_id)
-        .execute(&mut *tx)
+        .execute(&mut *conn)
         .await
         .map_err(|e| self.classify(e))?;
         if touched.rows_affected() == 0 {
             return Err(StoreError::NotFound {
                 entity: "conversation",
-                id: new.conversation_id,
+                id: new.conversation_id.clone(),
             });
         }
         let sql = format!(
             "INSERT INTO messages (id, conversation_id, parent_id, role, content, status, model, \
              created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
         );
-        let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(&new.conversation_id)
             .bind(&new.parent_id)
@@ -237,11 +272,27 @@ impl Store {
             .bind(&new.model)
             .bind(now)
             .bind(now)
-            .fetch_one(&mut *tx)
+            .fetch_one(&mut *conn)
             .await
-            .map_err(|e| self.classify(e))?;
-        tx.commit().await.map_err(|e| self.classify(e))?;
-        row.try_into()
+            .map_err(|e| self.classify(e))
+    }
+
+    /// Applies `writes` in order in one transaction: all of them or, on the first that fails,
+    /// none (its error). A turn's lane writes what it queued meanwhile this way, one commit
+    /// for several writes.
+    pub async fn write_messages(&self, writes: &[MessageWrite]) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
+        for write in writes {
+            match write {
+                MessageWrite::InsertAsHead { id, new } => {
+                    self.insert_on(&mut tx, id.clone(), new, true).await?;
+                }
+                MessageWrite::Update { id, update } => {
+                    self.update_on(&mut tx, id, update).await?;
+                }
+            }
+        }
+        tx.commit().await.map_err(|e| self.classify(e))
     }
 
     /// Applies `update` to a message.
@@ -250,6 +301,17 @@ impl Store {
         id: &str,
         update: MessageUpdate,
     ) -> Result<Message, StoreError> {
+        let mut conn = self.writer.acquire().await.map_err(|e| self.classify(e))?;
+        self.update_on(&mut conn, id, &update).await?.try_into()
+    }
+
+    /// Applies `update` to message `id` on `conn`.
+    async fn update_on(
+        &self,
+        conn: &mut SqliteConnection,
+        id: &str,
+        update: &MessageUpdate,
+    ) -> Result<Row, StoreError> {
         let content = update.content.as_deref().map(to_json).transpose()?;
         let sql = format!(
             "UPDATE messages SET content = COALESCE(?, content), status = COALESCE(?, status), \
@@ -261,17 +323,16 @@ impl Store {
             .bind(update.status)
             .bind(update.usage.map(|u| u.input_tokens))
             .bind(update.usage.map(|u| u.output_tokens))
-            .bind(update.error)
+            .bind(update.error.as_deref())
             .bind(now_ms())
             .bind(id)
-            .fetch_optional(&self.writer)
+            .fetch_optional(&mut *conn)
             .await
             .map_err(|e| self.classify(e))?;
         row.ok_or_else(|| StoreError::NotFound {
             entity: "message",
             id: id.to_owned(),
-        })?
-        .try_into()
+        })
     }
 
     /// Lists a conversation's messages oldest first (all branches), keyset-paged.

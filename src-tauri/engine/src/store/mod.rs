@@ -44,7 +44,9 @@ pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
 pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};
 pub use mcp_servers::ServerRecord;
-pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role, TokenUsage};
+pub use messages::{
+    Message, MessageStatus, MessageUpdate, MessageWrite, NewMessage, Role, TokenUsage,
+};
 pub use page::{Page, PageRequest, now_ms};
 pub use providers::{ProviderRecord, ProviderSettings};
 pub use search::{SearchHit, Segment};
