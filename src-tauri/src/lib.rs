@@ -247,11 +247,8 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .register_asynchronous_uri_scheme_protocol(app_frames::SCHEME, app_frames::handle)
-        .on_page_load(|webview, payload| match payload.event() {
-            tauri::webview::PageLoadEvent::Started => {
-                startup::mark("page load started");
-                startup::show_main(|| webview.window().show(), "window shown");
-            }
+        .on_page_load(|_webview, payload| match payload.event() {
+            tauri::webview::PageLoadEvent::Started => startup::mark("page load started"),
             tauri::webview::PageLoadEvent::Finished => startup::mark("page load finished"),
         })
         .manage(commands::install::OpenedLinks::default())

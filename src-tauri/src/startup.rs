@@ -34,15 +34,16 @@ static SHOWN: AtomicBool = AtomicBool::new(false);
 /// How long the main window may stay hidden when its page never starts loading.
 pub const SHOW_AT_LATEST: Duration = Duration::from_secs(2);
 
-/// Shows the main window, which starts hidden (`tauri.conf.json`), once: when its page starts
-/// loading, or after [`SHOW_AT_LATEST`] whatever happened. Issue 19, goal 2: a window that is
-/// shown — and so drawn — while WebKit's web process is still starting can stall start-up by
-/// 500 ms. Without accelerated compositing, WebKitGTK's first draw of a visible view asks the
-/// web process for a frame and blocks the UI thread for up to 500 ms waiting for it
-/// (`DrawingAreaProxyCoordinatedGraphics::forceUpdateIfNeeded`), while the starting web process
-/// blocks on its own synchronous question to the UI thread (`GetNetworkProcessConnection`):
-/// neither moves until the timeout. A hidden view is not drawn, so nothing waits; once the page
-/// starts loading the web process has its connection and answers a draw at once.
+/// Shows the main window, which starts hidden (`tauri.conf.json`), once: when its page has
+/// mounted (it asks for the conversation list), or after [`SHOW_AT_LATEST`] whatever happened.
+/// Issue 19, goal 2: without accelerated compositing, WebKitGTK's first draw of a visible view
+/// asks the web process for a frame and blocks the UI thread until it comes, for up to 500 ms
+/// (`DrawingAreaProxyCoordinatedGraphics::forceUpdateIfNeeded`). No frame comes while the web
+/// process is starting (it waits on its own synchronous question to the UI thread,
+/// `GetNetworkProcessConnection`) nor while a page is loading and has not laid out anything
+/// visible yet (painting is suppressed) — and the blocked UI thread is also the one serving the
+/// page's files and IPC, so the load stalls with it. A hidden view is not drawn; once the page
+/// has mounted, a draw is answered at once.
 pub fn show_main(show: impl FnOnce() -> tauri::Result<()>, why: &str) {
     if SHOWN.swap(true, Ordering::Relaxed) {
         return;

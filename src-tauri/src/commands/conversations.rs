@@ -10,9 +10,12 @@ use super::CmdResult;
 #[tauri::command]
 pub async fn list_conversations(
     engine: State<'_, Engine>,
+    window: tauri::WebviewWindow,
     page: PageRequest,
 ) -> CmdResult<Page<Conversation>> {
     crate::startup::mark_once(&crate::startup::FIRST_LIST, "the page asked for the list");
+    // The page has mounted: the window it starts hidden in can be drawn now.
+    crate::startup::show_main(|| window.show(), "window shown");
     let listed = engine.store().list_conversations(&page).await?;
     crate::startup::mark_once(&crate::startup::FIRST_LISTED, "the list was read");
     Ok(listed)
