@@ -8,9 +8,9 @@ use super::CmdResult;
 
 /// One page of conversations, pinned first, newest activity first.
 #[tauri::command]
-pub async fn list_conversations(
+pub async fn list_conversations<R: tauri::Runtime>(
     engine: State<'_, Engine>,
-    window: tauri::WebviewWindow,
+    window: tauri::WebviewWindow<R>,
     page: PageRequest,
 ) -> CmdResult<Page<Conversation>> {
     crate::startup::mark_once(&crate::startup::FIRST_LIST, "the page asked for the list");
