@@ -4,7 +4,7 @@
 //
 // Usage: node tests/e2e/window.mjs <path to the debug binary>   (DISPLAY must be set)
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { driver, freePort, runScenario, sleep, until } from './webdriver.mjs';
@@ -40,6 +40,33 @@ async function secondLaunchExits() {
   ]);
   if (code !== 0) throw new Error(`a second launch did not hand over and exit: ${code}`);
   console.log('e2e: a second launch focused the first window and exited');
+}
+
+// The app's web process runs without JavaScriptCore's code cache (startup::no_script_code_cache:
+// every Tauri event is a script evaluated once, so the cache only holds what never comes again).
+function webProcessHasNoCodeCache() {
+  const read = (path) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const ours = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    if (read(`/proc/${pid}/comm`).trim() !== 'WebKitWebProces') return false;
+    const ppid = read(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1];
+    try {
+      return readlinkSync(`/proc/${ppid}/exe`) === app;
+    } catch {
+      return false;
+    }
+  });
+  if (ours.length === 0) throw new Error('no web process of the app found');
+  for (const pid of ours) {
+    const env = read(`/proc/${pid}/environ`).split('\0');
+    if (!env.includes('JSC_useCodeCache=false')) throw new Error(`web process ${pid} runs with JavaScriptCore's code cache`);
+  }
+  console.log(`e2e: the web process runs without JavaScriptCore's code cache (${ours.length} process)`);
 }
 
 // A profile whose database is not one ends with one clear line and exit code 1: no panic, no
@@ -99,6 +126,7 @@ async function main() {
     });
     if (rows[0][0] !== id) throw new Error(`the database has ${rows[0][0]}, the window shows ${id}`);
     console.log(`e2e: conversation ${id} renamed to "${TITLE}" and found in the SQLite file`);
+    webProcessHasNoCodeCache();
     await sleep(500);
     screenshot();
     await secondLaunchExits();
