@@ -162,66 +162,58 @@ test('a title the engine gives the conversation during a turn shows in the heade
   expect(within(screen.getByRole('complementary')).getByText('California rain')).toBeInTheDocument();
 });
 
-test('after a turn only the new messages are asked for their alternatives', async () => {
-  const text = (t: string) => [{ type: 'text' as const, text: t }];
-  const msg = (id: string, role: 'user' | 'assistant', parentId: string | null) =>
-    ({ ...base, id, parentId, conversationId: '', role, status: 'complete', content: text(id) }) as Message;
-  const stored = [msg('u1', 'user', null), msg('a1', 'assistant', 'u1'), msg('u2', 'user', 'a1'), msg('a2', 'assistant', 'u2')];
-  const { conv, backend, messages, channel } = setup(stored);
-  messages.set(conv.id, stored.map((m) => ({ ...m, conversationId: conv.id })));
-  const user = userEvent.setup();
-  render(App);
-  await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(4));
-  await waitFor(() => expect(backend.callsTo('message_siblings')).toHaveLength(4));
+const text = (t: string) => [{ type: 'text' as const, text: t }];
+const msg = (id: string, role: 'user' | 'assistant', parentId: string | null) =>
+  ({ ...base, id, parentId, conversationId: '', role, status: 'complete', content: text(id) }) as Message;
+const stored = () => [msg('u1', 'user', null), msg('a1', 'assistant', 'u1'), msg('u2', 'user', 'a1'), msg('a2', 'assistant', 'u2')];
 
+/** Sends a message whose turn stores u3 and a3 and ends with `events` delivered. */
+async function turnStoringU3A3({ conv, backend, messages, channel }: ReturnType<typeof setup>, events: ChatEvent[]) {
+  const user = userEvent.setup();
   await user.type(await screen.findByTestId('composer'), 'and tomorrow?');
   await user.keyboard('{Enter}');
   await waitFor(() => expect(backend.callsTo('send_message')).toHaveLength(1));
   messages.set(conv.id, [...messages.get(conv.id)!, { ...msg('u3', 'user', 'a2'), conversationId: conv.id }, { ...msg('a3', 'assistant', 'u3'), conversationId: conv.id }]);
-  deliver(channel(), [
-    [
-      { type: 'started', conversation_id: conv.id, user_message_id: 'u3' },
-      { type: 'message_started', message_id: 'a3', model: 'qwen3', step: 1 },
-      { type: 'text_delta', message_id: 'a3', text: 'a3' },
-      { type: 'finished', reason: 'done', head_id: 'a3' },
-    ],
-  ]);
+  deliver(channel(), [events]);
   await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(6));
-  await waitFor(() => expect(backend.callsTo('message_siblings')).toHaveLength(6));
-  expect(backend.callsTo('message_siblings').slice(4)).toEqual([{ messageId: 'u3' }, { messageId: 'a3' }]);
+}
+
+test('after a turn only the new messages are asked for their alternatives', async () => {
+  const chat = setup(stored());
+  chat.messages.set(chat.conv.id, stored().map((m) => ({ ...m, conversationId: chat.conv.id })));
+  render(App);
+  await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(4));
+  await waitFor(() => expect(chat.backend.callsTo('message_siblings')).toHaveLength(4));
+
+  await turnStoringU3A3(chat, [
+    { type: 'started', conversation_id: chat.conv.id, user_message_id: 'u3' },
+    { type: 'message_started', message_id: 'a3', model: 'qwen3', step: 1 },
+    { type: 'text_delta', message_id: 'a3', text: 'a3' },
+    { type: 'finished', reason: 'done', head_id: 'a3' },
+  ]);
+  await waitFor(() => expect(chat.backend.callsTo('message_siblings')).toHaveLength(6));
+  expect(chat.backend.callsTo('message_siblings').slice(4)).toEqual([{ messageId: 'u3' }, { messageId: 'a3' }]);
 });
 
 test('a message whose alternatives are being asked for is not asked again before the answer comes', async () => {
-  const text = (t: string) => [{ type: 'text' as const, text: t }];
-  const msg = (id: string, role: 'user' | 'assistant', parentId: string | null) =>
-    ({ ...base, id, parentId, conversationId: '', role, status: 'complete', content: text(id) }) as Message;
-  const stored = [msg('u1', 'user', null), msg('a1', 'assistant', 'u1'), msg('u2', 'user', 'a1'), msg('a2', 'assistant', 'u2')];
   let answer = () => {};
   const answered = new Promise<void>((resolve) => (answer = resolve));
-  const { conv, backend, messages, channel } = setup(stored, answered);
-  messages.set(conv.id, stored.map((m) => ({ ...m, conversationId: conv.id })));
-  const user = userEvent.setup();
+  const chat = setup(stored(), answered);
+  chat.messages.set(chat.conv.id, stored().map((m) => ({ ...m, conversationId: chat.conv.id })));
   render(App);
-  await waitFor(() => expect(backend.callsTo('message_siblings')).toHaveLength(4));
+  await waitFor(() => expect(chat.backend.callsTo('message_siblings')).toHaveLength(4));
 
   // A turn runs and ends while the four answers are still pending: the branch is read again.
-  await user.type(await screen.findByTestId('composer'), 'and tomorrow?');
-  await user.keyboard('{Enter}');
-  await waitFor(() => expect(backend.callsTo('send_message')).toHaveLength(1));
-  messages.set(conv.id, [...messages.get(conv.id)!, { ...msg('u3', 'user', 'a2'), conversationId: conv.id }, { ...msg('a3', 'assistant', 'u3'), conversationId: conv.id }]);
-  deliver(channel(), [
-    [
-      { type: 'started', conversation_id: conv.id, user_message_id: 'u3' },
-      { type: 'message_started', message_id: 'a3', model: 'qwen3', step: 1 },
-      { type: 'finished', reason: 'done', head_id: 'a3' },
-    ],
+  await turnStoringU3A3(chat, [
+    { type: 'started', conversation_id: chat.conv.id, user_message_id: 'u3' },
+    { type: 'message_started', message_id: 'a3', model: 'qwen3', step: 1 },
+    { type: 'finished', reason: 'done', head_id: 'a3' },
   ]);
-  await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(6));
-  await waitFor(() => expect(backend.callsTo('message_siblings')).toHaveLength(6));
-  expect(backend.callsTo('message_siblings').slice(4)).toEqual([{ messageId: 'u3' }, { messageId: 'a3' }]);
+  await waitFor(() => expect(chat.backend.callsTo('message_siblings')).toHaveLength(6));
+  expect(chat.backend.callsTo('message_siblings').slice(4)).toEqual([{ messageId: 'u3' }, { messageId: 'a3' }]);
 
   // Once the answers come nothing more is asked.
   answer();
   await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(backend.callsTo('message_siblings')).toHaveLength(6);
+  expect(chat.backend.callsTo('message_siblings')).toHaveLength(6);
 });

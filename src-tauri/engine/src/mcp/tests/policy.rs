@@ -156,6 +156,38 @@ async fn a_stored_tool_policy_overrides_the_server_default() {
 }
 
 #[tokio::test]
+async fn a_tool_policy_belongs_to_its_server_and_an_unknown_server_is_not_found() {
+    let (_dir, store) = store_with(Approval::Ask).await;
+    let transport = Transport::Stdio {
+        command: "node".to_owned(),
+        args: Vec::new(),
+        env: BTreeMap::new(),
+        cwd: None,
+    };
+    let other = store
+        .insert_server(&ServerConfig::new("other", transport))
+        .await
+        .unwrap();
+    store
+        .set_tool_policy(&other.id, "rm", Some(Approval::Deny))
+        .await
+        .unwrap();
+    let p = Policies::default();
+    let ours = p.decide(&store, "srv", "rm", &PLAIN, "c1").await.unwrap();
+    let theirs = p.decide(&store, "other", "rm", &PLAIN, "c1").await;
+    let by_id = p.decide(&store, &other.id, "rm", &PLAIN, "c1").await;
+    assert_eq!(
+        (ours, theirs.unwrap(), by_id.unwrap()),
+        (Decision::Ask, Decision::Deny, Decision::Deny)
+    );
+    let missing = p.decide(&store, "nope", "rm", &PLAIN, "c1").await;
+    assert!(
+        matches!(missing, Err(crate::store::StoreError::NotFound { .. })),
+        "{missing:?}"
+    );
+}
+
+#[tokio::test]
 async fn allow_for_this_chat_is_scoped_to_one_conversation_and_never_beats_deny() {
     let (_dir, store) = store_with(Approval::Ask).await;
     let p = Policies::default();
