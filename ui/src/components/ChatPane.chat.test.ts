@@ -6,6 +6,7 @@ import App from '../App.svelte';
 import { navigate, conversationHref } from '../lib/router.svelte';
 import { conversation, installFakeBackend } from '../test/fakeBackend';
 import { resetAppState } from '../test/reset';
+import { chat as session } from '../lib/chat.svelte';
 
 beforeEach(() => resetAppState());
 
@@ -214,6 +215,29 @@ test('a message whose alternatives are being asked for is not asked again before
 
   // Once the answers come nothing more is asked.
   answer();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(chat.backend.callsTo('message_siblings')).toHaveLength(6);
+});
+
+test('a message that leaves the branch is asked again when it comes back, and the ones that stayed are not', async () => {
+  const chat = setup(stored());
+  const withConv = (list: Message[]) => list.map((m) => ({ ...m, conversationId: chat.conv.id }));
+  chat.messages.set(chat.conv.id, withConv(stored()));
+  render(App);
+  await waitFor(() => expect(chat.backend.callsTo('message_siblings')).toHaveLength(4));
+
+  // A regenerated answer replaces a2 on the branch: only the new answer is asked about.
+  const [u1, a1, u2, a2] = stored();
+  chat.messages.set(chat.conv.id, withConv([u1!, a1!, u2!, msg('a2b', 'assistant', 'u2')]));
+  await session.reload();
+  await waitFor(() => expect(chat.backend.callsTo('message_siblings')).toHaveLength(5));
+  expect(chat.backend.callsTo('message_siblings')[4]).toEqual({ messageId: 'a2b' });
+
+  // Switching back to a2: what was read of it was forgotten when it left, so it is asked again.
+  chat.messages.set(chat.conv.id, withConv([u1!, a1!, u2!, a2!]));
+  await session.reload();
+  await waitFor(() => expect(chat.backend.callsTo('message_siblings')).toHaveLength(6));
+  expect(chat.backend.callsTo('message_siblings')[5]).toEqual({ messageId: 'a2' });
   await new Promise((resolve) => setTimeout(resolve, 50));
   expect(chat.backend.callsTo('message_siblings')).toHaveLength(6);
 });
