@@ -295,15 +295,15 @@ async fn start_servers(engine: Engine) {
     }
 }
 
-/// Shows the main window after [`startup::SHOW_AT_LATEST`] if its page has not started loading
-/// by then (a page that never loads still gets a window, with whatever WebKit shows).
+/// Shows the main window after [`startup::SHOW_AT_LATEST`] if its page has not mounted by then
+/// (a page that never mounts still gets a window, with whatever WebKit shows).
 fn show_at_latest<R: Runtime>(app: &tauri::AppHandle<R>) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(startup::SHOW_AT_LATEST).await;
         if let Some(window) = app.get_webview_window("main") {
             let show = || window.show();
-            startup::show_main(show, "window shown before its page loaded");
+            startup::show_main(show, "window shown before its page mounted");
         }
     });
 }

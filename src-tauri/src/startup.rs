@@ -31,7 +31,7 @@ pub fn mark(phase: &str) {
 
 /// Set once the main window was shown (see [`show_main`]).
 static SHOWN: AtomicBool = AtomicBool::new(false);
-/// How long the main window may stay hidden when its page never starts loading.
+/// How long the main window may stay hidden when its page does not mount.
 pub const SHOW_AT_LATEST: Duration = Duration::from_secs(2);
 
 /// Shows the main window, which starts hidden (`tauri.conf.json`), once: when its page has

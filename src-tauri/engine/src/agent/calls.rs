@@ -6,14 +6,14 @@
 
 use std::collections::HashMap;
 
-use futures::future::{BoxFuture, Shared, join_all};
+use futures::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::Agent;
 use super::Events;
-use super::lane::Lane;
+use super::lane::{Lane, Written};
 use super::setup::Setup;
 use crate::EngineError;
 use crate::mcp::host::{CallFailed, CallRequest, Called, Caller};
@@ -115,9 +115,6 @@ pub(super) struct Ctx<'a> {
     pub cancel: &'a CancellationToken,
 }
 
-/// Resolves once the tool message's row is written (see [`Lane::written`]).
-type Stored = Shared<BoxFuture<'static, bool>>;
-
 /// The stored tool message and each call's result.
 pub(super) struct Done {
     pub message_id: String,
@@ -196,7 +193,7 @@ async fn run_one(
     ctx: &Ctx<'_>,
     message_id: &str,
     call: &Planned,
-    stored: Stored,
+    stored: Written,
 ) -> (ToolResult, Value) {
     let result = match &call.problem {
         Some(problem) => error_result(problem.clone()),
@@ -220,7 +217,7 @@ async fn approved_then_run(
     ctx: &Ctx<'_>,
     message_id: &str,
     call: &CallView,
-    stored: Stored,
+    stored: Written,
 ) -> ToolResult {
     let agent = ctx.agent;
     let token = ctx.cancel.child_token();

@@ -28,13 +28,13 @@ struct Progress {
     failed: bool,
 }
 
+/// Resolves once the writes queued before it have ended: true when all were written.
+pub(super) type Written = Shared<BoxFuture<'static, bool>>;
+
 /// The writes a turn queued, in order.
 pub(super) struct Lane {
-    store: Store,
-    /// The writer's queue; its task starts with the first write.
-    queue: Option<mpsc::UnboundedSender<MessageWrite>>,
-    /// The writer's side of `progress`, until the writer starts.
-    progress_tx: Option<watch::Sender<Progress>>,
+    /// The writer's queue.
+    queue: mpsc::UnboundedSender<MessageWrite>,
     progress: watch::Receiver<Progress>,
     /// The first failure, until a flush reports it.
     failure: Arc<Mutex<Option<StoreError>>>,
@@ -45,15 +45,16 @@ pub(super) struct Lane {
 }
 
 impl Lane {
-    /// An empty lane writing to `store`.
+    /// An empty lane writing to `store`, with its writer task.
     pub fn new(store: &Store) -> Self {
         let (progress_tx, progress) = watch::channel(Progress::default());
+        let (queue, rx) = mpsc::unbounded_channel();
+        let failure = Arc::new(Mutex::new(None));
+        tokio::spawn(writer(store.clone(), rx, progress_tx, failure.clone()));
         Self {
-            store: store.clone(),
-            queue: None,
-            progress_tx: Some(progress_tx),
+            queue,
             progress,
-            failure: Arc::new(Mutex::new(None)),
+            failure,
             queued: 0,
             reported: 0,
         }
@@ -63,17 +64,8 @@ impl Lane {
     /// once when none waits), and is skipped when one of them failed.
     pub fn push(&mut self, write: MessageWrite) {
         self.queued += 1;
-        let queue = self.queue.get_or_insert_with(|| {
-            let (tx, rx) = mpsc::unbounded_channel();
-            // Taken once, with the queue made once; the fallback is never used.
-            let progress =
-                (self.progress_tx.take()).unwrap_or_else(|| watch::channel(Progress::default()).0);
-            let failure = self.failure.clone();
-            tokio::spawn(writer(self.store.clone(), rx, progress, failure));
-            tx
-        });
         // A send fails only when the writer has stopped; the wait then ends as not written.
-        let _ = queue.send(write);
+        let _ = self.queue.send(write);
     }
 
     /// Queues the insert of `new` under `id`, as its conversation's head.
@@ -90,7 +82,7 @@ impl Lane {
 
     /// Resolves when every write queued so far has ended: true when all were written, false
     /// when one failed ([`Lane::flush`] says how). It does not hold the lane.
-    pub fn written(&self) -> Shared<BoxFuture<'static, bool>> {
+    pub fn written(&self) -> Written {
         let mut progress = self.progress.clone();
         let target = self.queued;
         async move {
