@@ -34,8 +34,10 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    // Never turn assets into inline data (keeps the CSP story simple).
-    assetsInlineLimit: 0,
+    // Never turn assets into inline data (keeps the CSP story simple), except the UI's own
+    // icons: CSS masks of a few hundred bytes each, shown from the first frame (img-src allows
+    // data:), where files would each be a request at start-up.
+    assetsInlineLimit: (file) => /[\\/]src[\\/]icons[\\/][a-z-]+\.svg$/.test(file),
   },
   // Svelte 5 ships a server build under the `node` condition; component tests need the browser one.
   resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,

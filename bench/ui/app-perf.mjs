@@ -8,11 +8,14 @@
 //  3. idle memory after 10 and after 1,000 streamed turns (10 per conversation, through the
 //     composer, answered by a fake OpenAI-compatible server on 127.0.0.1).
 // Prints medians (and the start-up's p90); asserts nothing. BENCH_RUNS launches (5; the issue's
-// figures take 20), BENCH_TURNS streamed turns (1000; 0 skips the memory-over-time part).
+// figures take 20), BENCH_TURNS streamed turns (1000; 0 skips the memory-over-time part);
+// to split the growth: BENCH_TURN_MODE=ipc (the turns over IPC, nothing rendered) and
+// BENCH_RELOAD=1 (after the last turn, reload the page and measure once more);
+// BENCH_FIRST_LAUNCH=1 makes every launch a first one on a fresh machine (see firstLaunch).
 // Usage (DISPLAY set, e.g. by xvfb-run):
 //   node bench/ui/app-perf.mjs <switchboard binary>      (make bench-ui does all of it)
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeOpenAi } from './fake-openai.mjs';
@@ -24,8 +27,18 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TURNS = Number(process.env.BENCH_TURNS ?? 1000);
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 10000);
 const MARK = 'switchboard:conversations-painted';
+/** BENCH_TURN_MODE=ipc: the turns go straight over IPC with nothing rendered (see IPC_TURNS_SCRIPT). */
+const IPC_ONLY = process.env.BENCH_TURN_MODE === 'ipc';
+/** BENCH_RELOAD=1: after the last turn, reload the page and measure again. */
+const RELOAD = process.env.BENCH_RELOAD === '1';
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
 const children = [];
+/** The running tauri-driver (one at a time). */
+const drivers = [];
+/** The fresh per-user directories of BENCH_FIRST_LAUNCH runs, removed at the end. */
+const fresh = [];
+/** BENCH_FIRST_LAUNCH=1: every launch as the first on a freshly set-up machine (see firstLaunch). */
+const FIRST_LAUNCH = process.env.BENCH_FIRST_LAUNCH === '1';
 /** Polls every 20 ms for at most a minute. */
 const until = (what, fn) => pollUntil(what, fn, 60_000, 20);
 const median = (xs) => {
@@ -221,6 +234,32 @@ async function waitFor(test, what) {
 })().then(() => done({ ok: true, turns: window.__benchTurns }), (e) => done({ ok: false, error: String(e) }));
 `;
 
+/** In the window: the same turns sent straight over IPC, nothing rendered — \`send_message\` with
+ * a Channel that only waits for the turn's \`finished\` event, a new conversation every 10 —
+ * while the page shows the settings: the web process's share of a turn without the chat pane. */
+const IPC_TURNS_SCRIPT = `
+const [count, done] = [arguments[0], arguments[arguments.length - 1]];
+const I = window.__TAURI_INTERNALS__;
+const turn = (conversationId, text) => new Promise((resolve, reject) => {
+  const id = I.transformCallback((raw) => {
+    if ('end' in raw) return I.unregisterCallback(id);
+    if (raw.message.some((e) => e.type === 'finished')) resolve();
+  });
+  I.invoke('send_message', { conversationId, text, onEvent: '__CHANNEL__:' + id }).catch(reject);
+});
+(async () => {
+  if (location.hash !== '#/settings') location.hash = '#/settings';
+  for (let i = 0; i < count; i++) {
+    if (window.__benchTurns % 10 === 0) window.__benchConversation = (await I.invoke('create_conversation', { input: {} })).id;
+    await turn(window.__benchConversation, 'Tell me about turn ' + window.__benchTurns);
+    window.__benchTurns += 1;
+  }
+})().then(() => done({ ok: true, turns: window.__benchTurns }), (e) => done({ ok: false, error: String(e) }));
+`;
+
+/** The page's own counts: callbacks Tauri holds for it, DOM elements. */
+const PAGE_STATS_SCRIPT = `return { callbacks: window.__TAURI_INTERNALS__.callbacks.size, elements: document.getElementsByTagName('*').length }`;
+
 /** In the window: counts the IPC messages from now on — \`invoke\` fetches of ipc://localhost by
  * command, and callbacks run (an invoke's answer, a Channel message or an event): callbacks
  * beyond the invokes' answers came from native script evaluations. */
@@ -289,12 +328,12 @@ async function turns(wd) {
   await wd.script(`window.__benchTurns = 0`);
   await wd.script(COUNT_IPC_SCRIPT);
   const run = async (n) => {
-    const r = await wd.scriptAsync(TURNS_SCRIPT, [n]);
+    const r = await wd.scriptAsync(IPC_ONLY ? IPC_TURNS_SCRIPT : TURNS_SCRIPT, [n]);
     if (!r.ok) throw new Error(r.error);
     return r.turns;
   };
   // Idle memory at checkpoints: a leak grows with the turns, a cache levels off.
-  const checkpoints = [10, 100, 250, 500, TURNS].filter((n, i, all) => n > 0 && n <= TURNS && all.indexOf(n) === i);
+  const checkpoints = [10, 100, 250, 500, 1000, 2000, TURNS].filter((n, i, all) => n > 0 && n <= TURNS && all.indexOf(n) === i);
   const idle = {};
   let done = 0;
   for (const target of checkpoints) {
@@ -302,9 +341,56 @@ async function turns(wd) {
     while (done < target) done = await run(Math.min(50, target - done));
     if (target === checkpoints[0]) console.log(`IPC messages: ${ipcPerTurn(await wd.script('return window.__benchIpc'), done)}`);
     idle[target] = await idleMemory(wd, pid);
-    console.log(`after ${target} turns (${Date.now() - started} ms for the last ${target - (checkpoints[checkpoints.indexOf(target) - 1] ?? 0)}): idle RSS ${mb(idle[target].rss)}, PSS ${mb(idle[target].pss)} (${idle[target].each.join(', ')})`);
+    const page = await wd.script(PAGE_STATS_SCRIPT);
+    console.log(`after ${target} turns (${Date.now() - started} ms for the last ${target - (checkpoints[checkpoints.indexOf(target) - 1] ?? 0)}): idle RSS ${mb(idle[target].rss)}, PSS ${mb(idle[target].pss)} (${idle[target].each.join(', ')}); page: ${page.callbacks} callbacks, ${page.elements} elements`);
+  }
+  if (RELOAD && TURNS > 0) {
+    // Garbage or live? Objects kept long enough to reach the old generation, then dropped,
+    // twice: the collector must run full collections (short-lived ones only make it collect the
+    // young generation), which also frees whatever the page left unreachable.
+    await wd.scriptAsync(`const done = arguments[arguments.length - 1];
+      (async () => { for (let round = 0; round < 2; round++) { const kept = [];
+        for (let i = 0; i < 40; i++) { kept.push(Array.from({ length: 20000 }, (_, j) => ({ j, s: 'x' + j }))); await new Promise((r) => setTimeout(r, 50)); }
+        kept.length = 0; await new Promise((r) => setTimeout(r, 2000)); } })().then(() => done(null));`);
+    const churned = await idleMemory(wd, pid);
+    console.log(`after full collections (objects kept until old, then dropped): idle RSS ${mb(churned.rss)}, PSS ${mb(churned.pss)} (${churned.each.join(', ')})`);
+    // What the page holds vs what the process keeps: a reload drops the page's whole JS heap
+    // and DOM (a new global object); what does not come back is the process's (allocator, caches).
+    await wd.script('location.reload()');
+    await sleep(1000);
+    await until('the reloaded list', () => wd.script(`return performance.getEntriesByName(arguments[0]).length > 0`, [MARK]).catch(() => false));
+    const reloaded = await idleMemory(wd, pid);
+    console.log(`after a reload of the page: idle RSS ${mb(reloaded.rss)}, PSS ${mb(reloaded.pss)} (${reloaded.each.join(', ')})`);
   }
   return TURNS > 0 ? { after10: idle[checkpoints[0]], afterAll: idle[TURNS] } : null;
+}
+
+/** Starts a tauri-driver (the one before it stops) with `env` added to the app's environment. */
+async function startDriver(env = {}) {
+  drivers.splice(0).forEach((d) => d.kill('SIGTERM'));
+  const port = await freePort();
+  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(await freePort())], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    // CPU painting, as the app chooses without a GPU; a value set outside (0: composite) wins.
+    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: process.env.WEBKIT_DISABLE_COMPOSITING_MODE ?? '1', ...env },
+  });
+  drivers.push(td);
+  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
+  return driver(`http://127.0.0.1:${port}`);
+}
+
+/** For BENCH_FIRST_LAUNCH=1: drops the kernel's page cache (as root; says so where it cannot)
+ * and makes empty per-user cache and config directories; returns the environment for them. */
+function firstLaunch() {
+  try {
+    execFileSync('sync');
+    writeFileSync('/proc/sys/vm/drop_caches', '3');
+  } catch (e) {
+    console.log(`  (the page cache could not be dropped: ${e.message.split('\n')[0]})`);
+  }
+  const home = mkdtempSync(join(tmpdir(), 'switchboard-fresh-'));
+  fresh.push(home);
+  return { XDG_CACHE_HOME: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') };
 }
 
 async function main() {
@@ -312,18 +398,12 @@ async function main() {
   const model = await startFakeOpenAi();
   children.push({ kill: () => void model.close() });
   prepare(model.url);
-  const port = await freePort();
-  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(await freePort())], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    // CPU painting, as the app chooses without a GPU; a value set outside (0: composite) wins.
-    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: process.env.WEBKIT_DISABLE_COMPOSITING_MODE ?? '1' },
-  });
-  children.push(td);
-  const wd = driver(`http://127.0.0.1:${port}`);
-  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
-
+  let wd = await startDriver();
   const starts = [];
   for (let i = 0; i < RUNS; i++) {
+    // A first launch on a freshly set-up machine: nothing of the app or its libraries in the
+    // page cache, and no per-user caches (GStreamer's registry, WebKit's, Mesa's, fontconfig's).
+    if (FIRST_LAUNCH) wd = await startDriver(firstLaunch());
     try {
       starts.push(await coldStart(wd));
     } finally {
@@ -366,7 +446,8 @@ try {
   failed = true;
   console.error(`bench: FAILED: ${e.message}`);
 } finally {
-  for (const c of children) c.kill('SIGTERM');
+  for (const c of [...children, ...drivers]) c.kill('SIGTERM');
+  for (const f of fresh) rmSync(f, { recursive: true, force: true });
   await sleep(300);
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -15,7 +15,7 @@ const hostile = (i: number) => XSS_CORPUS[i % XSS_CORPUS.length]!.payload;
 /** `root` without the app's own icons (`n` of them expected), checked for anything dangerous. */
 function dangerousBesidesIcons(root: HTMLElement, n: number): string[] {
   const copy = root.cloneNode(true) as HTMLElement;
-  const icons = copy.querySelectorAll('svg.icon[aria-hidden="true"]');
+  const icons = copy.querySelectorAll('span.icon[aria-hidden="true"]');
   expect(icons).toHaveLength(n);
   icons.forEach((icon) => icon.remove());
   return dangerousBits(copy, { appChrome: true });
