@@ -11,7 +11,8 @@
 // figures take 20), BENCH_TURNS streamed turns (1000; 0 skips the memory-over-time part);
 // to split the growth: BENCH_TURN_MODE=ipc (the turns over IPC, nothing rendered) and
 // BENCH_RELOAD=1 (after the last turn, reload the page and measure once more);
-// BENCH_FIRST_LAUNCH=1 makes every launch a first one on a fresh machine (see firstLaunch).
+// BENCH_FIRST_LAUNCH=1 makes every launch a first one on a fresh machine (see firstLaunch);
+// BENCH_PER_CONVERSATION turns per conversation (10); BENCH_ANSWER=plain: answers without Markdown.
 // Usage (DISPLAY set, e.g. by xvfb-run):
 //   node bench/ui/app-perf.mjs <switchboard binary>      (make bench-ui does all of it)
 import { execFileSync, spawn } from 'node:child_process';
@@ -29,6 +30,8 @@ const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 10000);
 const MARK = 'switchboard:conversations-painted';
 /** BENCH_TURN_MODE=ipc: the turns go straight over IPC with nothing rendered (see IPC_TURNS_SCRIPT). */
 const IPC_ONLY = process.env.BENCH_TURN_MODE === 'ipc';
+/** BENCH_PER_CONVERSATION: turns in each conversation before a new one (10). */
+const PER_CONVERSATION = Number(process.env.BENCH_PER_CONVERSATION ?? 10);
 /** BENCH_RELOAD=1: after the last turn, reload the page and measure again. */
 const RELOAD = process.env.BENCH_RELOAD === '1';
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
@@ -37,8 +40,9 @@ const children = [];
 const drivers = [];
 /** The fresh per-user directories of BENCH_FIRST_LAUNCH runs, removed at the end. */
 const fresh = [];
-/** BENCH_FIRST_LAUNCH=1: every launch as the first on a freshly set-up machine (see firstLaunch). */
-const FIRST_LAUNCH = process.env.BENCH_FIRST_LAUNCH === '1';
+/** BENCH_FIRST_LAUNCH=1: every launch as the first on a freshly set-up machine (see firstLaunch);
+ * `disk`: only the page cache dropped; `home`: only the per-user caches empty. */
+const FIRST_LAUNCH = ['1', 'disk', 'home'].includes(process.env.BENCH_FIRST_LAUNCH ?? '') ? process.env.BENCH_FIRST_LAUNCH : null;
 /** Polls every 20 ms for at most a minute. */
 const until = (what, fn) => pollUntil(what, fn, 60_000, 20);
 const median = (xs) => {
@@ -118,10 +122,20 @@ function memoryOf(root) {
   return { rss, pss, names, each };
 }
 
-/** The CPU time (ms) the app's processes have used so far (user + system). */
+/** The CPU time (ms) the app's processes have used so far (user + system), in all and by
+ * process ("WebKitWebProces 420, …"). */
 function cpuOf(root) {
   const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString());
-  return (tree(root).reduce((sum, pid) => sum + (stat(pid)?.cpu ?? 0), 0) * 1000) / ticks;
+  const each = tree(root).map((pid) => {
+    let name = '?';
+    try {
+      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      // gone meanwhile
+    }
+    return { name, ms: ((stat(pid)?.cpu ?? 0) * 1000) / ticks };
+  });
+  return { ms: each.reduce((sum, p) => sum + p.ms, 0), each: each.filter((p) => p.ms > 0).map((p) => `${p.name} ${p.ms.toFixed(0)}`).join(', ') };
 }
 
 /** When the process started, in ms since the epoch (clock-tick resolution, 10 ms). */
@@ -170,11 +184,12 @@ async function coldStart(wd) {
     return at ?? undefined;
   });
   // Load-independent: the CPU the app's processes used up to now (a little after the paint).
-  const cpu = cpuOf(pid);
+  const { ms: cpu, each: cpuEach } = cpuOf(pid);
   const rows = await wd.script(`return document.querySelectorAll('[data-testid="conversation-row"]').length`);
   // Where the time went: process start → the page's navigation → its script running → the mark.
   const page = await wd.script(`const n = performance.getEntriesByType('navigation')[0];
     return { origin: performance.timeOrigin, dcl: n ? n.domContentLoadedEventEnd : null, mark: performance.getEntriesByName(arguments[0])[0].startTime };`, [MARK]);
+  console.log(`  CPU by process (ms): ${cpuEach}`);
   console.log(`  process start → navigation ${(page.origin - begun).toFixed(0)} ms, → DOMContentLoaded +${page.dcl?.toFixed(0)} ms, → list painted +${page.mark.toFixed(0)} ms`);
   await sleep(3000);
   console.log(`  the app's start-up phases (ms since exec): ${startupPhases()}`);
@@ -215,7 +230,7 @@ async function waitFor(test, what) {
 }
 (async () => {
   for (let i = 0; i < count; i++) {
-    if (window.__benchTurns % 10 === 0) {
+    if (window.__benchTurns % ${PER_CONVERSATION} === 0) {
       location.hash = '#/';
       await sleep(50);
     }
@@ -250,7 +265,7 @@ const turn = (conversationId, text) => new Promise((resolve, reject) => {
 (async () => {
   if (location.hash !== '#/settings') location.hash = '#/settings';
   for (let i = 0; i < count; i++) {
-    if (window.__benchTurns % 10 === 0) window.__benchConversation = (await I.invoke('create_conversation', { input: {} })).id;
+    if (window.__benchTurns % ${PER_CONVERSATION} === 0) window.__benchConversation = (await I.invoke('create_conversation', { input: {} })).id;
     await turn(window.__benchConversation, 'Tell me about turn ' + window.__benchTurns);
     window.__benchTurns += 1;
   }
@@ -379,15 +394,18 @@ async function startDriver(env = {}) {
   return driver(`http://127.0.0.1:${port}`);
 }
 
-/** For BENCH_FIRST_LAUNCH=1: drops the kernel's page cache (as root; says so where it cannot)
+/** For BENCH_FIRST_LAUNCH: drops the kernel's page cache (as root; says so where it cannot)
  * and makes empty per-user cache and config directories; returns the environment for them. */
 function firstLaunch() {
-  try {
-    execFileSync('sync');
-    writeFileSync('/proc/sys/vm/drop_caches', '3');
-  } catch (e) {
-    console.log(`  (the page cache could not be dropped: ${e.message.split('\n')[0]})`);
+  if (FIRST_LAUNCH !== 'home') {
+    try {
+      execFileSync('sync');
+      writeFileSync('/proc/sys/vm/drop_caches', '3');
+    } catch (e) {
+      console.log(`  (the page cache could not be dropped: ${e.message.split('\n')[0]})`);
+    }
   }
+  if (FIRST_LAUNCH === 'disk') return {};
   const home = mkdtempSync(join(tmpdir(), 'switchboard-fresh-'));
   fresh.push(home);
   return { XDG_CACHE_HOME: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') };

@@ -4,10 +4,13 @@
 // benchmark process.
 import { createServer } from 'node:http';
 
+// BENCH_ANSWER=plain: the same length as one paragraph of plain text (no Markdown to render).
 const ANSWER = (
-  'Here is a **short** answer with `code`, a list and a table.\n\n- one\n- two\n- three\n\n' +
-  '| a | b |\n|---|---|\n| 1 | 2 |\n\n' +
-  'And a paragraph that goes on for a while so that the reply streams in many small pieces. '.repeat(3)
+  process.env.BENCH_ANSWER === 'plain'
+    ? 'Here is a short answer with plain words only and no markup at all, so the chat renders one paragraph. '.repeat(3)
+    : 'Here is a **short** answer with `code`, a list and a table.\n\n- one\n- two\n- three\n\n' +
+      '| a | b |\n|---|---|\n| 1 | 2 |\n\n' +
+      'And a paragraph that goes on for a while so that the reply streams in many small pieces. '.repeat(3)
 ).split(/(?<= )/);
 
 const chunk = (delta, finish = null) =>
