@@ -241,9 +241,11 @@ async function waitFor(test, what) {
     await sleep(0);
     const total = () => Number(document.querySelector('[data-testid="messages"]')?.dataset.total ?? 0);
     const before = total();
+    const sent = performance.now();
     box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
     await waitFor(() => total() >= before + 2 && !document.querySelector('[data-testid="stop-button"]')
       && [...document.querySelectorAll('[data-testid="message"]')].at(-1)?.dataset.status === 'complete', 'turn ' + window.__benchTurns);
+    (window.__benchTurnMs ??= []).push(performance.now() - sent);
     window.__benchTurns += 1;
   }
 })().then(() => done({ ok: true, turns: window.__benchTurns }), (e) => done({ ok: false, error: String(e) }));
@@ -355,6 +357,10 @@ async function turns(wd) {
     const started = Date.now();
     while (done < target) done = await run(Math.min(50, target - done));
     if (target === checkpoints[0]) console.log(`IPC messages: ${ipcPerTurn(await wd.script('return window.__benchIpc'), done)}`);
+    if (target === checkpoints[0] && !IPC_ONLY) {
+      const ms = await wd.script('return window.__benchTurnMs');
+      console.log(`a turn in the window, Enter to the answer shown complete: median ${median(ms).toFixed(0)} ms, p90 ${quantile(ms, 0.9).toFixed(0)} ms over ${ms.length} turns (the checks poll every 10 ms)`);
+    }
     idle[target] = await idleMemory(wd, pid);
     const page = await wd.script(PAGE_STATS_SCRIPT);
     console.log(`after ${target} turns (${Date.now() - started} ms for the last ${target - (checkpoints[checkpoints.indexOf(target) - 1] ?? 0)}): idle RSS ${mb(idle[target].rss)}, PSS ${mb(idle[target].pss)} (${idle[target].each.join(', ')}); page: ${page.callbacks} callbacks, ${page.elements} elements`);

@@ -4,13 +4,19 @@
 // benchmark process.
 import { createServer } from 'node:http';
 
-// BENCH_ANSWER=plain: the same length as one paragraph of plain text (no Markdown to render).
+const RICH =
+  'Here is a **short** answer with `code`, a list and a table.\n\n- one\n- two\n- three\n\n' +
+  '| a | b |\n|---|---|\n| 1 | 2 |\n\n' +
+  'And a paragraph that goes on for a while so that the reply streams in many small pieces. '.repeat(3);
+const CODE = '```rust\nfn step(x: u32) -> u32 {\n    let y = x * 2 + 1; // one step\n    y.pow(2)\n}\n```\n\n';
+// BENCH_ANSWER=plain: the same length as one paragraph of plain text (no Markdown to render);
+// =long: ~3,500 words of Markdown with code blocks (streamed over several batches).
 const ANSWER = (
   process.env.BENCH_ANSWER === 'plain'
     ? 'Here is a short answer with plain words only and no markup at all, so the chat renders one paragraph. '.repeat(3)
-    : 'Here is a **short** answer with `code`, a list and a table.\n\n- one\n- two\n- three\n\n' +
-      '| a | b |\n|---|---|\n| 1 | 2 |\n\n' +
-      'And a paragraph that goes on for a while so that the reply streams in many small pieces. '.repeat(3)
+    : process.env.BENCH_ANSWER === 'long'
+      ? (RICH + '\n\n' + CODE).repeat(40)
+      : RICH
 ).split(/(?<= )/);
 
 const chunk = (delta, finish = null) =>

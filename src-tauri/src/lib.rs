@@ -212,7 +212,7 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
     startup::begin();
     ensure_display()?;
     let cpu_rendering = startup::prefer_cpu_rendering();
-    startup::no_script_code_cache();
+    startup::tune_script_engine();
     paths.ensure().map_err(EngineError::from)?;
     let redactor = Redactor::default();
     let guard =

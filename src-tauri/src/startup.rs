@@ -115,26 +115,42 @@ pub fn prefer_cpu_rendering() -> bool {
     false
 }
 
-/// Turns off JavaScriptCore's in-memory code cache in WebKit's web process (its
-/// `JSC_useCodeCache` option, read from the environment the web process inherits), unless the
-/// user set it. Tauri delivers every event and `Channel` message by evaluating a script of its
-/// own, never the same twice, so the cache only ever holds sources that will not come again:
-/// up to 2,000 of them with their bytecode (a few MB after a few hundred turns). The page's
-/// own scripts are evaluated once and do not need it.
+/// JavaScriptCore options for WebKit's web process, read from the environment it inherits; each
+/// is set only where the user has not set it.
+/// - `JSC_useCodeCache=false`: Tauri delivers every event and `Channel` message by evaluating a
+///   script of its own, never the same twice, so the in-memory code cache only ever holds
+///   sources that will not come again (up to 2,000 of them with their bytecode). The page's own
+///   scripts are evaluated once and do not need it.
+/// - `JSC_useJIT=false`: the page runs in JavaScriptCore's interpreter. Its compiled code is
+///   what made the web process grow with every turn shown (half of the growth over 500 turns,
+///   ~56 MB after 20 long answers, 18 MB at rest; docs/performance.md), and no compiler is one
+///   less way for untrusted content to reach native code. The cost: long answers render ~1.7×
+///   slower (~0.7 s instead of ~0.4 s for 3,500 words), a chat's first screen ~10 % slower.
+pub const SCRIPT_ENGINE_OPTIONS: [(&str, &str); 2] =
+    [("JSC_useCodeCache", "false"), ("JSC_useJIT", "false")];
+
+/// The options of [`SCRIPT_ENGINE_OPTIONS`] that `is_set` says the user has not set.
+pub fn script_engine_defaults(
+    is_set: impl Fn(&str) -> bool,
+) -> impl Iterator<Item = (&'static str, &'static str)> {
+    SCRIPT_ENGINE_OPTIONS
+        .into_iter()
+        .filter(move |(name, _)| !is_set(name))
+}
+
+/// Sets [`SCRIPT_ENGINE_OPTIONS`] the user has not set in the environment.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-pub fn no_script_code_cache() {
-    const VAR: &str = "JSC_useCodeCache";
-    if std::env::var_os(VAR).is_some() {
-        return;
+pub fn tune_script_engine() {
+    for (name, value) in script_engine_defaults(|name| std::env::var_os(name).is_some()) {
+        // SAFETY: called from `main`'s thread before any other thread exists (the async
+        // runtime and GTK start later), so nothing reads the environment concurrently.
+        unsafe { std::env::set_var(name, value) };
     }
-    // SAFETY: called from `main`'s thread before any other thread exists (the async runtime
-    // and GTK start later), so nothing reads the environment concurrently.
-    unsafe { std::env::set_var(VAR, "false") };
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn no_script_code_cache() {}
+pub fn tune_script_engine() {}
 
 /// Sets the main window's web context to WebKit's document-viewer cache model: the page is one
 /// app served from our own scheme, so the browser model's page cache and large memory caches
@@ -185,6 +201,21 @@ mod tests {
         );
         std::fs::write(dir.path().join("renderD128"), "").unwrap();
         assert!(has_render_node(dir.path()));
+    }
+
+    #[test]
+    fn the_script_engine_gets_every_option_the_user_did_not_set() {
+        let all: Vec<_> = script_engine_defaults(|_| false).collect();
+        assert_eq!(
+            all,
+            [("JSC_useCodeCache", "false"), ("JSC_useJIT", "false")]
+        );
+        let chosen: Vec<_> = script_engine_defaults(|name| name == "JSC_useJIT").collect();
+        assert_eq!(
+            chosen,
+            [("JSC_useCodeCache", "false")],
+            "a JIT the user turned on stays on"
+        );
     }
 
     #[test]

@@ -42,9 +42,10 @@ async function secondLaunchExits() {
   console.log('e2e: a second launch focused the first window and exited');
 }
 
-// The app's web process runs without JavaScriptCore's code cache (startup::no_script_code_cache:
-// every Tauri event is a script evaluated once, so the cache only holds what never comes again).
-function webProcessHasNoCodeCache() {
+// The app's web process runs without JavaScriptCore's code cache and JIT (startup::
+// tune_script_engine: every Tauri event is a script evaluated once, so the cache only holds what
+// never comes again; compiled code grew the process with every turn shown).
+function webProcessScriptEngineOptions() {
   const read = (path) => {
     try {
       return readFileSync(path, 'utf8');
@@ -65,8 +66,9 @@ function webProcessHasNoCodeCache() {
   for (const pid of ours) {
     const env = read(`/proc/${pid}/environ`).split('\0');
     if (!env.includes('JSC_useCodeCache=false')) throw new Error(`web process ${pid} runs with JavaScriptCore's code cache`);
+    if (!env.includes('JSC_useJIT=false')) throw new Error(`web process ${pid} runs with JavaScriptCore's JIT`);
   }
-  console.log(`e2e: the web process runs without JavaScriptCore's code cache (${ours.length} process)`);
+  console.log(`e2e: the web process runs without JavaScriptCore's code cache and JIT (${ours.length} process)`);
 }
 
 // A profile whose database is not one ends with one clear line and exit code 1: no panic, no
@@ -126,7 +128,7 @@ async function main() {
     });
     if (rows[0][0] !== id) throw new Error(`the database has ${rows[0][0]}, the window shows ${id}`);
     console.log(`e2e: conversation ${id} renamed to "${TITLE}" and found in the SQLite file`);
-    webProcessHasNoCodeCache();
+    webProcessScriptEngineOptions();
     await sleep(500);
     screenshot();
     await secondLaunchExits();
