@@ -12,7 +12,7 @@
 // to split the growth: BENCH_TURN_MODE=ipc (the turns over IPC, nothing rendered) and
 // BENCH_RELOAD=1 (after the last turn, reload the page and measure once more);
 // BENCH_FIRST_LAUNCH=1 makes every launch a first one on a fresh machine (see firstLaunch);
-// BENCH_PER_CONVERSATION turns per conversation (10); BENCH_ANSWER=plain: answers without Markdown.
+// BENCH_PER_CONVERSATION turns per conversation (10); BENCH_ANSWER=plain or long (fake-openai.mjs).
 // Usage (DISPLAY set, e.g. by xvfb-run):
 //   node bench/ui/app-perf.mjs <switchboard binary>      (make bench-ui does all of it)
 import { execFileSync, spawn } from 'node:child_process';
