@@ -124,8 +124,9 @@ pub fn prefer_cpu_rendering() -> bool {
 /// - `JSC_useJIT=false`: the page runs in JavaScriptCore's interpreter. Its compiled code is
 ///   what made the web process grow with every turn shown (half of the growth over 500 turns,
 ///   ~56 MB after 20 long answers, 18 MB at rest; docs/performance.md), and no compiler is one
-///   less way for untrusted content to reach native code. The cost: long answers render ~1.7×
-///   slower (~0.7 s instead of ~0.4 s for 3,500 words), a chat's first screen ~10 % slower.
+///   less way for untrusted content to reach native code. The cost: long answers render ~1.5×
+///   slower (0.6–0.7 s instead of 0.4–0.5 s for 3,500 words), opening a long conversation ~10 %
+///   slower (132 ms instead of 120); the launch itself needs less CPU without it.
 pub const SCRIPT_ENGINE_OPTIONS: [(&str, &str); 2] =
     [("JSC_useCodeCache", "false"), ("JSC_useJIT", "false")];
 
