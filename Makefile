@@ -55,9 +55,10 @@ lint:
 test-rust:
 	cargo test --workspace
 
-# Type check, vitest, the XSS corpus and math under the window CSP in a real Chromium (/usr/bin/chromium).
+# Type check, vitest, the XSS corpus and math under the window CSP, and the windowed sidebar's
+# layout, in a real Chromium (/usr/bin/chromium).
 test-ui:
-	cd ui && npm run check && npm test && npm run test:xss-browser && npm run test:math-browser
+	cd ui && npm run check && npm test && npm run test:xss-browser && npm run test:math-browser && npm run test:sidebar-browser
 
 # The real window under Xvfb through tauri-driver + WebKitWebDriver (the built-in model's
 # onboarding and a generated answer included; installing from the registry, a link and a bundle).
