@@ -8,37 +8,17 @@
 //  - loading the app page to its first painted conversation list, reloaded in one page and in a
 //    fresh browser context each time (no caches).
 // Medians over several runs; prints figures, asserts nothing. Run: npm run bench:chat
-import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { build } from 'vite';
+import { servedBuild } from './served-build.mjs';
 
-const here = new URL('.', import.meta.url).pathname;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const OPENS = Number(process.env.BENCH_OPENS ?? 5);
 const TURNS = Number(process.env.BENCH_TURNS ?? 300);
-const out = mkdtempSync(join(tmpdir(), 'chat-bench-'));
-await build({
-  configFile: join(here, '..', 'vite.config.ts'),
-  root: join(here, 'chat-bench'),
-  logLevel: 'warn',
-  build: { outDir: out, emptyOutDir: true },
-});
-
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.woff2': 'font/woff2' };
-const server = createServer((req, res) => {
-  const path = join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  if (!path.startsWith(out) || !statSync(path, { throwIfNoEntry: false })?.isFile()) {
-    res.writeHead(404).end();
-    return;
-  }
-  res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
-  createReadStream(path).pipe(res);
-});
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${server.address().port}/index.html`;
+const served = await servedBuild('chat-bench');
+const base = served.url;
 
 /** The streamed answer: the Markdown benchmark's mix (prose, code, tables, task lists, math). */
 function answer() {
@@ -272,6 +252,5 @@ try {
   for (const h of heaps) console.log(`after ${h.turns} turns (10 per conversation, fake backend): live JS heap ${(h.heap / 1048576).toFixed(2)} MB after a full GC, ${h.nodes} DOM nodes`);
 } finally {
   await browser.close();
-  server.close();
-  rmSync(out, { recursive: true, force: true });
+  served.close();
 }

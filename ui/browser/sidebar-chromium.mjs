@@ -5,33 +5,10 @@
 // the viewport shows blank space instead of a row or a group's heading, if the rendered rows
 // are out of order or not one pitch apart, or if the keyboard focus is lost while scrolling.
 // Run: npm run test:sidebar-browser
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { build } from 'vite';
+import { servedBuild } from './served-build.mjs';
 
-const here = new URL('.', import.meta.url).pathname;
-const out = mkdtempSync(join(tmpdir(), 'sidebar-'));
-await build({
-  configFile: join(here, '..', 'vite.config.ts'),
-  root: join(here, 'sidebar'),
-  logLevel: 'warn',
-  build: { outDir: out, emptyOutDir: true },
-});
-
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.woff2': 'font/woff2' };
-const server = createServer((req, res) => {
-  const path = join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  if (!path.startsWith(out) || !statSync(path, { throwIfNoEntry: false })?.isFile()) {
-    res.writeHead(404).end();
-    return;
-  }
-  res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
-  createReadStream(path).pipe(res);
-});
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const served = await servedBuild('sidebar');
 
 /** In the page: what the list shows at its current scroll position. */
 function inspect() {
@@ -76,7 +53,7 @@ const problems = [];
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
+  await page.goto(served.url);
   await page.waitForSelector('[data-testid="conversation-row"]');
   // Scroll to the end until every page is loaded (the last conversation is rendered).
   for (let i = 0; i < 100; i++) {
@@ -125,8 +102,7 @@ try {
   console.log(`focused c010, scrolled to 1500px: focus on ${kept.focused}, rows ${kept.first}–${kept.last}`);
 } finally {
   await browser.close();
-  server.close();
-  rmSync(out, { recursive: true, force: true });
+  served.close();
 }
 for (const p of problems) console.log(p);
 console.log(problems.length ? `${problems.length} problems` : 'the windowed list lays out without gaps');
