@@ -3,7 +3,8 @@
 // scrolled to its end (loading every page) and then to positions across it; at each one the
 // check fails if more rows are rendered than a viewport and its margins need, if any point of
 // the viewport shows blank space instead of a row or a group's heading, if the rendered rows
-// are out of order or not one pitch apart, or if the keyboard focus is lost while scrolling.
+// are out of order or not one pitch apart, if the keyboard focus is lost while scrolling, or
+// if New chat far down the list does not bring its title input into view with the focus.
 // Run: npm run test:sidebar-browser
 import { chromium } from 'playwright-core';
 import { servedBuild } from './served-build.mjs';
@@ -100,6 +101,22 @@ try {
   const kept = await page.evaluate(inspect);
   if (kept.focused !== 'c010') problems.push(`scrolled 1,500 px from a focused row, the focus is on ${kept.focused}`);
   console.log(`focused c010, scrolled to 1500px: focus on ${kept.focused}, rows ${kept.first}–${kept.last}`);
+  // New chat while scrolled to the end: the list goes to the new row, whose title input has the focus.
+  await page.evaluate(() => {
+    const nav = document.querySelector('nav.list');
+    nav.scrollTop = nav.scrollHeight;
+  });
+  await page.waitForTimeout(50);
+  await page.click('[data-testid="new-conversation"]');
+  await page.waitForSelector('[data-testid="rename-input"]', { timeout: 5000 }).catch(() => null);
+  const renaming = await page.evaluate(() => {
+    const input = document.querySelector('[data-testid="rename-input"]');
+    const box = document.querySelector('nav.list').getBoundingClientRect();
+    const at = input?.getBoundingClientRect();
+    return { focused: !!input && document.activeElement === input, inView: !!at && at.top >= box.top && at.bottom <= box.bottom };
+  });
+  if (!renaming.focused || !renaming.inView) problems.push(`New chat at the end of the list: rename input focused ${renaming.focused}, in view ${renaming.inView}`);
+  console.log(`New chat at the end of the list: rename input focused ${renaming.focused}, in view ${renaming.inView}`);
 } finally {
   await browser.close();
   served.close();

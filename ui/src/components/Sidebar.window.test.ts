@@ -90,3 +90,14 @@ test('deleting a row far down the list moves the focus to the row that took its 
   await waitFor(() => expect(screen.getByRole('link', { name: 'Chat 121' })).toHaveFocus());
   expect(titles()).not.toContain('Chat 120');
 });
+
+test('New chat while scrolled far down scrolls to the new row and focuses its rename input', async () => {
+  const { user, scrollTo } = await loadTwoHundred();
+  scrollTo(150 * PITCH);
+  expect(titles()).not.toContain('Chat 0');
+  await user.click(screen.getByTestId('new-conversation'));
+  const input = await screen.findByTestId('rename-input');
+  await waitFor(() => expect(input).toHaveFocus());
+  expect(nav().scrollTop).toBeLessThan(10 * PITCH);
+  expect(titles()).toContain('Chat 0');
+});

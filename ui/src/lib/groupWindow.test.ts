@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { KEEP_WITHIN, sliceGroups, type GroupLayout } from './groupWindow';
+import { KEEP_WITHIN, rowTop, sliceGroups, type GroupLayout } from './groupWindow';
 
 const layout: GroupLayout = { top: 4, head: 26, gap: 14, pitch: 37 };
 
@@ -53,4 +53,11 @@ test('an empty group and a zero pitch do not divide by zero', () => {
   expect(sliceGroups([0], layout, 0, 400, 600)).toEqual([{ start: 0, end: 0, before: 0, after: 0 }]);
   const [slice] = sliceGroups([5], { ...layout, pitch: 0 }, 0, 400, 600);
   expect(slice!.end).toBe(5);
+});
+
+test('a row starts where the slices put it: after the groups above, their headings and gaps', () => {
+  expect(rowTop([10, 1000], layout, 0, 0)).toBe(30);
+  expect(rowTop([10, 1000], layout, 1, 500)).toBe(440 + 500 * 37);
+  const [, second] = sliceGroups([10, 1000], layout, rowTop([10, 1000], layout, 1, 500), 1, 0);
+  expect(second!.start).toBe(500);
 });

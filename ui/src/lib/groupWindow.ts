@@ -54,3 +54,10 @@ export function sliceGroups(
 function clamp(value: number, low: number, high: number): number {
   return Math.min(high, Math.max(low, value));
 }
+
+/** Where row `index` of group `group` starts (pixels from the top of the list's content). */
+export function rowTop(counts: readonly number[], layout: GroupLayout, group: number, index: number): number {
+  let y = layout.top;
+  for (let g = 0; g < group; g++) y += layout.head + counts[g]! * layout.pitch + layout.gap;
+  return y + layout.head + index * layout.pitch;
+}
