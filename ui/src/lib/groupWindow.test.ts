@@ -12,15 +12,12 @@ test('at the top only the first rows of the first group are rendered and the res
 });
 
 test('the padding and the rendered rows always add up to the whole group', () => {
+  const counts = [3, 400, 1, 600];
   for (const top of [0, 500, 5000, 36_000, 99_999]) {
-    for (const slice of sliceGroups([3, 400, 1, 600], layout, top, 700, 600)) {
+    sliceGroups(counts, layout, top, 700, 600).forEach((slice, g) => {
       expect(slice.start).toBeLessThanOrEqual(slice.end);
-      expect(slice.before / 37 + (slice.end - slice.start) + slice.after / 37).toBeGreaterThan(0);
-    }
-    const counts = [3, 400, 1, 600];
-    sliceGroups(counts, layout, top, 700, 600).forEach((slice, g) =>
-      expect(slice.before + (slice.end - slice.start) * 37 + slice.after).toBe(counts[g]! * 37),
-    );
+      expect(slice.before + (slice.end - slice.start) * 37 + slice.after).toBe(counts[g]! * 37);
+    });
   }
 });
 
