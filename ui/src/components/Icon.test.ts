@@ -36,5 +36,6 @@ test('every icon name has a mask rule and an SVG file on the 24-unit grid', () =
 });
 
 test('every size the type allows has a rule', () => {
-  for (const size of [12, 14, 18, 22]) expect(source).toContain(`.icon[data-size='${size}'] {\n    width: ${size}px;\n    height: ${size}px;`);
+  for (const size of [12, 14, 18, 22]) expect(source).toContain(`.icon[data-size='${size}'] { font-size: ${size}px; }`);
+  expect(source).toContain('width: 1em;\n    height: 1em;\n    font-size: 16px;');
 });
