@@ -74,17 +74,12 @@ async fn median(engine: &Engine, server: &str) -> (Duration, usize) {
     let servers = [server.to_owned()];
     let mut tools = 0;
     for _ in 0..WARM_UP {
-        tools = engine
-            .mcp()
-            .supervisor()
-            .current_tools_for(&servers)
-            .await
-            .len();
+        tools = engine.mcp().model_tools(Some(&servers)).await.len();
     }
     let mut times = Vec::with_capacity(TURNS);
     for _ in 0..TURNS {
         let started = Instant::now();
-        let listed = engine.mcp().supervisor().current_tools_for(&servers).await;
+        let listed = engine.mcp().model_tools(Some(&servers)).await;
         times.push(started.elapsed());
         assert_eq!(listed.len(), tools);
     }

@@ -25,7 +25,7 @@ pub fn handle<R: Runtime>(
 }
 
 fn respond(engine: &Engine, token: &str) -> Response<Cow<'static, [u8]>> {
-    let found = engine.mcp().app_document(token);
+    let found = engine.mcp().apps().document(token);
     let built = match found {
         Ok(doc) => Response::builder()
             .status(StatusCode::OK)

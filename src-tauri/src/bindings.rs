@@ -14,19 +14,22 @@ use switchboard_engine::export::{
     ImportSource,
 };
 use switchboard_engine::local_ollama::LocalOllama;
-use switchboard_engine::mcp::app_documents::{AppCsp, AppView, ToolUi, Visibility};
-use switchboard_engine::mcp::bundle::{BundleInstall, BundlePreview, NamedItem, UserConfigField};
-use switchboard_engine::mcp::install_link::LinkPreview;
-use switchboard_engine::mcp::interact::{
-    CloseReason, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
+use switchboard_engine::mcp::client::app_documents::{AppCsp, AppView, ToolUi, Visibility};
+use switchboard_engine::mcp::client::interact_types::{
+    SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
-use switchboard_engine::mcp::preview_trust::TrustNote;
-use switchboard_engine::mcp::registry::{
+use switchboard_engine::mcp::client::tasks::TaskStatus;
+use switchboard_engine::mcp::host::preview_trust::TrustNote;
+use switchboard_engine::mcp::install::bundle::{
+    BundleInstall, BundlePreview, NamedItem, UserConfigField,
+};
+use switchboard_engine::mcp::install::link::LinkPreview;
+use switchboard_engine::mcp::install::registry::{
     Argument, FormField, Input, InstallOption, InstallPlan, InstallRequest, KeyValueInput, Package,
     PackageTransport, RegistryEntry, RegistryPage, RemoteTransport, Repository, RuntimeCheck,
     UpdatePlan,
 };
-use switchboard_engine::mcp::task_calls::TaskStatus;
+use switchboard_engine::mcp::supervisor::interact::CloseReason;
 use switchboard_engine::mcp::{
     AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport, Installed,
     InteractionAnswer, InteractionEvent, JwtAlgorithm, OAuthClient, OAuthGrant, PreviewEntry,

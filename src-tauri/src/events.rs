@@ -12,8 +12,8 @@ pub const INTERACTION_EVENT: &str = "mcp:interaction";
 
 /// Starts forwarding the engine's events to the app's windows (until the app ends).
 pub fn forward<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
-    let servers = engine.mcp().supervisor().subscribe();
-    let interactions = engine.mcp().supervisor().interactions().subscribe();
+    let servers = engine.mcp().subscribe();
+    let interactions = engine.mcp().interactions().subscribe();
     tauri::async_runtime::spawn(pump(app.clone(), SERVER_EVENT, servers));
     tauri::async_runtime::spawn(pump(app.clone(), INTERACTION_EVENT, interactions));
 }

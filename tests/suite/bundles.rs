@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use secrecy::ExposeSecret;
-use switchboard_engine::mcp::bundle::BundleInstall;
+use switchboard_engine::mcp::install::bundle::BundleInstall;
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
 use switchboard_engine::vocab::mcp::ResultPart;
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};

@@ -203,7 +203,7 @@ fn a_sampling_request_of_server_everything_is_approved_over_ipc_and_answered_by_
     assert!(prompt_names.contains(&"args-prompt"), "{prompts}");
     let resources = invoke(&h, "server_resources", json!({ "name": "everything" })).unwrap();
     assert!(!resources.as_array().unwrap().is_empty(), "{resources}");
-    let mut events = engine.mcp().supervisor().interactions().subscribe();
+    let mut events = engine.mcp().interactions().subscribe();
     let call = tauri::async_runtime::spawn({
         let engine = engine.clone();
         async move {
@@ -291,9 +291,9 @@ fn server_states_and_interactions_reach_the_windows_as_global_events() {
     );
     let (_, ready) = next();
     assert_eq!(ready["state"]["type"], "ready");
-    let broker = engine.mcp().supervisor().interactions().clone();
+    let broker = engine.mcp().interactions().clone();
     let elicit = tauri::async_runtime::spawn(async move {
-        let request = switchboard_engine::mcp::interact::ElicitationRequest::Form {
+        let request = switchboard_engine::mcp::supervisor::interact::ElicitationRequest::Form {
             message: "Name?".to_owned(),
             requested_schema: json!({ "type": "object", "properties": {} }),
         };
@@ -311,7 +311,7 @@ fn server_states_and_interactions_reach_the_windows_as_global_events() {
     let reply = tauri::async_runtime::block_on(elicit).unwrap();
     assert_eq!(
         reply,
-        switchboard_engine::mcp::interact::ElicitationReply::Decline
+        switchboard_engine::mcp::supervisor::interact::ElicitationReply::Decline
     );
     let (_, closed) = next();
     assert_eq!(
@@ -325,10 +325,10 @@ fn server_states_and_interactions_reach_the_windows_as_global_events() {
 fn an_accepted_url_request_answers_the_server_even_where_no_browser_can_open() {
     let h = harness();
     let engine = engine(&h);
-    let mut events = engine.mcp().supervisor().interactions().subscribe();
-    let broker = engine.mcp().supervisor().interactions().clone();
+    let mut events = engine.mcp().interactions().subscribe();
+    let broker = engine.mcp().interactions().clone();
     let asked = tauri::async_runtime::spawn(async move {
-        let request = switchboard_engine::mcp::interact::ElicitationRequest::Url {
+        let request = switchboard_engine::mcp::supervisor::interact::ElicitationRequest::Url {
             message: "Sign in".to_owned(),
             url: "https://example.com/login".to_owned(),
         };
@@ -350,7 +350,7 @@ fn an_accepted_url_request_answers_the_server_even_where_no_browser_can_open() {
     let reply = tauri::async_runtime::block_on(asked).unwrap();
     assert_eq!(
         reply,
-        switchboard_engine::mcp::interact::ElicitationReply::Accept(None)
+        switchboard_engine::mcp::supervisor::interact::ElicitationReply::Accept(None)
     );
 }
 
@@ -360,8 +360,8 @@ async fn the_roots_and_the_interaction_timeout_are_read_back_when_the_engine_ope
     let folder = dir.path().canonicalize().unwrap();
     let first = super::servers::engine(dir.path()).await;
     assert_eq!(
-        first.mcp().supervisor().interactions().timeout(),
-        switchboard_engine::mcp::interact::DEFAULT_TIMEOUT
+        first.mcp().interactions().timeout(),
+        switchboard_engine::mcp::supervisor::interact::DEFAULT_TIMEOUT
     );
     first.mcp().set_roots(vec![folder.clone()]).await.unwrap();
     let key = switchboard_engine::mcp::INTERACTION_TIMEOUT_SETTING;
@@ -371,7 +371,7 @@ async fn the_roots_and_the_interaction_timeout_are_read_back_when_the_engine_ope
     let roots: Vec<_> = again.mcp().roots().into_iter().map(|r| r.path).collect();
     assert_eq!(roots, vec![folder]);
     assert_eq!(
-        again.mcp().supervisor().interactions().timeout(),
+        again.mcp().interactions().timeout(),
         Duration::from_secs(90)
     );
     again.shutdown().await;

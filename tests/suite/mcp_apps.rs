@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use switchboard_engine::agent::ApprovalAnswer;
-use switchboard_engine::mcp::app_documents::{self, Visibility};
+use switchboard_engine::mcp::client::app_documents::{self, Visibility};
 use switchboard_engine::mcp::{AppCall, AppCallOutcome, Approval, ServerConfig, Transport};
 use switchboard_engine::{Engine, ErrorKind};
 
@@ -105,7 +105,8 @@ async fn each_real_app_servers_ui_resource_is_read_and_stored_with_the_tool_resu
     for (name, _, tool) in servers {
         let view = engine
             .mcp()
-            .app_view(name, tool)
+            .apps()
+            .view(name, tool)
             .await
             .unwrap()
             .expect("an App");
@@ -144,18 +145,19 @@ async fn a_tool_hidden_from_the_model_is_listed_as_app_only_and_apps_may_call_it
         npm_app("monitor", "server-system-monitor", Approval::Allow),
     )
     .await;
-    let tools = engine.mcp().supervisor().tools_for(&["monitor".to_owned()]);
+    let tools = engine.mcp().server_tools("monitor").unwrap();
     let poll = tools
         .iter()
-        .find(|(_, t)| t.name == "poll-system-stats")
+        .find(|t| t.name == "poll-system-stats")
         .unwrap();
-    let ui = poll.1.ui.clone().unwrap();
+    let ui = poll.ui.clone().unwrap();
     assert_eq!(ui.visibility, vec![Visibility::App]);
     assert!(!app_documents::visible_to_model(Some(&ui)));
     // Unannotated tools always ask unless the user set a policy for them.
     let first = engine
         .mcp()
-        .app_call_tool(call("monitor", "poll-system-stats", None))
+        .apps()
+        .call(call("monitor", "poll-system-stats", None))
         .await
         .unwrap();
     assert_eq!(first, AppCallOutcome::NeedsApproval);
@@ -167,7 +169,8 @@ async fn a_tool_hidden_from_the_model_is_listed_as_app_only_and_apps_may_call_it
         .unwrap();
     let outcome = engine
         .mcp()
-        .app_call_tool(call("monitor", "poll-system-stats", None))
+        .apps()
+        .call(call("monitor", "poll-system-stats", None))
         .await
         .unwrap();
     let AppCallOutcome::Done { result } = outcome else {
@@ -194,7 +197,8 @@ async fn an_apps_call_of_a_hidden_tool_or_another_servers_tool_is_refused() {
     .await;
     let hidden = engine
         .mcp()
-        .app_call_tool(call("hostile", "model-only", None))
+        .apps()
+        .call(call("hostile", "model-only", None))
         .await
         .unwrap_err();
     assert_eq!(hidden.kind(), ErrorKind::InvalidInput);
@@ -204,7 +208,8 @@ async fn an_apps_call_of_a_hidden_tool_or_another_servers_tool_is_refused() {
     );
     let other = engine
         .mcp()
-        .app_call_tool(call("hostile", "get-time", None))
+        .apps()
+        .call(call("hostile", "get-time", None))
         .await
         .unwrap_err();
     assert_eq!(other.kind(), ErrorKind::NotFound, "{other}");
@@ -222,25 +227,29 @@ async fn the_approval_policy_applies_to_an_apps_calls() {
     .await;
     let first = engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", None))
+        .apps()
+        .call(call("basic", "get-time", None))
         .await
         .unwrap();
     assert_eq!(first, AppCallOutcome::NeedsApproval);
     let denied = engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::Deny)))
+        .apps()
+        .call(call("basic", "get-time", Some(ApprovalAnswer::Deny)))
         .await
         .unwrap_err();
     assert!(denied.to_string().contains("denied"), "{denied}");
     let once = engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::AllowOnce)))
+        .apps()
+        .call(call("basic", "get-time", Some(ApprovalAnswer::AllowOnce)))
         .await
         .unwrap();
     assert!(matches!(once, AppCallOutcome::Done { .. }), "{once:?}");
     let for_chat = engine
         .mcp()
-        .app_call_tool(call(
+        .apps()
+        .call(call(
             "basic",
             "get-time",
             Some(ApprovalAnswer::AllowForChat),
@@ -250,7 +259,8 @@ async fn the_approval_policy_applies_to_an_apps_calls() {
     assert!(matches!(for_chat, AppCallOutcome::Done { .. }));
     let again = engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", None))
+        .apps()
+        .call(call("basic", "get-time", None))
         .await
         .unwrap();
     assert!(
@@ -264,7 +274,8 @@ async fn the_approval_policy_applies_to_an_apps_calls() {
         .unwrap();
     let refused = engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", Some(ApprovalAnswer::AllowOnce)))
+        .apps()
+        .call(call("basic", "get-time", Some(ApprovalAnswer::AllowOnce)))
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("denied"), "{refused}");

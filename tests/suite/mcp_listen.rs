@@ -45,8 +45,8 @@ async fn tools_changed(events: &mut broadcast::Receiver<SupervisorEvent>, server
 }
 
 fn names(engine: &Engine, server: &str) -> Vec<String> {
-    let tools = engine.mcp().supervisor().tools_for(&[server.to_owned()]);
-    tools.into_iter().map(|(_, t)| t.name).collect()
+    let tools = engine.mcp().server_tools(server).unwrap();
+    tools.into_iter().map(|t| t.name).collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -61,12 +61,11 @@ async fn a_stateless_server_that_adds_a_tool_is_seen_through_subscriptions_liste
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(!names(&engine, "tasks").contains(&"added".to_owned()));
-    let mut events = engine.mcp().supervisor().subscribe();
+    let mut events = engine.mcp().subscribe();
     let cancel = CancellationToken::new();
     let added = engine
         .mcp()
-        .supervisor()
-        .call("tasks", "add_tool", json!({}), cancel)
+        .call_tool("tasks", "add_tool", json!({}), cancel)
         .await
         .unwrap();
     let told = serde_json::to_value(&added.content).unwrap();
@@ -76,11 +75,7 @@ async fn a_stateless_server_that_adds_a_tool_is_seen_through_subscriptions_liste
     );
     tools_changed(&mut events, "tasks").await;
     assert!(names(&engine, "tasks").contains(&"added".to_owned()));
-    let turn_tools = engine
-        .mcp()
-        .supervisor()
-        .current_tools_for(&["tasks".to_owned()])
-        .await;
+    let turn_tools = engine.mcp().model_tools(Some(&["tasks".to_owned()])).await;
     assert!(turn_tools.iter().any(|(_, t)| t.name == "added"));
     assert_eq!(
         server.counts.lists.load(Ordering::SeqCst),
@@ -96,13 +91,9 @@ async fn an_expired_tool_list_that_came_back_different_publishes_tools_changed()
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     start(&engine, "mrtr", &server.url).await;
-    let mut events = engine.mcp().supervisor().subscribe();
+    let mut events = engine.mcp().subscribe();
     *server.asking.extra_tool.lock().unwrap() = Some("ask_later".to_owned());
-    let tools = engine
-        .mcp()
-        .supervisor()
-        .current_tools_for(&["mrtr".to_owned()])
-        .await;
+    let tools = engine.mcp().model_tools(Some(&["mrtr".to_owned()])).await;
     assert!(tools.iter().any(|(_, t)| t.name == "ask_later"));
     tools_changed(&mut events, "mrtr").await;
     engine.shutdown().await;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use serde_json::json;
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::interact::{ElicitationReply, ElicitationRequest};
+use switchboard_engine::mcp::client::interact_types::{ElicitationReply, ElicitationRequest};
 use switchboard_engine::mcp::{
     HostCapabilities, HostHandler, InteractionEvent, McpClient, RootInfo, ServerNotification,
     ServerSpec, Transport,
@@ -121,7 +121,7 @@ fn a_tool_call_needing_a_form_a_model_and_the_roots_is_fulfilled_through_the_bro
     let roots = invoke(&h, "set_roots", json!({ "folders": [dir.path()] })).unwrap();
     let root_uri = roots[0]["uri"].as_str().unwrap().to_owned();
     add_mrtr(&h, &server.url);
-    let mut events = engine.mcp().supervisor().interactions().subscribe();
+    let mut events = engine.mcp().interactions().subscribe();
     let call = tauri::async_runtime::spawn({
         let engine = engine.clone();
         async move {

@@ -228,7 +228,7 @@ async fn engine(dir: &Path) -> (Engine, Arc<KeyringSecrets>) {
 
 /// Plays the user's browser: follows each published authorize URL (down to the loopback).
 fn browser(engine: &Engine) -> tokio::task::JoinHandle<Vec<String>> {
-    let mut events = engine.mcp().supervisor().subscribe();
+    let mut events = engine.mcp().subscribe();
     tokio::spawn(async move {
         let mut opened = Vec::new();
         while let Ok(event) = events.recv().await {
@@ -313,7 +313,7 @@ async fn a_refused_authorization_fails_the_server_with_the_authorization_servers
     let error = engine.mcp().start_server("remote").await.unwrap_err();
     assert!(error.to_string().contains("access_denied"), "{error}");
     assert!(matches!(
-        engine.mcp().supervisor().state("remote"),
+        engine.mcp().server_state("remote"),
         Some(ServerState::Failed { .. } | ServerState::Restarting { .. })
     ));
     assert!(

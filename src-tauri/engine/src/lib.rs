@@ -12,6 +12,7 @@ pub mod local;
 pub mod local_ollama;
 pub mod logging;
 pub mod mcp;
+pub mod netguard;
 pub mod paths;
 pub mod profile_lock;
 pub mod provider;
@@ -59,6 +60,7 @@ pub struct Engine {
     secrets: Secrets,
     providers: providers::Providers,
     mcp: mcp::McpHost,
+    installer: mcp::install::Installer,
     agent: agent::Agent,
     /// The profile's lock, when this engine owns the profile's crash recovery (see
     /// [`profile_lock`]).
@@ -90,6 +92,7 @@ impl Engine {
         let providers = providers.with_models_dir(paths.models_dir());
         let mcp = mcp::McpHost::new(store.clone(), secrets.clone(), redactor.clone())
             .with_bundles_dir(paths.bundles_dir());
+        let installer = mcp::install::Installer::new(mcp.clone(), Some(paths.bundles_dir()));
         let agent = agent::Agent::new(store.clone(), mcp.clone(), providers.clone());
         mcp.set_sampler(std::sync::Arc::new(agent.clone()));
         mcp.load_settings().await?;
@@ -103,6 +106,7 @@ impl Engine {
             secrets,
             providers,
             mcp,
+            installer,
             agent,
             owner,
         })
@@ -126,6 +130,11 @@ impl Engine {
     /// The MCP host: configured and running servers, approval, Apps.
     pub fn mcp(&self) -> &mcp::McpHost {
         &self.mcp
+    }
+
+    /// Installing servers: the MCP Registry, MCP Bundles, install links, updates.
+    pub fn installer(&self) -> &mcp::install::Installer {
+        &self.installer
     }
 
     /// The agent: turns, approvals, tasks, sampling.
@@ -161,7 +170,7 @@ impl Engine {
 
     /// Stops every MCP server (in parallel) and closes the database cleanly; call at exit.
     pub async fn shutdown(&self) {
-        self.mcp.supervisor().shutdown_all().await;
+        self.mcp.shutdown().await;
         self.store.close().await;
         tracing::info!("engine shut down");
     }

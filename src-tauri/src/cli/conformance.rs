@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
+use switchboard_engine::mcp::client::interact_types::{ElicitationReply, ElicitationRequest};
 use switchboard_engine::mcp::client::oauth_client::secret_account;
-use switchboard_engine::mcp::interact::{ElicitationReply, ElicitationRequest};
 use switchboard_engine::mcp::{
     Headless, HostCapabilities, HostHandler, JwtAlgorithm, McpClient, OAuth, OAuthClient,
     OAuthGrant, ServerNotification, ServerSpec, Transport,

@@ -12,6 +12,7 @@ mod servers;
 mod servers_install;
 mod servers_run;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -158,4 +159,17 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::Runtime(e.to_string()))
+}
+
+/// `K<sep>V` items as a map; values are not echoed in errors (they may be secrets).
+fn pairs(raw: &[String], sep: char, usage: &str) -> Result<BTreeMap<String, String>, CliError> {
+    raw.iter()
+        .map(|item| match item.split_once(sep) {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
+            _ => Err(CliError::Usage(format!(
+                "{usage}, not {:?}",
+                item.split(sep).next().unwrap_or_default()
+            ))),
+        })
+        .collect()
 }

@@ -16,6 +16,7 @@ use switchboard_engine::mcp::{
 use switchboard_engine::store::ServerRecord;
 
 use super::CliError;
+use super::pairs;
 
 /// What to do with MCP servers.
 #[derive(Debug, Subcommand)]
@@ -406,21 +407,4 @@ fn config_of(name: &str, cmd: &ServersCmd) -> Result<ServerConfig, CliError> {
     let mut config = ServerConfig::new(name, transport);
     config.inherit_env.clone_from(inherit_env);
     Ok(config)
-}
-
-/// `K<sep>V` items as a map; values are not echoed in errors (they may be secrets).
-pub(super) fn pairs(
-    raw: &[String],
-    sep: char,
-    usage: &str,
-) -> Result<BTreeMap<String, String>, CliError> {
-    raw.iter()
-        .map(|item| match item.split_once(sep) {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
-            _ => Err(CliError::Usage(format!(
-                "{usage}, not {:?}",
-                item.split(sep).next().unwrap_or_default()
-            ))),
-        })
-        .collect()
 }

@@ -9,13 +9,13 @@ use std::path::Path;
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::Installed;
-use switchboard_engine::mcp::bundle::{BundleInstall, BundlePreview};
-use switchboard_engine::mcp::registry::{
+use switchboard_engine::mcp::install::bundle::{BundleInstall, BundlePreview};
+use switchboard_engine::mcp::install::registry::{
     InstallPlan, InstallRequest, RegistryEntry, RegistryPage, UpdatePlan, install_options,
 };
 
 use super::CliError;
-use super::servers::pairs;
+use super::pairs;
 
 /// What `servers install` was given.
 pub struct InstallArgs<'a> {
@@ -46,10 +46,14 @@ pub async fn search(
     registry: Option<&str>,
     json: bool,
 ) -> Result<(), CliError> {
-    let page = match engine.mcp().registry_search(query, cursor, registry).await {
+    let page = match engine
+        .installer()
+        .registry_search(query, cursor, registry)
+        .await
+    {
         Ok(page) => page,
         Err(error) => {
-            let cached = engine.mcp().cached_registry_listing().await?;
+            let cached = engine.installer().cached_registry_listing().await?;
             if let Some(page) = cached.filter(|_| !json) {
                 eprintln!(
                     "{error}\nshowing the last listing (cached, from {}):",
@@ -158,7 +162,7 @@ async fn install_bundle(
             "a bundle takes --config KEY=VALUE, not --env or --version".into(),
         ));
     }
-    let preview = engine.mcp().preview_bundle(path)?;
+    let preview = engine.installer().preview_bundle(path)?;
     print_bundle(out, &preview)?;
     out.flush()?;
     let request = BundleInstall {
@@ -175,7 +179,7 @@ async fn install_bundle(
         writeln!(out, "not installed")?;
         return Ok(());
     }
-    let installed = engine.mcp().install_bundle(path, &request).await?;
+    let installed = engine.installer().install_bundle(path, &request).await?;
     finish(engine, out, installed).await
 }
 
@@ -186,7 +190,7 @@ pub async fn update(
     name: &str,
     yes: bool,
 ) -> Result<(), CliError> {
-    let Some(plan) = engine.mcp().check_update(name).await? else {
+    let Some(plan) = engine.installer().check_update(name).await? else {
         writeln!(out, "{name} is up to date")?;
         return Ok(());
     };
@@ -196,7 +200,7 @@ pub async fn update(
         writeln!(out, "not updated")?;
         return Ok(());
     }
-    let installed = engine.mcp().apply_update(name).await?;
+    let installed = engine.installer().apply_update(name).await?;
     finish(engine, out, installed).await
 }
 

@@ -17,7 +17,7 @@ use super::CliError;
 /// Starts `name`, prints one line saying it is ready (name, version, protocol, tools), stops it.
 pub async fn start(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
     let server = started(engine, name).await?;
-    let state = engine.mcp().supervisor().state(&server);
+    let state = engine.mcp().server_state(&server);
     engine.mcp().stop_server(&server).await;
     if let Some(ServerState::Ready { info, tools }) = state {
         writeln!(
@@ -53,7 +53,7 @@ pub async fn call(
     let args: serde_json::Value = serde_json::from_str(json)
         .map_err(|e| CliError::Usage(format!("the arguments are not valid JSON: {e}")))?;
     let server = started(engine, name).await?;
-    let requests = engine.mcp().supervisor().interactions().subscribe();
+    let requests = engine.mcp().interactions().subscribe();
     let refusing = tokio::spawn(refuse_interactions(engine.clone(), requests));
     let result = engine
         .mcp()
@@ -76,7 +76,7 @@ pub async fn logs(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(
     let server = started(engine, name).await?;
     // Read before stopping: what a server writes while it is being stopped (e.g. a broken
     // pipe on a write in flight) is not what it wrote while starting.
-    let logs = engine.mcp().supervisor().logs(&server).unwrap_or_default();
+    let logs = engine.mcp().server_logs(&server).unwrap_or_default();
     engine.mcp().stop_server(&server).await;
     for line in logs.stderr.iter().chain(&logs.messages) {
         writeln!(out, "{line}")?;
@@ -110,7 +110,7 @@ async fn refuse_interactions(
 /// demands OAuth gets its authorize URL printed on stderr, to open in a browser.
 async fn started(engine: &Engine, name: &str) -> Result<String, CliError> {
     let record = engine.store().find_server(name).await?;
-    let mut events = engine.mcp().supervisor().subscribe();
+    let mut events = engine.mcp().subscribe();
     let printer = tokio::spawn(async move {
         while let Ok(event) = events.recv().await {
             if let SupervisorEvent::AuthorizationNeeded { server, url } = event {

@@ -3,7 +3,7 @@
 //! forwarding an App's own `tools/call` (the engine applies the App rules and the policy).
 
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::app_documents::AppCsp;
+use switchboard_engine::mcp::client::app_documents::AppCsp;
 use switchboard_engine::mcp::{AppCall, AppCallOutcome};
 use tauri::State;
 
@@ -21,18 +21,19 @@ pub fn open_app_view(
 ) -> CmdResult<String> {
     Ok(engine
         .mcp()
-        .open_app_view_of(server.as_deref(), &html, &csp)?)
+        .apps()
+        .open_view(server.as_deref(), &html, &csp)?)
 }
 
 /// Forgets an App document (its frame was unmounted).
 #[tauri::command]
 pub fn close_app_view(engine: State<'_, Engine>, token: String) -> CmdResult<()> {
-    engine.mcp().close_app_view(&token);
+    engine.mcp().apps().close_view(&token);
     Ok(())
 }
 
 /// Runs an App's `tools/call` on its own server, if the App rules and the policy allow it.
 #[tauri::command]
 pub async fn app_call_tool(engine: State<'_, Engine>, call: AppCall) -> CmdResult<AppCallOutcome> {
-    Ok(engine.mcp().app_call_tool(call).await?)
+    Ok(engine.mcp().apps().call(call).await?)
 }

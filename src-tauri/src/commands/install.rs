@@ -7,9 +7,9 @@ use std::sync::Mutex;
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::Installed;
-use switchboard_engine::mcp::bundle::{BundleInstall, BundlePreview};
-use switchboard_engine::mcp::install_link::LinkPreview;
-use switchboard_engine::mcp::registry::{
+use switchboard_engine::mcp::install::bundle::{BundleInstall, BundlePreview};
+use switchboard_engine::mcp::install::link::LinkPreview;
+use switchboard_engine::mcp::install::registry::{
     InstallOption, InstallPlan, InstallRequest, RegistryEntry, RegistryPage, UpdatePlan,
     install_options,
 };
@@ -33,19 +33,19 @@ pub async fn registry_search(
 /// The last listing fetched (marked cached), for browsing offline.
 #[tauri::command]
 pub async fn registry_cached(engine: State<'_, Engine>) -> CmdResult<Option<RegistryPage>> {
-    Ok(engine.mcp().cached_registry_listing().await?)
+    Ok(engine.installer().cached_registry_listing().await?)
 }
 
 /// The registry URL in use.
 #[tauri::command]
 pub async fn registry_url(engine: State<'_, Engine>) -> CmdResult<String> {
-    Ok(engine.mcp().registry_url().await?)
+    Ok(engine.installer().registry_url().await?)
 }
 
 /// Sets the registry URL (empty: the official registry).
 #[tauri::command]
 pub async fn set_registry_url(engine: State<'_, Engine>, url: String) -> CmdResult<()> {
-    Ok(engine.mcp().set_registry_url(&url).await?)
+    Ok(engine.installer().set_registry_url(&url).await?)
 }
 
 /// The ways `entry` can be installed, each with its form.
@@ -87,19 +87,19 @@ pub async fn check_server_update(
     engine: State<'_, Engine>,
     id: String,
 ) -> CmdResult<Option<UpdatePlan>> {
-    Ok(engine.mcp().check_update(&id).await?)
+    Ok(engine.installer().check_update(&id).await?)
 }
 
 /// Applies the update [`check_server_update`] showed.
 #[tauri::command]
 pub async fn apply_server_update(engine: State<'_, Engine>, id: String) -> CmdResult<Installed> {
-    Ok(engine.mcp().apply_update(&id).await?)
+    Ok(engine.installer().apply_update(&id).await?)
 }
 
 /// What the bundle at `path` is and asks for; unpacks nothing.
 #[tauri::command]
 pub fn preview_bundle(engine: State<'_, Engine>, path: PathBuf) -> CmdResult<BundlePreview> {
-    Ok(engine.mcp().preview_bundle(&path)?)
+    Ok(engine.installer().preview_bundle(&path)?)
 }
 
 /// Installs the bundle at `path` with the user's `request` values.
@@ -109,7 +109,7 @@ pub async fn install_bundle(
     path: PathBuf,
     request: BundleInstall,
 ) -> CmdResult<Installed> {
-    Ok(engine.mcp().install_bundle(&path, &request).await?)
+    Ok(engine.installer().install_bundle(&path, &request).await?)
 }
 
 /// What install link `link` would save, for the confirmation; saves nothing.
@@ -118,13 +118,13 @@ pub async fn preview_install_link(
     engine: State<'_, Engine>,
     link: String,
 ) -> CmdResult<LinkPreview> {
-    Ok(engine.mcp().preview_install_link(&link).await?)
+    Ok(engine.installer().preview_install_link(&link).await?)
 }
 
 /// Installs the server of `link`, after the user confirmed it.
 #[tauri::command]
 pub async fn install_from_link(engine: State<'_, Engine>, link: String) -> CmdResult<Installed> {
-    Ok(engine.mcp().install_from_link(&link).await?)
+    Ok(engine.installer().install_from_link(&link).await?)
 }
 
 /// Install links the app was opened with and not yet shown (each is returned once).

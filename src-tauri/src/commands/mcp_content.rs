@@ -16,7 +16,7 @@ pub async fn server_resource_templates(
     engine: State<'_, Engine>,
     name: String,
 ) -> CmdResult<Vec<ResourceTemplateInfo>> {
-    Ok(engine.mcp().server_resource_templates(&name).await?)
+    Ok(engine.mcp().server(&name).resource_templates().await?)
 }
 
 /// Reads a resource of a running server.
@@ -26,7 +26,7 @@ pub async fn read_resource(
     server: String,
     uri: String,
 ) -> CmdResult<Vec<ResourceContent>> {
-    Ok(engine.mcp().read_resource(&server, &uri).await?)
+    Ok(engine.mcp().server(&server).read_resource(&uri).await?)
 }
 
 /// Expands a prompt of a running server with its arguments.
@@ -37,5 +37,5 @@ pub async fn get_prompt(
     name: String,
     args: BTreeMap<String, String>,
 ) -> CmdResult<Prompt> {
-    Ok(engine.mcp().get_prompt(&server, &name, args).await?)
+    Ok(engine.mcp().server(&server).get_prompt(&name, args).await?)
 }

@@ -53,13 +53,13 @@ pub async fn server_resources(
     engine: State<'_, Engine>,
     name: String,
 ) -> CmdResult<Vec<ResourceInfo>> {
-    Ok(engine.mcp().server_resources(&name).await?)
+    Ok(engine.mcp().server(&name).resources().await?)
 }
 
 /// The prompts a running server lists.
 #[tauri::command]
 pub async fn server_prompts(engine: State<'_, Engine>, name: String) -> CmdResult<Vec<PromptInfo>> {
-    Ok(engine.mcp().server_prompts(&name).await?)
+    Ok(engine.mcp().server(&name).prompts().await?)
 }
 
 /// Calls a tool of a running server with JSON arguments (checked against its schema).

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
-use switchboard_engine::mcp::task_calls::TaskStatus;
+use switchboard_engine::mcp::client::tasks::TaskStatus;
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
 use switchboard_engine::store::{MessageStatus, Role};
 
@@ -197,7 +197,7 @@ async fn a_task_that_needs_input_asks_the_user_through_tasks_result_and_then_com
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     with_everything(&engine, "allow").await;
-    let mut asked = engine.mcp().supervisor().interactions().subscribe();
+    let mut asked = engine.mcp().interactions().subscribe();
     let e = engine.clone();
     let answering = tokio::spawn(async move {
         while let Ok(event) = asked.recv().await {

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
-use switchboard_engine::mcp::task_calls::TaskStatus;
+use switchboard_engine::mcp::client::tasks::TaskStatus;
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
 
 use super::super::tasks_server;
@@ -64,7 +64,7 @@ async fn a_2026_task_that_needs_input_is_answered_through_the_broker_with_tasks_
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     with_tasks_server(&engine, &server.url).await;
-    let mut asked = engine.mcp().supervisor().interactions().subscribe();
+    let mut asked = engine.mcp().interactions().subscribe();
     let e = engine.clone();
     let answering = tokio::spawn(async move {
         while let Ok(event) = asked.recv().await {
@@ -93,7 +93,7 @@ async fn a_2026_task_that_needs_input_is_answered_through_the_broker_with_tasks_
     assert_eq!(seen.last(), Some(&TaskStatus::Completed), "{seen:?}");
     assert_eq!(results(&ran.events), vec![("hello Ada".to_owned(), false)]);
     assert_eq!(server.counts.updates.load(Ordering::SeqCst), 1);
-    let logs = engine.mcp().supervisor().logs("tasks").unwrap().messages;
+    let logs = engine.mcp().server_logs("tasks").unwrap().messages;
     assert!(
         logs.iter()
             .any(|l| l.contains("tasks/update") && l.contains("name")),

@@ -12,9 +12,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use switchboard_engine::local::LocalError;
-use switchboard_engine::local::runtime::{
-    Job, LocalRuntime, Piece, Prompt, RuntimeOptions, Sampling, StopFlag,
-};
+use switchboard_engine::local::LocalRuntime;
+use switchboard_engine::local::job::{Job, Piece, Prompt, RuntimeOptions, Sampling, StopFlag};
 use switchboard_engine::local::session::Report;
 use tokio::sync::mpsc;
 

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use switchboard_engine::local::LocalError;
-use switchboard_engine::local::runtime::{Piece, Sampling};
+use switchboard_engine::local::job::{Piece, Sampling};
 use switchboard_engine::local::session::Finish;
 
 use super::{chatml, generate, greedy, runtime, smollm2, start};
@@ -178,10 +178,10 @@ async fn a_grammar_from_a_schema_of_every_supported_kind_yields_json_that_follow
     let grammar = g.finish(&root);
     let rt = runtime();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let job = switchboard_engine::local::runtime::Job {
+    let job = switchboard_engine::local::job::Job {
         model: smollm2(),
         render: Box::new(move |_, _| {
-            Ok(switchboard_engine::local::runtime::Prompt {
+            Ok(switchboard_engine::local::job::Prompt {
                 text: chatml(
                     &[],
                     "Describe the weather of Paris for the next days as JSON.",

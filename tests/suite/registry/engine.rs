@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 use switchboard_engine::mcp::Transport;
-use switchboard_engine::mcp::registry::{InstallRequest, install_options};
+use switchboard_engine::mcp::install::registry::{InstallRequest, install_options};
 
 use super::{PAGE, registry};
 use crate::suite::servers::engine;

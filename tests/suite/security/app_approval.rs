@@ -20,7 +20,8 @@ async fn an_apps_always_covers_that_apps_calls_only_and_never_the_models() {
     let always = Some(ApprovalAnswer::AllowAlways);
     let granted = engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", always))
+        .apps()
+        .call(call("basic", "get-time", always))
         .await
         .unwrap();
     assert!(
@@ -31,7 +32,7 @@ async fn an_apps_always_covers_that_apps_calls_only_and_never_the_models() {
     // The same App, in another conversation too: no question.
     let mut elsewhere = call("basic", "get-time", None);
     elsewhere.conversation_id = "c2".into();
-    let again = engine.mcp().app_call_tool(elsewhere).await.unwrap();
+    let again = engine.mcp().apps().call(elsewhere).await.unwrap();
     assert!(matches!(again, AppCallOutcome::Done { .. }), "{again:?}");
 
     // The model's call of that tool still asks, and no tool policy was set.
@@ -53,11 +54,11 @@ async fn an_apps_always_covers_that_apps_calls_only_and_never_the_models() {
     // Another App of the same server, and a call that names no App, still ask.
     let mut other = call("basic", "get-time", None);
     other.app = Some("ui://basic/other.html".into());
-    let other = engine.mcp().app_call_tool(other).await.unwrap();
+    let other = engine.mcp().apps().call(other).await.unwrap();
     assert_eq!(other, AppCallOutcome::NeedsApproval);
     let mut nameless = call("basic", "get-time", None);
     nameless.app = None;
-    let nameless = engine.mcp().app_call_tool(nameless).await.unwrap();
+    let nameless = engine.mcp().apps().call(nameless).await.unwrap();
     assert_eq!(nameless, AppCallOutcome::NeedsApproval);
 
     // A denial the user sets for the tool still wins over the App's grant.
@@ -68,7 +69,8 @@ async fn an_apps_always_covers_that_apps_calls_only_and_never_the_models() {
         .unwrap();
     let refused = engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", None))
+        .apps()
+        .call(call("basic", "get-time", None))
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("denied"), "{refused}");
@@ -84,7 +86,8 @@ async fn an_apps_always_is_dropped_when_its_server_changes_identity() {
     let always = Some(ApprovalAnswer::AllowAlways);
     engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", always))
+        .apps()
+        .call(call("basic", "get-time", always))
         .await
         .unwrap();
     let mut moved = config;
@@ -94,7 +97,8 @@ async fn an_apps_always_is_dropped_when_its_server_changes_identity() {
     engine.mcp().update_server("basic", moved).await.unwrap();
     let asked = engine
         .mcp()
-        .app_call_tool(call("basic", "get-time", None))
+        .apps()
+        .call(call("basic", "get-time", None))
         .await
         .unwrap();
     assert_eq!(

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use switchboard_engine::mcp::builtin::{BuiltinServer, connect};
-use switchboard_engine::mcp::netguard::{is_local_host, is_public};
 use switchboard_engine::mcp::{IgnoreNotifications, McpClient};
+use switchboard_engine::netguard::{is_local_host, is_public};
 use switchboard_engine::vocab::mcp::ResultPart;
 use tokio_util::sync::CancellationToken;
 

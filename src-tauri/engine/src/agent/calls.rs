@@ -11,10 +11,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::Agent;
 use super::Events;
 use super::lane::{Lane, Written};
 use super::setup::Setup;
+use super::{Agent, error_result};
 use crate::EngineError;
 use crate::mcp::host::{CallFailed, CallRequest, Called, Caller};
 use crate::provider::ToolCall;
@@ -22,7 +22,7 @@ use crate::store::{Message, MessageStatus, MessageUpdate, NewMessage, Role, Stor
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::chat::{CallView, ChatEvent};
 use crate::vocab::content::ContentPart;
-use crate::vocab::mcp::{ResultPart, ToolResult};
+use crate::vocab::mcp::ToolResult;
 
 /// How many times the same failing call may repeat in a turn before the loop is broken.
 pub const BREAK_AFTER: u32 = 3;
@@ -178,15 +178,6 @@ pub(super) async fn run_all(
     })
 }
 
-/// A result made of one error text.
-pub(super) fn error_result(text: impl Into<String>) -> ToolResult {
-    ToolResult {
-        content: vec![ResultPart::Text { text: text.into() }],
-        structured: None,
-        is_error: true,
-    }
-}
-
 /// One call, from policy to result; reports the result (with the App it renders, if any)
 /// and returns it with its stored JSON.
 async fn run_one(
@@ -262,7 +253,7 @@ async fn approved_then_run(
 
 /// Reports a call's progress until the call ends (its sink is dropped).
 fn forward_progress(
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::progress::Progress>,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::client::progress::Progress>,
     call_id: String,
     events: Events,
 ) -> tokio::task::JoinHandle<()> {

@@ -50,6 +50,7 @@ use crate::providers::Providers;
 use crate::store::Store;
 use crate::store::{Conversation, Message, MessageStatus, NewMessage, Role, StoreError};
 use crate::vocab::content::{Attachment, ContentPart};
+use crate::vocab::mcp::{ResultPart, ToolResult};
 
 /// Where a turn's events go (the receiver may be dropped: the turn goes on and is stored).
 pub type Events = UnboundedSender<ChatEvent>;
@@ -448,4 +449,13 @@ pub fn title_from(text: &str) -> String {
 
 fn invalid(msg: &str) -> EngineError {
     AgentError::Invalid(msg.to_owned()).into()
+}
+
+/// A result made of one error text.
+fn error_result(text: impl Into<String>) -> ToolResult {
+    ToolResult {
+        content: vec![ResultPart::Text { text: text.into() }],
+        structured: None,
+        is_error: true,
+    }
 }

@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use super::Agent;
 use crate::EngineError;
-use crate::mcp::interact::{
-    InteractionError, Sampler, SamplingContent, SamplingRequest, SamplingResult, SamplingRole,
-    StopReason,
+use crate::mcp::client::interact_types::{
+    SamplingContent, SamplingRequest, SamplingResult, SamplingRole, StopReason,
 };
+use crate::mcp::supervisor::interact::{InteractionError, Sampler};
 use crate::provider::Provider;
 use crate::provider::{
     ChatMessage, ChatRequest, FinishReason, ProviderEvent, SamplingParams, UserPart,
@@ -168,7 +168,7 @@ impl Sampler for Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::interact::SamplingMessage;
+    use crate::mcp::client::interact_types::SamplingMessage;
 
     fn text(t: &str) -> SamplingContent {
         SamplingContent::Text { text: t.to_owned() }

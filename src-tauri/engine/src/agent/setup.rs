@@ -181,21 +181,8 @@ pub(super) async fn provider_of(
 /// those switched off one by one; lists
 /// whose cache hint ran out are listed again, the others reused with no request.
 async fn tools_of(agent: &Agent, settings: &ChatSettings) -> Vec<(String, ToolInfo)> {
-    let servers: Vec<String> = match &settings.servers {
-        Some(list) => list.clone(),
-        None => agent
-            .mcp()
-            .supervisor()
-            .states()
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect(),
-    };
-    let mut tools = agent.mcp().supervisor().current_tools_for(&servers).await;
-    tools.retain(|(server, t)| {
-        crate::mcp::app_documents::visible_to_model(t.ui.as_ref())
-            && settings.tool_enabled(server, &t.name)
-    });
+    let mut tools = agent.mcp().model_tools(settings.servers.as_deref()).await;
+    tools.retain(|(server, t)| settings.tool_enabled(server, &t.name));
     tools
 }
 

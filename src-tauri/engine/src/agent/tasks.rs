@@ -1,4 +1,4 @@
-//! Waiting for tool calls a server runs as tasks ([`crate::mcp::task_calls`]). A call that became
+//! Waiting for tool calls a server runs as tasks ([`crate::mcp::client::tasks`]). A call that became
 //! a task is followed here: its handle is stored (so it survives a restart), it is polled at
 //! the server's pace while other calls go on, each status is reported as a `tool_task` event,
 //! and its result is fetched when it ends. Stopping the turn, or the user's cancel button
@@ -12,9 +12,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::Agent;
 use super::Events;
-use super::calls::error_result;
+use super::error_result;
 use crate::EngineError;
-use crate::mcp::task_calls::{TaskState, TaskStatus};
+use crate::mcp::client::tasks::{TaskState, TaskStatus};
 use crate::store::TaskRecord;
 use crate::vocab::chat::{CallView, ChatEvent};
 use crate::vocab::content::ContentPart;
@@ -164,12 +164,7 @@ async fn wait(
                 }
             }
         }
-        match agent
-            .mcp()
-            .supervisor()
-            .task_status(&server, &state.task_id)
-            .await
-        {
+        match agent.mcp().tasks().status(&server, &state.task_id).await {
             Ok(next) => (state, failures) = (next, 0),
             Err(e) if failures + 1 >= POLL_FAILURES => {
                 return Err(error_result(format!("The task could not be followed: {e}")));
@@ -187,9 +182,9 @@ async fn answer(
     state: &TaskState,
     cancel: &CancellationToken,
 ) -> Result<(), ToolResult> {
-    let supervisor = follow.agent.mcp().supervisor();
+    let tasks = follow.agent.mcp().tasks();
     let server = follow.record.server.clone();
-    match supervisor.task_input(&server, state, cancel).await {
+    match tasks.input(&server, state, cancel).await {
         Ok(()) => Ok(()),
         Err(_) if cancel.is_cancelled() => Err(cancel_on_server(follow, state).await),
         Err(e) => {
@@ -208,9 +203,9 @@ async fn fetch(
     state: &TaskState,
     cancel: &CancellationToken,
 ) -> Result<ToolResult, ToolResult> {
-    let supervisor = follow.agent.mcp().supervisor();
+    let tasks = follow.agent.mcp().tasks();
     let server = follow.record.server.clone();
-    match supervisor.task_result(&server, state, cancel.clone()).await {
+    match tasks.result(&server, state, cancel.clone()).await {
         Ok(result) => {
             if state.status == TaskStatus::InputRequired {
                 let mut done = state.clone();
@@ -232,11 +227,8 @@ async fn fetch(
 
 /// Sends `tasks/cancel` and reports what the server says the task is now.
 async fn cancel_on_server(follow: &mut Follow<'_>, state: &TaskState) -> ToolResult {
-    let supervisor = follow.agent.mcp().supervisor();
-    match supervisor
-        .task_cancel(&follow.record.server, &state.task_id)
-        .await
-    {
+    let tasks = follow.agent.mcp().tasks();
+    match tasks.cancel(&follow.record.server, &state.task_id).await {
         Ok(after) => follow.report(&after).await,
         Err(e) => tracing::warn!(error = %e, "could not cancel a task on its server"),
     }
@@ -259,8 +251,8 @@ impl Agent {
         };
         let after = self
             .mcp()
-            .supervisor()
-            .task_cancel(&record.server, &record.task_id)
+            .tasks()
+            .cancel(&record.server, &record.task_id)
             .await?;
         let message = after.message.as_deref();
         Ok(self

@@ -9,6 +9,7 @@ use super::Agent;
 use super::budget;
 
 use crate::mcp::ServerState;
+use crate::mcp::host::ServerTools;
 
 /// One server's offer to the model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
@@ -43,28 +44,25 @@ pub struct ToolTokens {
 impl Agent {
     /// The tools and their token cost of every supervised server, by name.
     pub fn tool_costs(&self) -> Vec<ToolCost> {
-        let mut out: Vec<ToolCost> = self
-            .mcp()
-            .supervisor()
-            .states()
-            .into_iter()
-            .map(|(server, state)| {
-                let mut tools = self
-                    .mcp()
-                    .supervisor()
-                    .tools_for(std::slice::from_ref(&server));
-                // As the model is offered them: App-only tools are never sent.
-                tools.retain(|(_, t)| crate::mcp::app_documents::visible_to_model(t.ui.as_ref()));
-                let mut each: Vec<ToolTokens> = tools.iter().map(|(_, t)| tool_tokens(t)).collect();
-                each.sort_by(|a, b| a.name.cmp(&b.name));
-                ToolCost {
-                    server,
-                    ready: matches!(state, ServerState::Ready { .. }),
-                    tools: u32::try_from(tools.len()).unwrap_or(u32::MAX),
-                    tokens: each.iter().map(|t| t.tokens).sum(),
-                    each,
-                }
-            })
+        let mut out: Vec<ToolCost> = (self.mcp().servers_with_tools().into_iter())
+            .map(
+                |ServerTools {
+                     server,
+                     state,
+                     tools,
+                 }| {
+                    // As the model is offered them: App-only tools are never sent.
+                    let mut each: Vec<ToolTokens> = tools.iter().map(tool_tokens).collect();
+                    each.sort_by(|a, b| a.name.cmp(&b.name));
+                    ToolCost {
+                        server,
+                        ready: matches!(state, ServerState::Ready { .. }),
+                        tools: u32::try_from(tools.len()).unwrap_or(u32::MAX),
+                        tokens: each.iter().map(|t| t.tokens).sum(),
+                        each,
+                    }
+                },
+            )
             .collect();
         out.sort_by(|a, b| a.server.cmp(&b.server));
         out

@@ -7,9 +7,22 @@ use std::fmt;
 
 use serde::Deserializer as _;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
-use super::import::ImportSource;
 use super::{ExportError, json};
+
+/// Where an imported file came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportSource {
+    /// Switchboard's JSON export.
+    Switchboard,
+    /// ChatGPT's data export (`conversations.json`).
+    Chatgpt,
+    /// Claude's data export (`conversations.json`).
+    Claude,
+}
 
 /// What recognition needs to know of a file.
 #[derive(Debug, PartialEq)]

@@ -11,6 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::detect::ImportSource;
 use super::detect::{detect, detect_reader};
 use super::{ExportError, chatgpt, claude, json};
 use serde_json::Value;
@@ -18,18 +19,6 @@ use serde_json::Value;
 use crate::store::{Assistant, ImportItem, MergeReport, NewBlob, Role, Store, image};
 use crate::vocab::ContentPart;
 use crate::vocab::content::ImageRef;
-
-/// Where an imported file came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "lowercase")]
-pub enum ImportSource {
-    /// Switchboard's JSON export.
-    Switchboard,
-    /// ChatGPT's data export (`conversations.json`).
-    Chatgpt,
-    /// Claude's data export (`conversations.json`).
-    Claude,
-}
 
 /// What an import did (or would do).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -28,8 +28,9 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 pub use assets::{Assets, DirAssets, MemoryAssets};
+pub use detect::ImportSource;
 pub use error::ExportError;
-pub use import::{ImportResult, ImportSource, import_file, parse_import};
+pub use import::{ImportResult, import_file, parse_import};
 pub use names::file_stem;
 pub use write::{ExportProgress, ExportSummary, export};
 

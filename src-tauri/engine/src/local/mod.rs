@@ -20,6 +20,7 @@ mod error;
 pub mod gbnf;
 pub mod gguf;
 pub mod grammar;
+pub mod job;
 pub mod models;
 pub mod output;
 pub mod provider;
@@ -29,6 +30,7 @@ pub mod template;
 mod text;
 
 pub use error::LocalError;
+pub use job::RuntimeOptions;
 pub use models::{LocalModel, ModelsDir};
 pub use provider::LocalProvider;
-pub use runtime::{LocalRuntime, RuntimeOptions};
+pub use runtime::LocalRuntime;

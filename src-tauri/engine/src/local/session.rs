@@ -17,7 +17,7 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::{DecodeError, LlamaCppError};
 
 use super::LocalError;
-use super::runtime::{Job, ModelFacts, Piece, PieceSender, RuntimeOptions, Sampling};
+use super::job::{Job, ModelFacts, Piece, PieceSender, RuntimeOptions, Sampling, StopFlag};
 use super::text::{StopText, Utf8Pieces};
 
 /// Why a generation ended.
@@ -141,7 +141,7 @@ impl<'m> Session<'m> {
         tokens: &[LlamaToken],
         sampling: &Sampling,
         grammar: Option<&str>,
-        stop: &super::runtime::StopFlag,
+        stop: &StopFlag,
         out: &PieceSender,
     ) -> Result<Report, LocalError> {
         let n_ctx = usize::try_from(self.ctx.n_ctx()).unwrap_or(usize::MAX);

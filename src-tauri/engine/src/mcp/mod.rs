@@ -1,35 +1,27 @@
-//! Everything MCP. Three parts:
-//! - the protocol client — `client.rs` and `client/` (on rmcp, wrapped so its API churn stays
-//!   there; the two protocol eras, tasks, multi round-trip requests), with its transports
-//!   (`client/process.rs` for stdio children and the environment they get, `client/sse.rs` for
-//!   legacy HTTP+SSE) and OAuth (`client/oauth.rs`, `client/oauth/`, `client/oauth_client.rs`);
-//! - the host — [`McpHost`] in `host/` (configured servers, lifecycle, approval, Apps) over the
-//!   `supervisor` (running servers, restarts, their requests to the user in `interact`, the
-//!   `roots`), with `config` reading `mcpServers` documents, `tools`/`task_calls` running calls
-//!   and `app_documents` serving MCP App documents;
-//! - the built-in servers — `builtin/` (filesystem, fetch, time), served in process.
+//! Everything MCP, in four rooms beside the built-in servers. Each room may import only the
+//! rooms before it (checked by `tests/suite/dependencies.rs`):
+//!
+//! ```text
+//! builtin ← client ← supervisor ← host ← install
+//! ```
+//!
+//! - [`builtin`]: the built-in servers (filesystem, fetch, time), rmcp servers run in process;
+//!   the client connects them like any other transport.
+//! - [`client`]: the protocol client on rmcp (both protocol eras, listings, multi round-trip
+//!   requests, the tasks' wire shapes, MCP Apps' resources), its transports (stdio children,
+//!   streamable HTTP, legacy SSE, in-process built-ins) and OAuth.
+//! - [`supervisor`]: running servers — processes and connections, lifecycle, restarts with
+//!   backoff, tool calls and the tasks they become, the servers' requests to the user.
+//! - [`host`]: [`McpHost`], the service the rest of the engine uses — configured servers,
+//!   calls and their approval, MCP Apps, trust, secrets.
+//! - [`install`]: [`Installer`], installing servers — the MCP Registry, MCP Bundles, install
+//!   links, updates.
 
-pub mod app_documents;
-mod backoff;
 pub mod builtin;
-pub mod bundle;
 pub mod client;
-pub mod config;
-mod config_export;
-mod doc;
 pub mod host;
-pub mod install_link;
-pub mod interact;
-mod interact_types;
-pub mod netguard;
-pub mod preview_trust;
-pub mod progress;
-pub mod registry;
-pub mod roots;
-pub mod sampling_limits;
+pub mod install;
 pub mod supervisor;
-pub mod task_calls;
-pub mod tools;
 
 #[cfg(test)]
 mod tests;
@@ -40,14 +32,17 @@ pub use crate::vocab::server::{
     Transport,
 };
 pub use client::oauth::{Authorizer, Headless, Notify, OAuth, OAuthError};
+pub use client::roots::{RootInfo, Roots};
 pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, MRTR_MAX_ROUNDS, McpClient};
-pub use config::ConfigError;
 pub use host::approval::{Decision, Policies};
+pub use host::config::ConfigError;
 pub use host::{
     AppCall, AppCallOutcome, Conflict, INTERACTION_TIMEOUT_SETTING, ImportAction, ImportPreview,
-    ImportReport, Installed, McpHost, PreviewEntry, ServerStatus, result_json as apps_result_json,
+    ImportReport, McpHost, PreviewEntry, ServerStatus, result_json as apps_result_json,
 };
-pub use interact::{InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler};
-pub use roots::{RootInfo, Roots};
+pub use install::Installed;
+pub use supervisor::interact::{
+    InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler,
+};
+pub use supervisor::tools::{Limits, ToolError, Violation};
 pub use supervisor::{Backoff, ServerLogs, ServerState, Supervisor, SupervisorEvent};
-pub use tools::{Limits, ToolError, Violation};

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::fixtures::{PNG, branchy, weather};
 use super::{json_of, seed, store};
-use crate::export::import::ImportSource;
+use crate::export::ImportSource;
 use crate::export::parse_import;
 use crate::store::{
     Conversation, ImportItem, MergeAction, Message, MessageStatus, Role, TokenUsage,

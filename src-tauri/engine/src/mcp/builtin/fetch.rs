@@ -5,7 +5,7 @@
 //! Safety: downloads stop at [`DOWNLOAD_LIMIT`], and unless `allow_private` is set every
 //! address the host resolves to must be public: loopback, private, link-local, CGNAT,
 //! unspecified, multicast and reserved addresses (and the IPv6 forms carrying such an IPv4
-//! address: see [`crate::mcp::netguard`]) are refused before connecting. The check sits in the
+//! address: see [`crate::netguard`]) are refused before connecting. The check sits in the
 //! HTTP client's DNS resolver (so redirects and DNS rebinding are covered too) and in the
 //! redirect policy (for IP-literal hosts, which skip the resolver).
 
@@ -23,7 +23,7 @@ use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
 use crate::logging::error_chain;
-use crate::mcp::netguard::is_public;
+use crate::netguard::is_public;
 
 /// The most bytes one fetch downloads.
 pub const DOWNLOAD_LIMIT: usize = 5 * 1024 * 1024;
@@ -162,7 +162,7 @@ impl FetchServer {
             .no_proxy();
         if !self.allow_private {
             builder = builder
-                .dns_resolver(Arc::new(crate::mcp::netguard::PublicOnly::saying(refusal)))
+                .dns_resolver(Arc::new(crate::netguard::PublicOnly::saying(refusal)))
                 .redirect(Policy::custom(public_redirects));
         } else {
             builder = builder.redirect(Policy::limited(MAX_REDIRECTS));

@@ -1,15 +1,13 @@
 //! Built-in MCP servers that need no Node or Python: `time`, `fetch` and `filesystem`, written
-//! on rmcp's server side and run in-process. Each connection gets its own server task on one
-//! end of a `tokio::io::duplex` pipe; [`connect`] returns an ordinary [`McpClient`] on the
-//! other end, so the host treats built-ins like any other server.
+//! on rmcp's server side and run in-process. A [`Transport::Builtin`] names one; the client
+//! (`client/connect.rs`) starts its server task on one end of a `tokio::io::duplex` pipe
+//! ([`serve`]) and connects to the other end like to any other server, so the app and the
+//! tests reach built-ins one way. This room imports no other part of `mcp/`.
 
 mod beneath;
-mod fetch;
-mod filesystem;
+pub(crate) mod fetch;
+pub(crate) mod filesystem;
 mod time;
-
-#[cfg(test)]
-mod tests;
 
 use std::path::PathBuf;
 
@@ -19,12 +17,11 @@ pub use fetch::FetchServer;
 pub use filesystem::{FilesystemServer, SEARCH_MAX_ENTRIES};
 pub use time::TimeServer;
 
-use super::client::{HostHandler, McpClient};
 use crate::vocab::mcp::McpError;
 use crate::vocab::server::{ServerSpec, Transport};
 
 /// The size of the in-memory pipe between the client and a built-in server.
-pub(super) const PIPE_BYTES: usize = 64 * 1024;
+pub(crate) const PIPE_BYTES: usize = 64 * 1024;
 
 /// One built-in server and its settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,19 +76,8 @@ impl BuiltinServer {
     }
 }
 
-/// Starts `server` in-process and connects an [`McpClient`] to it. Notifications go to `host`.
-/// The server task ends when the client shuts down (the pipe closes).
-pub async fn connect(
-    server: &BuiltinServer,
-    host: impl HostHandler,
-) -> Result<McpClient, McpError> {
-    let (client_end, server_end) = tokio::io::duplex(PIPE_BYTES);
-    serve(server, server_end)?;
-    McpClient::connect_in_process(&spec(server), client_end, host).await
-}
-
 /// Runs `server` on the server end of an in-memory pipe, in its own task.
-pub(super) fn serve(
+pub(crate) fn serve(
     server: &BuiltinServer,
     server_end: tokio::io::DuplexStream,
 ) -> Result<(), McpError> {
@@ -109,8 +95,8 @@ pub(super) fn serve(
     Ok(())
 }
 
-/// The spec a built-in connection reports.
-fn spec(server: &BuiltinServer) -> ServerSpec {
+/// The spec that connects `server` (the client starts it in process).
+pub fn spec(server: &BuiltinServer) -> ServerSpec {
     let transport = Transport::Builtin {
         server: server.name().to_owned(),
         allow_private: matches!(

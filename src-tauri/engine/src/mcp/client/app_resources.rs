@@ -5,7 +5,7 @@
 use rmcp::model as rm;
 
 use super::McpClient;
-use crate::mcp::app_documents::{self, AppCsp};
+use crate::mcp::client::app_documents::{self, AppCsp};
 use crate::vocab::mcp::McpError;
 
 /// An App resource as read: its HTML (`None` when it is not an App document, with what it

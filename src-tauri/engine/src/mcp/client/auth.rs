@@ -21,8 +21,7 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::Sse;
 use tokio::sync::Mutex;
 
-use super::connect::{header_map, lifecycle};
-use super::{Bridge, McpClient, convert};
+use super::{Bridge, McpClient, convert, header_map, lifecycle};
 use crate::mcp::client::oauth::OAuth;
 use crate::vocab::mcp::McpError;
 use crate::vocab::server::OAuthClient;

@@ -4,43 +4,24 @@
 //! server does not speak it, and a second, handshake-only attempt when it answered the probe
 //! with a result of another kind.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService, serve_client_with_lifecycle};
+use rmcp::service::{RoleClient, RunningService, serve_client_with_lifecycle};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 
 use super::{
-    Bridge, HANDSHAKE_VERSION, HostHandler, MAX_STDIO_MESSAGE_BYTES, McpClient, STATELESS_VERSION,
-    STDERR_TAIL_LINES, auth, capped, convert, listen, stdio,
+    Bridge, HostHandler, MAX_STDIO_MESSAGE_BYTES, McpClient, STDERR_TAIL_LINES, auth, capped,
+    convert, header_map, lifecycle, listen, stdio,
 };
 use crate::mcp::client::oauth::OAuth;
 use crate::mcp::client::process::{Launch, ServerProcess, StderrLog};
+use crate::mcp::client::progress::ProgressRoutes;
 use crate::mcp::client::sse::SseTransport;
-use crate::mcp::progress::ProgressRoutes;
 use crate::vocab::mcp::{McpError, ProtocolEra};
 use crate::vocab::server::{ServerSpec, Transport};
-
-/// rmcp's start-up mode: the stateless era first (`server/discover` with 2026-07-28), and the
-/// `initialize` handshake (offering [`HANDSHAKE_VERSION`]; the server may answer with an older
-/// revision, down to 2024-11-05) when the server answers the probe with a JSON-RPC error, as
-/// handshake-era servers do (`-32601`, method not found, from server-everything and FastMCP).
-/// A server that ignores the probe altogether costs rmcp's fallback wait (10 s) once per
-/// start, within the start-up timeout; see `docs/mcp-eras.md`.
-/// With `handshake_only`, straight to `initialize`: the second attempt after a server answered
-/// the probe with a result of another kind (`{}` from servers that answer every method).
-pub(super) fn lifecycle(handshake_only: bool) -> ClientLifecycleMode {
-    if handshake_only {
-        return ClientLifecycleMode::Initialize;
-    }
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![STATELESS_VERSION],
-        legacy_version: Some(HANDSHAKE_VERSION),
-    }
-}
 
 impl McpClient {
     /// Connects to `spec`'s server and completes the handshake within its start-up timeout.
@@ -127,24 +108,6 @@ impl McpClient {
             }
         }
     }
-
-    /// Connects over an in-process transport (a built-in server's end of a duplex pipe).
-    pub(crate) async fn connect_in_process<T, E, A>(
-        spec: &ServerSpec,
-        transport: T,
-        host: impl HostHandler,
-    ) -> Result<Self, McpError>
-    where
-        T: IntoTransport<RoleClient, E, A>,
-        E: std::error::Error + Send + Sync + 'static,
-    {
-        let bridge = Bridge {
-            host: Arc::new(host),
-            progress: ProgressRoutes::default(),
-            handshake_only: false,
-        };
-        connect_transport(spec, transport, bridge).await
-    }
 }
 
 /// Spawns the server and runs the handshake over its stdio.
@@ -213,22 +176,6 @@ where
             after: spec.startup_timeout,
         }),
     }
-}
-
-/// The spec's headers as HTTP headers. Errors name the header, never its (secret) value.
-pub(super) fn header_map(
-    headers: &BTreeMap<String, String>,
-) -> Result<HashMap<HeaderName, HeaderValue>, McpError> {
-    headers
-        .iter()
-        .map(|(name, value)| {
-            let invalid = || McpError::Connect(format!("invalid HTTP header `{name}`"));
-            let name = HeaderName::try_from(name.as_str()).map_err(|_| invalid())?;
-            let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| invalid())?;
-            value.set_sensitive(true);
-            Ok((name, value))
-        })
-        .collect()
 }
 
 impl McpClient {

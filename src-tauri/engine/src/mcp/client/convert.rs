@@ -42,7 +42,7 @@ pub(super) fn tool(tool: rm::Tool) -> ToolInfo {
             idempotent: annotations.idempotent_hint,
             open_world: annotations.open_world_hint,
         },
-        ui: crate::mcp::app_documents::ToolUi::from_meta(tool.meta.as_deref()),
+        ui: crate::mcp::client::app_documents::ToolUi::from_meta(tool.meta.as_deref()),
     }
 }
 

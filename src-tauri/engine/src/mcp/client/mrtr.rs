@@ -21,7 +21,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{HostHandler, requests};
-use crate::mcp::interact::{ElicitationReply, SamplingRefused};
+use crate::mcp::client::interact_types::{ElicitationReply, SamplingRefused};
 use crate::vocab::mcp::{LogLevel, McpError, ServerNotification};
 use std::collections::BTreeMap;
 

@@ -1,15 +1,15 @@
-//! The server's requests to us, between rmcp's wire types and ours ([`crate::mcp::interact`],
-//! [`crate::mcp::roots`]): sampling, roots, elicitation, and the capabilities we advertise.
+//! The server's requests to us, between rmcp's wire types and ours ([`crate::mcp::supervisor::interact`],
+//! [`crate::mcp::client::roots`]): sampling, roots, elicitation, and the capabilities we advertise.
 #![allow(deprecated)] // sampling and roots are deprecated by 2026-07-28; handshake-era servers use them
 
 use rmcp::model as rm;
 
 use super::HostCapabilities;
-use crate::mcp::interact::{
+use crate::mcp::client::interact_types::{
     ElicitationReply, ElicitationRequest, SamplingContent, SamplingMessage, SamplingRefused,
     SamplingRequest, SamplingResult, SamplingRole,
 };
-use crate::mcp::roots::RootInfo;
+use crate::mcp::client::roots::RootInfo;
 
 /// The error code of a sampling request the user rejected (the spec's example uses -1).
 const USER_REJECTED: i32 = -1;
@@ -37,7 +37,7 @@ pub(super) fn capabilities(host: HostCapabilities) -> rm::ClientCapabilities {
         caps.elicitation = Some(elicitation);
     }
     if host.apps {
-        caps.extensions = Some(crate::mcp::app_documents::extension_capabilities());
+        caps.extensions = Some(crate::mcp::client::app_documents::extension_capabilities());
     }
     if host.tasks {
         let extensions = caps.extensions.get_or_insert_with(Default::default);

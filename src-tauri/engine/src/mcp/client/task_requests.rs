@@ -1,4 +1,4 @@
-//! Tasks on the wire ([`crate::mcp::task_calls`]): the task-augmented `tools/call`, `tasks/get`,
+//! Tasks on the wire ([`crate::mcp::client::tasks`]): the task-augmented `tools/call`, `tasks/get`,
 //! `tasks/result` and `tasks/cancel`, for both protocol eras, and the 2026-07-28 extension's
 //! `tasks/update` (the answers to an `input_required` task's `inputRequests`, fulfilled
 //! through the same host handler as multi round-trip requests). rmcp 3.11 types only the
@@ -13,7 +13,9 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::{McpClient, convert, mrtr};
-use crate::mcp::task_calls::{CallOutcome, TaskOutcome, TaskState, TaskStatus, failed, parse_task};
+use crate::mcp::client::tasks::{
+    CallOutcome, TaskOutcome, TaskState, TaskStatus, failed, parse_task,
+};
 use crate::vocab::mcp::{McpError, ToolResult};
 
 impl McpClient {
@@ -174,7 +176,7 @@ mod tests {
     use serde_json::json;
 
     use super::tool_result;
-    use crate::mcp::task_calls::{TaskOutcome, TaskStatus, parse_task};
+    use crate::mcp::client::tasks::{TaskOutcome, TaskStatus, parse_task};
     use crate::vocab::mcp::{ResultPart, ToolResult};
 
     #[test]

@@ -1,19 +1,29 @@
-//! Approval policy of tool calls: whether a call runs, is refused, or waits for the user.
+//! Approval policy of tool calls: whether a call runs, is refused, or waits for the user —
+//! the model's calls and MCP Apps' own calls alike, through one [`verdict`].
 //! Sources, strongest first: the user's policy for that very tool (`tool_policies`), the
 //! server's configured `approval`, an "allow for this chat" grant (in memory, per
-//! conversation), and the tool's annotations: read-only tools are auto-allowed only with the
-//! global opt-in `tools.auto_allow_read_only`, destructive ones (which, as the spec says, is
-//! every tool that is not read-only and does not say otherwise) never.
+//! conversation), the calling App's own grant, and the tool's annotations: read-only tools
+//! are auto-allowed only with the global opt-in `tools.auto_allow_read_only`, destructive ones
+//! (which, as the spec says, is every tool that is not read-only and does not say otherwise)
+//! never.
+//!
+//! What an MCP App's own approvals cover: the user's "Always" or "allow in this chat" on an
+//! App's approval card applies to that App's calls of that tool only (the App is its server
+//! and its `ui://` resource), never to the model's calls of the tool nor to another App's.
+//! An App's "Always" is stored (setting [`APP_GRANTS_SETTING`], by server id, so a server
+//! replaced by another keeps none of it); "in this chat" lives in memory. Explicit denials
+//! still win: a grant only turns the policy's "ask" into "allow". Every answer is remembered
+//! in one place, [`McpHost::approve`].
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::McpHost;
 use crate::EngineError;
-use crate::mcp::tools::ToolError;
+use crate::mcp::supervisor::tools::ToolError;
 use crate::store::{Store, StoreError};
 use crate::vocab::Approval;
 use crate::vocab::ApprovalAnswer;
@@ -21,6 +31,38 @@ use crate::vocab::mcp::ToolAnnotations;
 
 /// The setting that lets read-only tools run without asking (a JSON boolean).
 pub const AUTO_ALLOW_READ_ONLY: &str = "tools.auto_allow_read_only";
+/// The setting holding the Apps' "Always" grants (a JSON array of [`Grant`]).
+pub const APP_GRANTS_SETTING: &str = "tools.app_grants";
+
+/// Whose call an approval is for, and so where an answer is remembered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Asker {
+    /// The model's: an answer covers the model's calls of the tool.
+    Model,
+    /// An MCP App's: an answer covers that App's calls of the tool only; an App that did not
+    /// say which it is (`None`) gets nothing remembered.
+    App(Option<Grant>),
+}
+
+impl Asker {
+    fn grant(&self) -> Option<&Grant> {
+        match self {
+            Self::App(grant) => grant.as_ref(),
+            Self::Model => None,
+        }
+    }
+}
+
+/// One App's permission to call one tool of its server.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Grant {
+    /// The server's id.
+    pub server: String,
+    /// The App's `ui://` resource.
+    pub app: String,
+    /// The tool.
+    pub tool: String,
+}
 
 /// What to do with one tool call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -43,6 +85,8 @@ pub struct Inputs {
     pub server_approval: Approval,
     /// The user allowed this tool for the current conversation.
     pub allowed_for_chat: bool,
+    /// The calling App was allowed this tool (always, or in this conversation).
+    pub app_granted: bool,
     /// The tool says it is read-only.
     pub read_only: bool,
     /// The tool says it is destructive.
@@ -51,7 +95,8 @@ pub struct Inputs {
     pub auto_allow_read_only: bool,
 }
 
-/// The decision for `inputs`: an explicit deny wins; then a grant for this chat; then the
+/// The decision for `inputs`: an explicit deny wins; then a grant for this chat or the
+/// calling App's grant; then the
 /// tool's own policy; destructive tools are never allowed automatically; then the server's
 /// default; read-only tools run only with the opt-in; otherwise ask.
 pub fn resolve(inputs: Inputs) -> Decision {
@@ -62,7 +107,7 @@ pub fn resolve(inputs: Inputs) -> Decision {
     if denied {
         return Decision::Deny;
     }
-    if inputs.allowed_for_chat {
+    if inputs.allowed_for_chat || inputs.app_granted {
         return Decision::Allow;
     }
     match inputs.tool_policy {
@@ -91,19 +136,15 @@ pub fn destructive(annotations: &ToolAnnotations) -> bool {
 type Grants = HashMap<String, HashSet<(String, String)>>;
 
 /// The policy service: the stored policies plus the in-memory per-conversation grants (the
-/// model's, and the Apps' own, [`super::app_grants`]). Cheap to clone; clones share the grants.
+/// model's, and the Apps' own: (conversation, grant)). Cheap to clone; clones share the
+/// grants.
 #[derive(Clone, Debug, Default)]
 pub struct Policies {
     chats: Arc<Mutex<Grants>>,
-    apps: super::app_grants::AppChatGrants,
+    apps: Arc<Mutex<HashSet<(String, Grant)>>>,
 }
 
 impl Policies {
-    /// The Apps' "allow in this chat" grants.
-    pub(crate) fn app_chats(&self) -> &super::app_grants::AppChatGrants {
-        &self.apps
-    }
-
     /// Allows `tool` of `server` for the rest of `conversation` (not stored).
     pub fn allow_for_chat(&self, conversation: &str, server: &str, tool: &str) {
         let pair = (server.to_owned(), tool.to_owned());
@@ -126,8 +167,8 @@ impl Policies {
             .is_some_and(|set| set.contains(&pair))
     }
 
-    /// The decision for a call of `tool` (with `annotations`) of server `server` (its name or
-    /// id) in `conversation`.
+    /// The decision for the model's call of `tool` (with `annotations`) of server `server`
+    /// (its name or id) in `conversation`.
     pub async fn decide(
         &self,
         store: &Store,
@@ -135,6 +176,19 @@ impl Policies {
         tool: &str,
         annotations: &ToolAnnotations,
         conversation: &str,
+    ) -> Result<Decision, StoreError> {
+        (self.decide_as(store, server, tool, annotations, conversation, None)).await
+    }
+
+    /// [`Policies::decide`] for a call by the model (`app` is `None`) or by the App `app`.
+    async fn decide_as(
+        &self,
+        store: &Store,
+        server: &str,
+        tool: &str,
+        annotations: &ToolAnnotations,
+        conversation: &str,
+        app: Option<&Grant>,
     ) -> Result<Decision, StoreError> {
         // One query: the server, the tool's policy and the read-only opt-in.
         let (record, tool_policy, opt_in) = store
@@ -144,6 +198,10 @@ impl Policies {
             tool_policy,
             server_approval: record.config.approval,
             allowed_for_chat: self.allowed_for_chat(conversation, &record.config.name, tool),
+            app_granted: match app {
+                Some(grant) => self.app_granted(store, conversation, grant).await?,
+                None => false,
+            },
             read_only: annotations.read_only == Some(true),
             destructive: destructive(annotations),
             auto_allow_read_only: opt_in == Some(Value::Bool(true)),
@@ -151,12 +209,53 @@ impl Policies {
         Ok(resolve(inputs))
     }
 
-    fn lock(&self) -> MutexGuard<'_, Grants> {
-        match self.chats.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
+    /// Whether the user allowed `grant`'s App to call its tool, always or in `conversation`.
+    async fn app_granted(
+        &self,
+        store: &Store,
+        conversation: &str,
+        grant: &Grant,
+    ) -> Result<bool, StoreError> {
+        let key = (conversation.to_owned(), grant.clone());
+        if lock(&self.apps).contains(&key) {
+            return Ok(true);
         }
+        Ok(stored_app_grants(store).await?.contains(grant))
     }
+
+    /// Keeps an App's "allow in this chat" for that App only.
+    fn allow_app_for_chat(&self, conversation: &str, grant: Grant) {
+        lock(&self.apps).insert((conversation.to_owned(), grant));
+    }
+
+    /// Drops the in-memory App grants on server `id`.
+    fn forget_app_grants(&self, id: &str) {
+        lock(&self.apps).retain(|(_, g)| g.server != id);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Grants> {
+        lock(&self.chats)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// The Apps' stored "Always" grants.
+async fn stored_app_grants(store: &Store) -> Result<Vec<Grant>, StoreError> {
+    let stored = store.setting(APP_GRANTS_SETTING).await?;
+    Ok(stored
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default())
+}
+
+async fn save_app_grants(store: &Store, grants: &[Grant]) -> Result<(), StoreError> {
+    let value = serde_json::to_value(grants).unwrap_or_default();
+    store.set_setting(APP_GRANTS_SETTING, &value).await
 }
 
 /// What one call's approval came to.
@@ -184,45 +283,59 @@ pub fn verdict(decision: Decision, answer: Option<ApprovalAnswer>) -> Verdict {
 /// Approval on the host: every caller's tool call (the agent loop's, an MCP App's) is decided
 /// here, and the user's policies are changed here.
 impl McpHost {
-    /// Whether one call of `tool` of server `server` in `conversation` may run: the policy
-    /// first ([`McpHost::decide`]); where it says ask, the user's answer from `ask` (awaited
-    /// only then; `None` when no answer comes); an "always" or "for this chat" answer is
-    /// remembered.
+    /// Whether one call of `tool` of server `server` in `conversation` may run, for the model
+    /// or for an App (`asker`): the policy first; where it says ask, the
+    /// user's answer from `ask` (awaited only then; `None` when no answer comes); an "always"
+    /// or "for this chat" answer is remembered — for the model's calls of the tool, or for
+    /// that App's only.
     pub async fn approve(
         &self,
         conversation: &str,
         server: &str,
         tool: &str,
+        asker: Asker,
         ask: impl Future<Output = Option<ApprovalAnswer>>,
     ) -> Result<Verdict, EngineError> {
-        let decision = self.decide(server, tool, conversation).await?;
+        let decision = self.decide_as(server, tool, conversation, asker.grant());
+        let decision = decision.await?;
         let answer = match decision {
             Decision::Ask => ask.await,
             Decision::Allow | Decision::Deny => None,
         };
         let verdict = verdict(decision, answer);
         if let (Verdict::Run, Some(answer)) = (verdict, answer) {
-            self.remember_approval(conversation, server, tool, answer)
-                .await;
+            self.remember(conversation, server, tool, asker, answer)
+                .await?;
         }
         Ok(verdict)
     }
 
-    /// Whether a call of `tool` of running server `server` in `conversation` may run.
+    /// Whether the model's call of `tool` of running server `server` in `conversation` may run.
     pub async fn decide(
         &self,
         server: &str,
         tool: &str,
         conversation: &str,
     ) -> Result<Decision, EngineError> {
+        self.decide_as(server, tool, conversation, None).await
+    }
+
+    async fn decide_as(
+        &self,
+        server: &str,
+        tool: &str,
+        conversation: &str,
+        app: Option<&Grant>,
+    ) -> Result<Decision, EngineError> {
         let tools = self.supervisor().tools_for(&[server.to_owned()]);
         let Some((_, info)) = tools.into_iter().find(|(_, t)| t.name == tool) else {
             let (server, tool) = (server.to_owned(), tool.to_owned());
             return Err(ToolError::UnknownTool { server, tool }.into());
         };
-        let store = self.store();
-        let policies = self.policies();
-        let decision = policies.decide(store, server, tool, &info.annotations, conversation);
+        let (store, annotations) = (self.store(), &info.annotations);
+        let decision = self
+            .policies
+            .decide_as(store, server, tool, annotations, conversation, app);
         Ok(decision.await?)
     }
 
@@ -264,26 +377,51 @@ impl McpHost {
             .await?)
     }
 
-    /// Stores an "always" answer as the tool's policy and a "for this chat" one for
-    /// `conversation` (the agent loop's and the Apps' approvals alike).
-    async fn remember_approval(
+    /// Drops every App grant on server `id` (its identity changed, or it was replaced).
+    pub(crate) async fn clear_app_grants(&self, id: &str) -> Result<(), EngineError> {
+        let grants = stored_app_grants(self.store()).await?;
+        let kept: Vec<Grant> = grants.iter().filter(|g| g.server != id).cloned().collect();
+        if kept.len() != grants.len() {
+            save_app_grants(self.store(), &kept).await?;
+        }
+        self.policies.forget_app_grants(id);
+        Ok(())
+    }
+
+    /// Remembers an "always" or "for this chat" answer: for an App, as that App's grant
+    /// ("Always" stored, "in this chat" in memory); for the model, "always" as the tool's
+    /// policy (a failure to store it is logged) and "for this chat" for `conversation`.
+    async fn remember(
         &self,
         conversation: &str,
         server: &str,
         tool: &str,
+        asker: Asker,
         answer: ApprovalAnswer,
-    ) {
-        match answer {
-            ApprovalAnswer::AllowAlways => {
+    ) -> Result<(), EngineError> {
+        match (answer, asker) {
+            (ApprovalAnswer::AllowAlways, Asker::App(Some(grant))) => {
+                let mut grants = stored_app_grants(self.store()).await?;
+                if !grants.contains(&grant) {
+                    tracing::info!(app = %grant.app, tool = %grant.tool, "an App may now always call a tool");
+                    grants.push(grant);
+                    save_app_grants(self.store(), &grants).await?;
+                }
+            }
+            (ApprovalAnswer::AllowForChat, Asker::App(Some(grant))) => {
+                self.policies.allow_app_for_chat(conversation, grant);
+            }
+            (ApprovalAnswer::AllowAlways, Asker::Model) => {
                 let set = self.set_tool_policy(server, tool, Some(Approval::Allow));
                 if let Err(e) = set.await {
                     tracing::warn!(error = %e, "could not store the tool policy");
                 }
             }
-            ApprovalAnswer::AllowForChat => {
-                self.policies().allow_for_chat(conversation, server, tool);
+            (ApprovalAnswer::AllowForChat, Asker::Model) => {
+                self.policies.allow_for_chat(conversation, server, tool);
             }
-            ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny => {}
+            (ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny, _) | (_, Asker::App(None)) => {}
         }
+        Ok(())
     }
 }

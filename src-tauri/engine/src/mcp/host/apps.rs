@@ -10,8 +10,8 @@ use ts_rs::TS;
 use super::McpHost;
 use super::calls::{CallRequest, Called, Caller};
 use crate::EngineError;
-use crate::mcp::app_documents::{self, AppCsp, AppDocument, AppError, AppView};
-use crate::mcp::tools::ToolError;
+use crate::mcp::client::app_documents::{self, AppCsp, AppDocument, AppError, AppView};
+use crate::mcp::supervisor::tools::ToolError;
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolResult;
 
@@ -52,14 +52,44 @@ pub enum AppCallOutcome {
 }
 
 impl McpHost {
+    /// MCP Apps: the App a call renders, an App's own calls, the documents served to frames.
+    pub fn apps(&self) -> Apps<'_> {
+        Apps { host: self }
+    }
+
+    pub(super) fn tool_info(
+        &self,
+        server: &str,
+        tool: &str,
+    ) -> Result<crate::vocab::mcp::ToolInfo, EngineError> {
+        let found = (self.supervisor())
+            .with_slot(server, |slot| {
+                slot.tools.iter().find(|t| t.name == tool).cloned()
+            })
+            .flatten();
+        let unknown = || ToolError::UnknownTool {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+        };
+        found.ok_or_else(|| unknown().into())
+    }
+}
+
+/// MCP Apps on the host (see the module's header).
+#[derive(Clone, Copy, Debug)]
+pub struct Apps<'a> {
+    host: &'a McpHost,
+}
+
+impl Apps<'_> {
     /// The App a call of `tool` of `server` renders, read from the server; `None` when the
     /// tool declares no UI resource.
-    pub async fn app_view(&self, server: &str, tool: &str) -> Result<Option<AppView>, EngineError> {
-        let info = self.tool_info(server, tool)?;
+    pub async fn view(&self, server: &str, tool: &str) -> Result<Option<AppView>, EngineError> {
+        let info = self.host.tool_info(server, tool)?;
         let Some(uri) = info.ui.and_then(|u| u.resource_uri) else {
             return Ok(None);
         };
-        let client = self.supervisor().ready_client(server)?;
+        let client = self.host.supervisor().ready_client(server)?;
         let read = client
             .read_app_resource(&uri)
             .await
@@ -84,7 +114,7 @@ impl McpHost {
 
     /// Runs a `tools/call` from an App: refused unless the tool is its own server's and
     /// visible to Apps, and unless the approval policy (or the user's answer) allows it.
-    pub async fn app_call_tool(&self, call: AppCall) -> Result<AppCallOutcome, EngineError> {
+    pub async fn call(&self, call: AppCall) -> Result<AppCallOutcome, EngineError> {
         let caller = Caller::App {
             conversation: &call.conversation_id,
             app: call.app.as_deref(),
@@ -101,7 +131,7 @@ impl McpHost {
                 tracing::info!(server = %call.server, tool = %call.tool, "an App called a tool");
             })),
         };
-        match self.run_call(request, caller).await? {
+        match self.host.run_call(request, caller).await? {
             Called::Done(result) => Ok(AppCallOutcome::Done { result }),
             Called::Unanswered => Ok(AppCallOutcome::NeedsApproval),
             Called::Refused | Called::Task(_) => {
@@ -111,14 +141,10 @@ impl McpHost {
         }
     }
 
-    /// Registers an App document for a frame; returns the token the frame loads it by.
-    pub fn open_app_view(&self, html: &str, csp: &AppCsp) -> Result<String, EngineError> {
-        self.open_app_view_of(None, html, csp)
-    }
-
-    /// [`Self::open_app_view`] for an App of `server`: its CSP keeps local and private origins
-    /// only when the user allowed private addresses for that server.
-    pub fn open_app_view_of(
+    /// Registers an App document for a frame; returns the token the frame loads it by. For
+    /// an App of `server`, its CSP keeps local and private origins only when the user allowed
+    /// private addresses for that server.
+    pub fn open_view(
         &self,
         server: Option<&str>,
         html: &str,
@@ -135,36 +161,22 @@ impl McpHost {
                 .is_some_and(crate::vocab::ServerConfig::allows_private)
         };
         let allow_private = server
-            .and_then(|name| self.supervisor().with_slot(name, allowed))
+            .and_then(|name| self.host.supervisor().with_slot(name, allowed))
             .unwrap_or(false);
-        Ok(self.app_views().register_allowing(html, csp, allow_private))
+        Ok(self
+            .host
+            .app_views
+            .register_allowing(html, csp, allow_private))
     }
 
     /// The App document registered under `token`.
-    pub fn app_document(&self, token: &str) -> Result<AppDocument, EngineError> {
-        Ok(self.app_views().get(token)?)
+    pub fn document(&self, token: &str) -> Result<AppDocument, EngineError> {
+        Ok(self.host.app_views.get(token)?)
     }
 
     /// Forgets the App document under `token` (its frame was unmounted).
-    pub fn close_app_view(&self, token: &str) {
-        self.app_views().release(token);
-    }
-
-    pub(super) fn tool_info(
-        &self,
-        server: &str,
-        tool: &str,
-    ) -> Result<crate::vocab::mcp::ToolInfo, EngineError> {
-        let found = (self.supervisor())
-            .with_slot(server, |slot| {
-                slot.tools.iter().find(|t| t.name == tool).cloned()
-            })
-            .flatten();
-        let unknown = || ToolError::UnknownTool {
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-        };
-        found.ok_or_else(|| unknown().into())
+    pub fn close_view(&self, token: &str) {
+        self.host.app_views.release(token);
     }
 }
 
@@ -183,7 +195,7 @@ pub async fn result_json(host: &McpHost, server: &str, tool: &str, result: &Tool
     if result.is_error || server.is_empty() {
         return json;
     }
-    let view = match host.app_view(server, tool).await {
+    let view = match host.apps().view(server, tool).await {
         Ok(view) => view,
         Err(error) => {
             tracing::warn!(%server, %tool, %error, "cannot read the tool's MCP App");

@@ -12,12 +12,11 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::McpHost;
-use super::app_grants::Grant;
-use super::approval::{Decision, Verdict, verdict};
+use super::approval::{Asker, Grant, Verdict};
 use crate::EngineError;
-use crate::mcp::app_documents;
-use crate::mcp::progress::ProgressSink;
-use crate::mcp::task_calls::{CallOutcome, TaskState};
+use crate::mcp::client::app_documents;
+use crate::mcp::client::progress::ProgressSink;
+use crate::mcp::client::tasks::{CallOutcome, TaskState};
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::error::{AppError, ToolError};
 use crate::vocab::mcp::ToolResult;
@@ -35,7 +34,7 @@ pub enum Caller<'a> {
         ask: BoxFuture<'a, Option<ApprovalAnswer>>,
     },
     /// An MCP App in `conversation`, with the user's answer if it already asked. Its answers
-    /// cover that App only ([`super::app_grants`]).
+    /// cover that App only ([`super::approval`]).
     App {
         /// The conversation the App is shown in.
         conversation: &'a str,
@@ -133,7 +132,8 @@ impl McpHost {
         match caller {
             Caller::User => Ok(Verdict::Run),
             Caller::Model { conversation, ask } => {
-                self.approve(conversation, server, tool, ask).await
+                self.approve(conversation, server, tool, Asker::Model, ask)
+                    .await
             }
             Caller::App {
                 conversation,
@@ -146,48 +146,20 @@ impl McpHost {
                     let (server, tool) = (server.to_owned(), tool.to_owned());
                     return Err(AppError::HiddenFromApps { server, tool }.into());
                 }
-                self.app_verdict(conversation, server, tool, app, answer)
+                // The App's own grant, when it said which App it is.
+                let grant = match app {
+                    Some(app) => Some(Grant {
+                        server: self.store().find_server(server).await?.id,
+                        app: app.to_owned(),
+                        tool: tool.to_owned(),
+                    }),
+                    None => None,
+                };
+                let answer = std::future::ready(answer);
+                self.approve(conversation, server, tool, Asker::App(grant), answer)
                     .await
             }
         }
-    }
-
-    /// An App's call: the policy; where it asks, the App's own grant or the user's answer,
-    /// which is kept for that App only.
-    async fn app_verdict(
-        &self,
-        conversation: &str,
-        server: &str,
-        tool: &str,
-        app: Option<&str>,
-        answer: Option<ApprovalAnswer>,
-    ) -> Result<Verdict, EngineError> {
-        let mut decision = self.decide(server, tool, conversation).await?;
-        let grant = match app {
-            Some(app) => {
-                let id = self.store().find_server(server).await?.id;
-                let (app, tool) = (app.to_owned(), tool.to_owned());
-                Some(Grant {
-                    server: id,
-                    app,
-                    tool,
-                })
-            }
-            None => None,
-        };
-        if decision == Decision::Ask
-            && let Some(grant) = &grant
-            && self.app_granted(conversation, grant).await?
-        {
-            decision = Decision::Allow;
-        }
-        let answer = answer.filter(|_| decision == Decision::Ask);
-        let verdict = verdict(decision, answer);
-        if let (Verdict::Run, Some(answer), Some(grant)) = (verdict, answer, grant) {
-            self.remember_app_approval(conversation, grant, answer)
-                .await?;
-        }
-        Ok(verdict)
     }
 
     /// Runs an approved call: the finished result, or its task for a caller that follows it.

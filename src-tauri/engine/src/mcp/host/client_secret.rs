@@ -40,7 +40,9 @@ impl McpHost {
         let secrets = self.secrets().clone();
         Ok(blocking(move || secrets.key(&account, None).map(|k| k.is_some())).await?)
     }
+}
 
+impl super::server_secrets::ServerSecrets<'_> {
     /// Forgets the OAuth tokens and client secret of server `id` configured as `old` (its name
     /// and URL as they were), and the tokens an older version kept by its name (best effort: a
     /// keychain that cannot be reached is logged, the removal stands).
@@ -50,7 +52,7 @@ impl McpHost {
         if let Transport::Http { url, .. } | Transport::Sse { url, .. } = &old.transport {
             accounts.push(OAuth::account(&credentials_key(id), url));
         }
-        let secrets = self.secrets().clone();
+        let secrets = self.host.secrets().clone();
         let forgotten = blocking(move || {
             accounts
                 .iter()

@@ -9,7 +9,7 @@ use super::McpHost;
 use super::calls::{CallRequest, Called, Caller};
 use crate::EngineError;
 use crate::mcp::supervisor::ServerState;
-use crate::mcp::tools::ToolError;
+use crate::mcp::supervisor::tools::ToolError;
 use crate::vocab::mcp::{ToolInfo, ToolResult};
 
 impl McpHost {
@@ -18,7 +18,7 @@ impl McpHost {
     pub async fn start_servers(&self) -> Result<Vec<(String, ServerState)>, EngineError> {
         let mut configs = Vec::new();
         for record in self.store().list_servers().await? {
-            configs.push(self.runnable(record).await?);
+            configs.push(self.server_secrets().runnable(record).await?);
         }
         Ok(self.supervisor().start_all(&configs).await)
     }
@@ -28,7 +28,11 @@ impl McpHost {
     pub async fn start_server(&self, name: &str) -> Result<(), EngineError> {
         let record = self.store().find_server(name).await?;
         let server = record.config.name.clone();
-        match self.supervisor().start(self.runnable(record).await?).await {
+        match self
+            .supervisor()
+            .start(self.server_secrets().runnable(record).await?)
+            .await
+        {
             ServerState::Ready { .. } => Ok(()),
             ServerState::Failed { reason } => Err(ToolError::StartFailed { server, reason }.into()),
             other => Err(ToolError::NotReady {

@@ -9,41 +9,46 @@
 //! - [`running`]: a running server's states, logs, resources and prompts; answers to its
 //!   requests (elicitation, sampling) and the roots it may see.
 //! - [`calls`]: the one tool-call pipeline every caller uses (resolve → approval → run).
-//! - [`approval`]: where every tool call's approval is decided.
+//! - [`approval`]: where every tool call's approval is decided and remembered (the model's
+//!   and MCP Apps' own).
 //! - [`apps`]: MCP Apps — the App a call renders and an App's own tool calls.
-//! - [`app_grants`]: what an App's own "Always" / "in this chat" covers (that App only).
 //! - [`client_secret`]: a remote server's OAuth client secret in the keychain.
 //! - [`server_secrets`]: a server's env and header values in the keychain, masked for the UI.
-//! - [`install`]: installing from the MCP Registry or an MCP Bundle, and updates.
+//! - [`config`]: reading and writing `mcpServers` documents; [`preview_trust`]: what an
+//!   import preview warns about.
+//! - [`tools`]: what the agent and the shell read of running servers — the tools a model is
+//!   offered, events, pending requests, tasks being followed.
 //! - [`turn_start`]: a turn's servers started together, the turn going on after a short wait.
 
-mod app_grants;
 pub mod approval;
 mod apps;
 pub mod calls;
 mod client_secret;
-mod install;
+pub mod config;
 mod lifecycle;
+pub mod preview_trust;
 mod running;
 pub mod server_secrets;
 mod servers;
+mod tools;
 pub mod trust;
 mod turn_start;
 
 use std::sync::{Arc, OnceLock};
 
-pub use apps::{AppCall, AppCallOutcome, result_json};
+pub use apps::{AppCall, AppCallOutcome, Apps, result_json};
 pub use calls::{CallFailed, CallRequest, Called, Caller};
-pub use install::Installed;
-pub use running::{INTERACTION_TIMEOUT_SETTING, ServerStatus};
+pub use running::{INTERACTION_TIMEOUT_SETTING, RunningServer, ServerStatus};
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
+pub use tools::{ServerTools, TaskCalls};
 pub use turn_start::{DEFAULT_SERVER_WAIT, SERVER_WAIT, TurnServers};
 
-use super::app_documents::AppViews;
-use super::interact::{Sampler, SamplingRequest, SamplingResult};
-use super::supervisor::{Backoff, Supervisor};
-use super::tools::Limits;
 use crate::logging::Redactor;
+use crate::mcp::client::app_documents::AppViews;
+use crate::mcp::client::interact_types::{SamplingRequest, SamplingResult};
+use crate::mcp::supervisor::interact::Sampler;
+use crate::mcp::supervisor::tools::Limits;
+use crate::mcp::supervisor::{Backoff, Supervisor};
 use crate::secrets::Secrets;
 use crate::store::Store;
 use approval::Policies;
@@ -101,18 +106,8 @@ impl McpHost {
     }
 
     /// The running MCP servers (none until started).
-    pub fn supervisor(&self) -> &Supervisor {
+    pub(crate) fn supervisor(&self) -> &Supervisor {
         &self.supervisor
-    }
-
-    /// Tool approval policies (this run's per-chat allowances).
-    pub fn policies(&self) -> &Policies {
-        &self.policies
-    }
-
-    /// The MCP App documents served to frames.
-    pub fn app_views(&self) -> &AppViews {
-        &self.app_views
     }
 
     pub(crate) fn store(&self) -> &Store {
@@ -121,10 +116,6 @@ impl McpHost {
 
     pub(crate) fn secrets(&self) -> &Secrets {
         &self.secrets
-    }
-
-    pub(crate) fn redactor(&self) -> &Redactor {
-        &self.redactor
     }
 
     fn sampler(&self) -> Arc<dyn Sampler> {

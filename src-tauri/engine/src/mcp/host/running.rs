@@ -14,10 +14,10 @@ use ts_rs::TS;
 use super::McpHost;
 use crate::EngineError;
 use crate::mcp::McpClient;
-use crate::mcp::interact::{InteractionAnswer, InteractionError};
-use crate::mcp::roots::{self, ROOTS_SETTING, RootInfo};
+use crate::mcp::client::roots::{self, ROOTS_SETTING, RootInfo};
+use crate::mcp::supervisor::interact::{InteractionAnswer, InteractionError};
+use crate::mcp::supervisor::tools::ToolError;
 use crate::mcp::supervisor::{ServerLogs, ServerState};
-use crate::mcp::tools::ToolError;
 use crate::vocab::mcp::{
     McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ResourceTemplateInfo,
 };
@@ -47,7 +47,7 @@ impl McpHost {
         }
         let max_tokens = self
             .store()
-            .setting(crate::mcp::sampling_limits::MAX_TOKENS_SETTING)
+            .setting(crate::mcp::supervisor::sampling_limits::MAX_TOKENS_SETTING)
             .await?;
         if let Some(n) = max_tokens
             .as_ref()
@@ -60,7 +60,7 @@ impl McpHost {
                 .sampling_limits()
                 .set_max_tokens(n);
         }
-        if let Err(error) = self.move_server_secrets().await {
+        if let Err(error) = self.server_secrets().move_server_secrets().await {
             tracing::warn!(%error, "cannot move MCP server values to the keychain yet");
         }
         Ok(())
@@ -118,53 +118,63 @@ impl McpHost {
         (self.supervisor().logs(name)).ok_or_else(|| ToolError::UnknownServer { server }.into())
     }
 
-    /// The resources running server `name` lists (none when it has no resources).
-    pub async fn server_resources(&self, name: &str) -> Result<Vec<ResourceInfo>, EngineError> {
-        let client = self.running(name)?;
+    /// What running server `name` offers besides tools: resources and prompts.
+    pub fn server(&self, name: &str) -> RunningServer<'_> {
+        RunningServer {
+            host: self,
+            name: name.to_owned(),
+        }
+    }
+}
+
+/// A running server's resources and prompts (every call fails with "unknown server" or "not
+/// running" when it is not ready).
+#[derive(Clone, Debug)]
+pub struct RunningServer<'a> {
+    host: &'a McpHost,
+    name: String,
+}
+
+impl RunningServer<'_> {
+    /// The resources the server lists (none when it has no resources).
+    pub async fn resources(&self) -> Result<Vec<ResourceInfo>, EngineError> {
+        let client = self.client()?;
         Ok(none_if_unsupported(client.list_resources().await)?)
     }
 
-    /// The prompts running server `name` lists (none when it has no prompts).
-    pub async fn server_prompts(&self, name: &str) -> Result<Vec<PromptInfo>, EngineError> {
-        let client = self.running(name)?;
+    /// The prompts the server lists (none when it has no prompts).
+    pub async fn prompts(&self) -> Result<Vec<PromptInfo>, EngineError> {
+        let client = self.client()?;
         Ok(none_if_unsupported(client.list_prompts().await)?)
     }
 
-    /// The resource templates running server `name` lists (none when it has none).
-    pub async fn server_resource_templates(
-        &self,
-        name: &str,
-    ) -> Result<Vec<ResourceTemplateInfo>, EngineError> {
-        let client = self.running(name)?;
+    /// The resource templates the server lists (none when it has none).
+    pub async fn resource_templates(&self) -> Result<Vec<ResourceTemplateInfo>, EngineError> {
+        let client = self.client()?;
         Ok(none_if_unsupported(client.list_resource_templates().await)?)
     }
 
-    /// Reads resource `uri` of running server `name`.
-    pub async fn read_resource(
-        &self,
-        name: &str,
-        uri: &str,
-    ) -> Result<Vec<ResourceContent>, EngineError> {
-        let client = self.running(name)?;
+    /// Reads resource `uri`.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, EngineError> {
+        let client = self.client()?;
         Ok(client.read_resource(uri).await.map_err(ToolError::from)?)
     }
 
-    /// Expands prompt `prompt` of running server `name` with `args`.
+    /// Expands prompt `prompt` with `args`.
     pub async fn get_prompt(
         &self,
-        name: &str,
         prompt: &str,
         args: BTreeMap<String, String>,
     ) -> Result<Prompt, EngineError> {
-        let client = self.running(name)?;
+        let client = self.client()?;
         Ok(client
             .get_prompt(prompt, args)
             .await
             .map_err(ToolError::from)?)
     }
 
-    fn running(&self, name: &str) -> Result<Arc<McpClient>, EngineError> {
-        Ok(self.supervisor().ready_client(name)?)
+    fn client(&self) -> Result<Arc<McpClient>, EngineError> {
+        Ok(self.host.supervisor().ready_client(&self.name)?)
     }
 }
 

@@ -2,9 +2,9 @@
 //! keychain, like provider keys, one entry per server (account [`account`], the values as a
 //! JSON object keyed by name), never SQLite, logs or exports. The database keeps the names
 //! with blank values; the UI sees [`SECRET_MASK`] for each value and sends it back to keep the
-//! stored one. A server is given its values only when it starts ([`McpHost::runnable`]).
+//! stored one. A server is given its values only when it starts ([`ServerSecrets::runnable`]).
 //! Values a database written by an older version still holds move to the keychain at start
-//! ([`McpHost::move_server_secrets`]).
+//! ([`ServerSecrets::move_server_secrets`]).
 
 use std::collections::BTreeMap;
 
@@ -47,12 +47,26 @@ fn keep_masked(new: &mut ServerConfig, old: &BTreeMap<String, String>) {
 }
 
 impl McpHost {
+    /// A configured server's values in the keychain.
+    pub(crate) fn server_secrets(&self) -> ServerSecrets<'_> {
+        ServerSecrets { host: self }
+    }
+}
+
+/// A configured server's env and header values (and OAuth client secret) in the keychain,
+/// on the host's store and secrets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ServerSecrets<'a> {
+    pub(super) host: &'a McpHost,
+}
+
+impl ServerSecrets<'_> {
     /// The stored env or header values of server `id`.
     pub(crate) async fn server_values(
         &self,
         id: &str,
     ) -> Result<BTreeMap<String, String>, EngineError> {
-        let (secrets, account) = (self.secrets().clone(), account(id));
+        let (secrets, account) = (self.host.secrets().clone(), account(id));
         let stored = blocking(move || secrets.key(&account, None)).await?;
         let Some((json, _)) = stored else {
             return Ok(BTreeMap::new());
@@ -70,8 +84,8 @@ impl McpHost {
     /// removed) and keeps them out of the logs.
     pub(crate) async fn seal(&self, id: &str, config: &ServerConfig) -> Result<(), EngineError> {
         let values = values_of(config);
-        self.guard_secrets(std::slice::from_ref(config));
-        let (secrets, account) = (self.secrets().clone(), account(id));
+        self.host.guard_secrets(std::slice::from_ref(config));
+        let (secrets, account) = (self.host.secrets().clone(), account(id));
         if values.is_empty() {
             return Ok(blocking(move || secrets.delete_key(&account)).await?);
         }
@@ -86,7 +100,7 @@ impl McpHost {
 
     /// Forgets server `id`'s env and header values (best effort: it was removed).
     pub(crate) async fn unseal_forget(&self, id: &str) {
-        let (secrets, account) = (self.secrets().clone(), account(id));
+        let (secrets, account) = (self.host.secrets().clone(), account(id));
         if let Err(error) = blocking(move || secrets.delete_key(&account)).await {
             tracing::warn!(server = id, %error, "cannot forget a removed server's values");
         }
@@ -121,14 +135,14 @@ impl McpHost {
             }
         }
         crate::vocab::secret_args::fill_secret_args(&mut config);
-        self.guard_secrets(std::slice::from_ref(&config));
+        self.host.guard_secrets(std::slice::from_ref(&config));
         Ok(config)
     }
 
     /// Moves the env and header values an older version left in the database to the keychain
     /// and blanks them there (zeroed on disk, WAL included). Returns how many servers moved.
     pub(crate) async fn move_server_secrets(&self) -> Result<usize, EngineError> {
-        let records = self.store().list_servers().await?;
+        let records = self.host.store().list_servers().await?;
         let mut moved = 0;
         for record in records.iter().filter(|r| !values_of(&r.config).is_empty()) {
             let mut values = self.server_values(&record.id).await?;
@@ -138,11 +152,11 @@ impl McpHost {
                 slots.extend(values);
             }
             self.seal(&record.id, &config).await?;
-            self.store().update_server(&record.id, &config).await?;
+            self.host.store().update_server(&record.id, &config).await?;
             moved += 1;
         }
         if moved > 0 {
-            self.store().checkpoint().await?;
+            self.host.store().checkpoint().await?;
             tracing::info!(
                 servers = moved,
                 "moved MCP server env and header values to the keychain"

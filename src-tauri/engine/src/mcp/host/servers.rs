@@ -5,6 +5,7 @@
 //! redactor whenever they pass through here.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -12,9 +13,10 @@ use ts_rs::TS;
 use super::McpHost;
 use super::server_secrets::masked;
 use crate::EngineError;
-use crate::mcp::config;
+use crate::mcp::host::config;
 use crate::store::ServerRecord;
 use crate::vocab::ServerConfig;
+use crate::vocab::server::ServerSource;
 
 /// Values shorter than this are not registered with the log redactor (an env value such as
 /// `3000` or `true` is no secret, and scrubbing it would garble ordinary log lines).
@@ -70,7 +72,7 @@ pub struct PreviewEntry {
     pub command_line: String,
     /// Its security-relevant fields (approval, private addresses, folders, env and header
     /// names, …), each marked when it widens trust.
-    pub trust: Vec<crate::mcp::preview_trust::TrustNote>,
+    pub trust: Vec<crate::mcp::host::preview_trust::TrustNote>,
 }
 
 /// What an import would do, without doing it.
@@ -120,10 +122,10 @@ impl McpHost {
             if let Some(old) = old.get(id) {
                 self.revoke_trust(id, old).await?;
             }
-            self.seal(id, config).await?;
+            self.server_secrets().seal(id, config).await?;
         }
         for (id, config) in added.iter().zip(&plan.added) {
-            self.seal(id, config).await?;
+            self.server_secrets().seal(id, config).await?;
         }
         let report = plan.preview.report;
         tracing::info!(
@@ -139,7 +141,7 @@ impl McpHost {
     pub async fn add_server(&self, config: ServerConfig) -> Result<ServerRecord, EngineError> {
         config.validate()?;
         let record = self.store().insert_server(&config).await?;
-        if let Err(error) = self.seal(&record.id, &config).await {
+        if let Err(error) = self.server_secrets().seal(&record.id, &config).await {
             // Nothing half-saved: the server goes again, the form keeps what was typed.
             self.store().delete_server(&record.id).await?;
             return Err(error);
@@ -160,8 +162,11 @@ impl McpHost {
     ) -> Result<ServerRecord, EngineError> {
         config.validate()?;
         let record = self.store().find_server(id_or_name).await?;
-        let config = self.with_kept_values(&record.id, config).await?;
-        self.seal(&record.id, &config).await?;
+        let config = self
+            .server_secrets()
+            .with_kept_values(&record.id, config)
+            .await?;
+        self.server_secrets().seal(&record.id, &config).await?;
         let updated = self.store().update_server(&record.id, &config).await?;
         self.rebind_trust(&record.id, &record.config, &updated.config)
             .await?;
@@ -191,8 +196,10 @@ impl McpHost {
         let record = self.store().find_server(id_or_name).await?;
         self.store().delete_server(&record.id).await?;
         tracing::info!(server = %record.config.name, "removed an MCP server");
-        self.forget_server_secrets(&record.id, &record.config).await;
-        self.unseal_forget(&record.id).await;
+        self.server_secrets()
+            .forget_server_secrets(&record.id, &record.config)
+            .await;
+        self.server_secrets().unseal_forget(&record.id).await;
         self.clear_app_grants(&record.id).await?;
         self.remove_bundle_files(&record.config);
         Ok(())
@@ -205,7 +212,7 @@ impl McpHost {
         let mut configs = Vec::new();
         for record in self.store().list_servers().await? {
             configs.push(match with_secrets {
-                true => self.runnable(record).await?,
+                true => self.server_secrets().runnable(record).await?,
                 false => record.config.without_secrets(),
             });
         }
@@ -239,7 +246,34 @@ impl McpHost {
             .filter(real)
             .filter(|v| v.chars().count() >= MIN_SECRET_CHARS)
         {
-            self.redactor().add(v);
+            self.redactor.add(v);
+        }
+    }
+
+    /// Removes the folder of a bundle server's `config` (after the server itself is gone).
+    fn remove_bundle_files(&self, config: &ServerConfig) {
+        if let Some(ServerSource::Bundle { dir, .. }) = &config.source {
+            self.remove_bundle_dir(dir);
+        }
+    }
+
+    /// Removes `dir` and its then-empty parent, only when it is inside the bundles folder.
+    pub(crate) fn remove_bundle_dir(&self, dir: &Path) {
+        let Some(bundles) = &self.bundles_dir else {
+            return;
+        };
+        let inside = (dir.canonicalize().ok())
+            .zip(bundles.canonicalize().ok())
+            .is_some_and(|(d, b)| d.starts_with(&b) && d != b);
+        if !inside {
+            tracing::warn!(dir = %dir.display(), "not removing a bundle folder outside the bundles folder");
+            return;
+        }
+        if let Err(error) = std::fs::remove_dir_all(dir) {
+            tracing::warn!(dir = %dir.display(), %error, "cannot remove a bundle's folder");
+        }
+        if let Some(parent) = dir.parent().filter(|p| *p != bundles.as_path()) {
+            let _ = std::fs::remove_dir(parent);
         }
     }
 }
@@ -271,7 +305,7 @@ fn plan(
             action,
             enabled: config.enabled,
             command_line: config.command_line(),
-            trust: crate::mcp::preview_trust::trust_notes(&config),
+            trust: crate::mcp::host::preview_trust::trust_notes(&config),
         });
         match (action, existing.get(&name)) {
             (ImportAction::Add, _) => {

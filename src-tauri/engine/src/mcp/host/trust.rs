@@ -52,7 +52,7 @@ impl McpHost {
             tracing::info!(server = %new.name, "the server's identity changed: its tool policies were cleared");
         }
         if identity || old.name != new.name {
-            self.forget_server_secrets(id, old).await;
+            self.server_secrets().forget_server_secrets(id, old).await;
         }
         Ok(())
     }
@@ -65,7 +65,7 @@ impl McpHost {
         old: &ServerConfig,
     ) -> Result<(), EngineError> {
         self.clear_tool_policies(id).await?;
-        self.forget_server_secrets(id, old).await;
+        self.server_secrets().forget_server_secrets(id, old).await;
         Ok(())
     }
 

@@ -71,7 +71,7 @@ impl McpHost {
         let mut starts = JoinSet::new();
         for record in records {
             let name = record.config.name.clone();
-            let config = match self.runnable(record).await {
+            let config = match self.server_secrets().runnable(record).await {
                 Ok(c) => c,
                 Err(e) => {
                     out.failed.push((name, e.to_string()));

@@ -4,12 +4,12 @@
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
 
-use crate::mcp::client::{HostCapabilities, HostHandler};
-use crate::mcp::interact::{
-    ElicitationReply, ElicitationRequest, Interactions, SamplingRefused, SamplingRequest,
-    SamplingResult,
+use crate::mcp::client::interact_types::{
+    ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
-use crate::mcp::roots::{RootInfo, Roots};
+use crate::mcp::client::roots::{RootInfo, Roots};
+use crate::mcp::client::{HostCapabilities, HostHandler};
+use crate::mcp::supervisor::interact::Interactions;
 use crate::vocab::mcp::ServerNotification;
 
 /// The host side of one server's connection: its notifications go to the supervising task,

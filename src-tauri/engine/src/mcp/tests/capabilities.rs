@@ -10,10 +10,10 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
-use crate::mcp::interact::{
-    InteractionAnswer, InteractionEvent, Sampler, SamplingContent, SamplingRequest, SamplingResult,
-    StopReason,
+use crate::mcp::client::interact_types::{
+    SamplingContent, SamplingRequest, SamplingResult, StopReason,
 };
+use crate::mcp::supervisor::interact::{InteractionAnswer, InteractionEvent, Sampler};
 use crate::mcp::{ServerState, Supervisor, ToolError};
 use crate::vocab::mcp::{ResultPart, ToolResult};
 
@@ -312,7 +312,7 @@ async fn stopping_a_server_cancels_its_waiting_request() {
         InteractionEvent::Closed {
             id,
             server: "stopping".to_owned(),
-            reason: crate::mcp::interact::CloseReason::ServerStopped
+            reason: crate::mcp::supervisor::interact::CloseReason::ServerStopped
         }
     );
     assert!(supervisor.interactions().waiting().is_empty());

@@ -2,6 +2,7 @@
 //! (`tests/fixtures/mcp-node`, installed with `npm ci --prefix tests/fixtures/mcp-node`), and
 //! against the standard-library Python fault server in `tests/fixtures/mcp-py`.
 
+mod builtin;
 mod capabilities;
 mod faults;
 mod http;

@@ -6,7 +6,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
-use crate::mcp::task_calls::{CallOutcome, TaskState, TaskStatus};
+use crate::mcp::client::tasks::{CallOutcome, TaskState, TaskStatus};
 use crate::mcp::{Backoff, Limits, ServerState, Supervisor};
 use crate::vocab::mcp::ResultPart;
 

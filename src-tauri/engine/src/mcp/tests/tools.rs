@@ -5,7 +5,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
-use crate::mcp::tools::truncate;
+use crate::mcp::supervisor::tools::truncate;
 use crate::mcp::{Backoff, Limits, ServerState, Supervisor, ToolError, Violation};
 use crate::vocab::mcp::{ResultPart, ToolResult};
 

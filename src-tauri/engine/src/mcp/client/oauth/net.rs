@@ -16,7 +16,7 @@ use rmcp::transport::auth::{
 };
 
 use super::OAuthError;
-use crate::mcp::netguard;
+use crate::netguard;
 
 /// How long one OAuth request may take (rmcp's own default).
 const TIMEOUT: Duration = Duration::from_secs(30);

@@ -7,14 +7,17 @@
 //! Env and header values may be secrets: [`ServerConfig`]'s `Debug` never prints them and
 //! [`ServerConfig::without_secrets`] blanks them for exports that must not carry them.
 
+mod doc;
+mod export;
+
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
-use super::client::oauth_client;
-use super::doc::{self, Entries};
+use crate::mcp::client::oauth_client;
 pub use crate::vocab::error::ConfigError;
 use crate::vocab::server::{Approval, OAuthClient, ServerConfig};
 use crate::vocab::server::{ServerSpec, Transport};
+use doc::Entries;
 
 /// The longest server name accepted, in characters.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -187,7 +190,7 @@ impl Checker<'_> {
     /// `inheritEnv`: names of the app's variables a stdio server also gets.
     fn inherit_env(&mut self) -> Vec<String> {
         let names = self.string_list("inheritEnv");
-        for problem in super::client::child_env::check_names(&names) {
+        for problem in crate::mcp::client::child_env::check_names(&names) {
             self.fail("inheritEnv", &problem);
         }
         names
@@ -340,7 +343,7 @@ fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport>
     let allow_private = c.flag("allowPrivate", false);
     let folders = c.string_list("folders");
     let server = server?;
-    if !super::builtin::BuiltinServer::NAMES.contains(&server.as_str()) {
+    if !crate::mcp::builtin::BuiltinServer::NAMES.contains(&server.as_str()) {
         c.fail(
             "builtin",
             &format!("{server:?} is not a built-in server; use {BUILTINS}"),
@@ -401,9 +404,9 @@ fn url_path_is_sse(url: &str) -> bool {
     reqwest::Url::parse(url).is_ok_and(|u| u.path().trim_end_matches('/').ends_with("/sse"))
 }
 
-use super::config_export::Entry;
-pub use super::config_export::export;
+use export::Entry;
+pub use export::export;
 
 #[cfg(test)]
-#[path = "config_tests.rs"]
+#[path = "tests.rs"]
 mod tests;

@@ -8,6 +8,9 @@ use serde_json::json;
 use tokio::sync::broadcast;
 
 use super::*;
+use crate::mcp::client::interact_types::{
+    SamplingContent, SamplingMessage, SamplingRole, StopReason,
+};
 
 /// A sampler that echoes the last text it was given, as model `echo-model`.
 struct Echo;

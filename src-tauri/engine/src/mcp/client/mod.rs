@@ -1,18 +1,24 @@
 //! [`McpClient`]: the one wrapper around rmcp's client. It connects to a server over stdio
 //! (a child process from [`process`]) or streamable HTTP, runs the handshake of the
 //! protocol era the server speaks, and exposes tools, resources, prompts and notifications in
-//! our own types ([`super::types`]); no rmcp type leaves this module.
+//! our own types ([`crate::mcp::types`]); no rmcp type leaves this module.
 //!
 //! Protocol eras, per server ([`connect`]): the stateless 2026-07-28 revision first
 //! (`server/discover`, per-request `_meta`, no session), the `initialize` handshake (2025-11-25,
 //! negotiated down by the server for older ones) when the server does not speak it. Multi
 //! round-trip requests are driven in [`mrtr`], list cache hints read in [`listing`].
 
+pub mod app_documents;
+pub mod backoff;
 pub(crate) mod child_env;
+pub mod interact_types;
 pub mod oauth;
 pub mod oauth_client;
 pub mod process;
+pub mod progress;
+pub mod roots;
 pub mod sse;
+pub mod tasks;
 
 mod app_resources;
 mod auth;
@@ -28,27 +34,33 @@ mod task_requests;
 
 pub use mrtr::MAX_ROUNDS as MRTR_MAX_ROUNDS;
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model as rm;
 use rmcp::service::{
-    NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RunningService,
+    ClientLifecycleMode, NotificationContext, PeerRequestOptions, RequestContext, RoleClient,
+    RunningService,
 };
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use super::interact::{
+use crate::mcp::client::interact_types::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
-use super::progress::{Progress, ProgressRoutes, ProgressSink};
-use super::roots::RootInfo;
-use super::task_calls::CallOutcome;
+use crate::mcp::client::progress::{Progress, ProgressRoutes, ProgressSink};
+use crate::mcp::client::roots::RootInfo;
+use crate::mcp::client::tasks::CallOutcome;
 use crate::vocab::mcp::{
     McpError, ResourceTemplateInfo, ServerInfo, ServerNotification, ToolResult,
 };
+/// JSON-RPC "method not found": a server without tools may answer `tools/list` so.
+pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
+
 use process::{EXIT_GRACE, ServerProcess, StderrLog};
 
 /// The protocol revision we offer in `initialize`.
@@ -62,10 +74,44 @@ const STDERR_TAIL_LINES: usize = 5;
 /// and its call waited for its timeout; now it arrives and is truncated to the [`Limits`], and
 /// a longer answer fails its call at once ([`capped::CappedLines`]).
 ///
-/// [`Limits`]: super::tools::Limits
+/// [`Limits`]: crate::mcp::supervisor::tools::Limits
 pub const MAX_STDIO_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// How often [`McpClient::closed`] checks whether the connection has ended.
 pub const CLOSED_POLL: Duration = Duration::from_millis(100);
+
+/// rmcp's start-up mode: the stateless era first (`server/discover` with 2026-07-28), and the
+/// `initialize` handshake (offering [`HANDSHAKE_VERSION`]; the server may answer with an older
+/// revision, down to 2024-11-05) when the server answers the probe with a JSON-RPC error, as
+/// handshake-era servers do (`-32601`, method not found, from server-everything and FastMCP).
+/// A server that ignores the probe altogether costs rmcp's fallback wait (10 s) once per
+/// start, within the start-up timeout; see `docs/mcp-eras.md`.
+/// With `handshake_only`, straight to `initialize`: the second attempt after a server answered
+/// the probe with a result of another kind (`{}` from servers that answer every method).
+fn lifecycle(handshake_only: bool) -> ClientLifecycleMode {
+    if handshake_only {
+        return ClientLifecycleMode::Initialize;
+    }
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![STATELESS_VERSION],
+        legacy_version: Some(HANDSHAKE_VERSION),
+    }
+}
+
+/// The spec's headers as HTTP headers. Errors name the header, never its (secret) value.
+fn header_map(
+    headers: &BTreeMap<String, String>,
+) -> Result<HashMap<HeaderName, HeaderValue>, McpError> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let invalid = || McpError::Connect(format!("invalid HTTP header `{name}`"));
+            let name = HeaderName::try_from(name.as_str()).map_err(|_| invalid())?;
+            let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| invalid())?;
+            value.set_sensitive(true);
+            Ok((name, value))
+        })
+        .collect()
+}
 
 /// The client capabilities a host implements; exactly these are advertised in `initialize`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -2,6 +2,8 @@
 //! request asks and what the model answered; what an elicitation asks and what the user
 //! replied. The client converts rmcp's wire types to and from these.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -139,4 +141,30 @@ pub enum ElicitationReply {
     Decline,
     /// Dismissed without a choice (also: timed out, server stopped).
     Cancel,
+}
+
+/// Why a sampling request was not answered with a model's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SamplingRefused {
+    /// This host does not do sampling.
+    #[error("this client does not support sampling")]
+    Unsupported,
+    /// The user denied it.
+    #[error("the user rejected the sampling request")]
+    Denied,
+    /// The user did not answer in time.
+    #[error("the user did not answer the sampling request within {0:?}")]
+    TimedOut(Duration),
+    /// The server stopped while it waited.
+    #[error("the sampling request was cancelled")]
+    Cancelled,
+    /// The model failed.
+    #[error("sampling failed: {0}")]
+    Failed(String),
+    /// The server made more sampling requests than its rate allows; nobody was asked.
+    #[error("too many sampling requests from this server; try again in {retry_after:?}")]
+    RateLimited {
+        /// How long until a request would be admitted.
+        retry_after: Duration,
+    },
 }

@@ -1,4 +1,5 @@
-//! The built-in servers, listed and called through [`McpClient`] over their in-memory pipe.
+//! The built-in servers, listed and called through [`McpClient`] over their in-memory pipe,
+//! connected the way the app connects them (a `Transport::Builtin` spec).
 //! The fetch tests talk only to a tiny HTTP server on 127.0.0.1.
 
 use std::sync::Arc;
@@ -9,12 +10,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use super::{BuiltinServer, connect};
+use crate::mcp::builtin::{BuiltinServer, spec};
 use crate::mcp::{IgnoreNotifications, McpClient};
 use crate::vocab::mcp::{ResultPart, ToolResult};
 
 async fn client(server: BuiltinServer) -> McpClient {
-    connect(&server, IgnoreNotifications)
+    McpClient::connect(&spec(&server), IgnoreNotifications)
         .await
         .expect("connect")
 }
@@ -157,13 +158,13 @@ async fn fetch_returns_markdown_in_pages() {
 
 #[tokio::test]
 async fn fetch_stops_downloading_at_5_mb() {
-    let body = vec![b'a'; super::fetch::DOWNLOAD_LIMIT + 1024 * 1024];
+    let body = vec![b'a'; crate::mcp::builtin::fetch::DOWNLOAD_LIMIT + 1024 * 1024];
     let (port, _) = http_server("text/plain", body).await;
     let client = client(BuiltinServer::Fetch {
         allow_private: true,
     })
     .await;
-    let start = super::fetch::DOWNLOAD_LIMIT - 10;
+    let start = crate::mcp::builtin::fetch::DOWNLOAD_LIMIT - 10;
     let args = json!({"url": format!("http://127.0.0.1:{port}/big"), "start_index": start});
     let tail = text(&call(&client, "fetch", args).await);
     assert!(
@@ -209,7 +210,7 @@ fn fs_fixture() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     std::fs::create_dir_all(root.join("notes")).expect("mkdir");
     std::fs::create_dir_all(&outside).expect("mkdir");
     std::fs::write(root.join("notes/todo.txt"), "buy milk").expect("write");
-    let big = vec![b'x'; super::filesystem::READ_LIMIT as usize + 1];
+    let big = vec![b'x'; crate::mcp::builtin::filesystem::READ_LIMIT as usize + 1];
     std::fs::write(root.join("big.txt"), big).expect("write");
     std::fs::write(outside.join("secret.txt"), "s3cret").expect("write");
     #[cfg(unix)]
@@ -327,7 +328,7 @@ async fn a_filesystem_server_needs_existing_roots() {
     let missing = BuiltinServer::Filesystem {
         roots: vec!["/definitely/not/here".into()],
     };
-    let result = connect(&missing, IgnoreNotifications).await;
+    let result = McpClient::connect(&spec(&missing), IgnoreNotifications).await;
     assert!(result.is_err());
 }
 

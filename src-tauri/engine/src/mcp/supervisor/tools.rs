@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::supervisor::{ServerState, Supervisor};
+use crate::mcp::supervisor::{ServerState, Supervisor};
 pub use crate::vocab::error::{ToolError, Violation};
 use crate::vocab::mcp::{ResourceBody, ResultPart, ToolInfo, ToolResult};
 
@@ -89,7 +89,7 @@ impl Supervisor {
         tool: &str,
         args: Value,
         cancel: CancellationToken,
-        progress: Option<super::progress::ProgressSink>,
+        progress: Option<crate::mcp::client::progress::ProgressSink>,
     ) -> Result<ToolResult, ToolError> {
         let (client, args, timeout) = self.prepare(server, tool, args).await?;
         let call = client.call_tool_with_progress(tool, args, timeout, cancel, progress);
@@ -107,7 +107,7 @@ impl Supervisor {
         args: Value,
     ) -> Result<
         (
-            std::sync::Arc<super::McpClient>,
+            std::sync::Arc<crate::mcp::McpClient>,
             Map<String, Value>,
             std::time::Duration,
         ),
@@ -129,7 +129,7 @@ impl Supervisor {
         tool: &str,
     ) -> Result<
         (
-            std::sync::Arc<super::McpClient>,
+            std::sync::Arc<crate::mcp::McpClient>,
             ToolInfo,
             std::time::Duration,
         ),
@@ -153,7 +153,7 @@ impl Supervisor {
             Ok((
                 client,
                 info,
-                timeout.unwrap_or(super::ServerSpec::CALL_TIMEOUT),
+                timeout.unwrap_or(crate::vocab::server::ServerSpec::CALL_TIMEOUT),
             ))
         });
         found.unwrap_or_else(|| {

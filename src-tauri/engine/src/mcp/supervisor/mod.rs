@@ -20,16 +20,20 @@ use ts_rs::TS;
 
 mod connection;
 mod handler;
+pub mod interact;
+pub mod sampling_limits;
+mod task_calls;
+pub mod tools;
 
-pub use super::backoff::Backoff;
-use super::client::McpClient;
-use super::client::oauth::{Notify, OAuth};
-use super::client::process::StderrLog;
-use super::interact::Interactions;
-use super::roots::Roots;
-use super::tools::Limits;
-use super::tools::ToolError;
 use crate::logging::Redactor;
+use crate::mcp::client::McpClient;
+pub use crate::mcp::client::backoff::Backoff;
+use crate::mcp::client::oauth::{Notify, OAuth};
+use crate::mcp::client::process::StderrLog;
+use crate::mcp::client::roots::Roots;
+use crate::mcp::supervisor::interact::Interactions;
+use crate::mcp::supervisor::tools::Limits;
+use crate::mcp::supervisor::tools::ToolError;
 use crate::secrets::SecretStore;
 use crate::vocab::ServerConfig;
 use crate::vocab::mcp::{ServerInfo, ToolInfo};
@@ -41,8 +45,7 @@ const EVENT_CAPACITY: usize = 256;
 const STABLE_AFTER: Duration = Duration::from_secs(30);
 /// How long a stop waits for in-flight calls to let go of the client before killing it.
 const RELEASE_WAIT: Duration = Duration::from_secs(2);
-/// JSON-RPC "method not found": a server without tools may answer `tools/list` so.
-pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
+pub(crate) use crate::mcp::client::METHOD_NOT_FOUND;
 
 /// The state of one supervised server.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
@@ -109,7 +112,7 @@ pub enum SupervisorEvent {
 /// A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, TS)]
 pub struct ServerLogs {
-    /// Its stderr (stdio servers), the last [`super::client::process::STDERR_LINES`] lines.
+    /// Its stderr (stdio servers), the last [`crate::mcp::client::process::STDERR_LINES`] lines.
     pub stderr: Vec<String>,
     /// Its `notifications/message` log messages, one line each.
     pub messages: Vec<String>,

@@ -14,9 +14,8 @@ use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 use ts_rs::TS;
 
-pub use super::interact_types::{
-    ElicitationReply, ElicitationRequest, SamplingContent, SamplingMessage, SamplingRequest,
-    SamplingResult, SamplingRole, StopReason,
+use crate::mcp::client::interact_types::{
+    ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
 pub use crate::vocab::error::InteractionError;
 
@@ -25,32 +24,6 @@ pub use crate::vocab::error::InteractionError;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// How many events the broadcast channel buffers for a slow subscriber.
 const EVENT_CAPACITY: usize = 64;
-
-/// Why a sampling request was not answered with a model's message.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SamplingRefused {
-    /// This host does not do sampling.
-    #[error("this client does not support sampling")]
-    Unsupported,
-    /// The user denied it.
-    #[error("the user rejected the sampling request")]
-    Denied,
-    /// The user did not answer in time.
-    #[error("the user did not answer the sampling request within {0:?}")]
-    TimedOut(Duration),
-    /// The server stopped while it waited.
-    #[error("the sampling request was cancelled")]
-    Cancelled,
-    /// The model failed.
-    #[error("sampling failed: {0}")]
-    Failed(String),
-    /// The server made more sampling requests than its rate allows; nobody was asked.
-    #[error("too many sampling requests from this server; try again in {retry_after:?}")]
-    RateLimited {
-        /// How long until a request would be admitted.
-        retry_after: Duration,
-    },
-}
 
 /// Runs an approved sampling request on the user's chosen model.
 pub trait Sampler: Send + Sync {
@@ -170,7 +143,7 @@ struct Inner {
     pending: Mutex<HashMap<String, Pending>>,
     events: broadcast::Sender<InteractionEvent>,
     timeout: Mutex<Duration>,
-    limits: super::sampling_limits::SamplingLimits,
+    limits: crate::mcp::supervisor::sampling_limits::SamplingLimits,
 }
 
 /// The broker of server-to-client requests. Cheap to clone; clones share the requests.
@@ -202,7 +175,7 @@ impl Interactions {
             pending: Mutex::new(HashMap::new()),
             events,
             timeout: Mutex::new(timeout),
-            limits: super::sampling_limits::SamplingLimits::default(),
+            limits: crate::mcp::supervisor::sampling_limits::SamplingLimits::default(),
         };
         Self {
             inner: Arc::new(inner),
@@ -220,7 +193,7 @@ impl Interactions {
     }
 
     /// The limits on sampling requests (`maxTokens` clamp, per-server rate).
-    pub fn sampling_limits(&self) -> &super::sampling_limits::SamplingLimits {
+    pub fn sampling_limits(&self) -> &crate::mcp::supervisor::sampling_limits::SamplingLimits {
         &self.inner.limits
     }
 

@@ -2,8 +2,9 @@
 //! the plan shown before anything is saved, the runtime checked, the server saved, started
 //! and its tools listed; an update shown as a change before it is applied) and from MCP
 //! Bundles (preview, unpack into the profile's `bundles/`, configure) and from install links
-//! (previewed, then saved once confirmed). A bundle's folder goes
-//! when its server is removed ([`McpHost::remove_bundle_files`]).
+//! (previewed, then saved once confirmed), all as the [`Installer`] service over the
+//! [`McpHost`] (which saves, starts and removes servers; a bundle's folder goes when its server
+//! is removed, in `host/servers.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,14 +12,14 @@ use std::time::Duration;
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::McpHost;
-use super::server_secrets::masked;
 use crate::EngineError;
-use crate::mcp::bundle::{self, BundleInstall, BundlePreview};
-use crate::mcp::install_link::{self, LinkPreview};
-use crate::mcp::registry::client::{DEFAULT_TIMEOUT, RegistryClient};
-use crate::mcp::registry::plan::{self, runtime_hint};
-use crate::mcp::registry::{
+use crate::mcp::host::McpHost;
+use crate::mcp::host::server_secrets::masked;
+use crate::mcp::install::bundle::{self, BundleInstall, BundlePreview};
+use crate::mcp::install::link::{self, LinkPreview};
+use crate::mcp::install::registry::client::{DEFAULT_TIMEOUT, RegistryClient};
+use crate::mcp::install::registry::plan::{self, runtime_hint};
+use crate::mcp::install::registry::{
     DEFAULT_REGISTRY, InstallPlan, InstallRequest, REGISTRY_TIMEOUT_SETTING, REGISTRY_URL_SETTING,
     RegistryEntry, RegistryPage, RuntimeCheck, UpdatePlan, install_options,
 };
@@ -45,10 +46,24 @@ pub struct Installed {
     pub start_error: Option<String>,
 }
 
-impl McpHost {
+/// Installs MCP servers from the registry, bundles and links, and updates them; built by the
+/// engine over its [`McpHost`] (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct Installer {
+    host: McpHost,
+    /// Where MCP Bundles are unpacked (none: bundles cannot be installed).
+    bundles_dir: Option<PathBuf>,
+}
+
+impl Installer {
+    /// An installer saving servers through `host`, unpacking bundles into `bundles_dir`.
+    pub fn new(host: McpHost, bundles_dir: Option<PathBuf>) -> Self {
+        Self { host, bundles_dir }
+    }
+
     /// The registry URL: the setting, else the official registry.
     pub async fn registry_url(&self) -> Result<String, EngineError> {
-        let set = self.store().setting(REGISTRY_URL_SETTING).await?;
+        let set = self.host.store().setting(REGISTRY_URL_SETTING).await?;
         let url = set
             .as_ref()
             .and_then(|v| v.as_str())
@@ -65,6 +80,7 @@ impl McpHost {
         }
         let value = serde_json::Value::String(url.to_owned());
         Ok(self
+            .host
             .store()
             .set_setting(REGISTRY_URL_SETTING, &value)
             .await?)
@@ -75,7 +91,7 @@ impl McpHost {
             Some(url) => url.to_owned(),
             None => self.registry_url().await?,
         };
-        let ms = self.store().setting(REGISTRY_TIMEOUT_SETTING).await?;
+        let ms = self.host.store().setting(REGISTRY_TIMEOUT_SETTING).await?;
         let timeout = ms
             .and_then(|v| v.as_u64())
             .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
@@ -94,13 +110,13 @@ impl McpHost {
         let client = self.registry_client(registry).await?;
         let page = client.search(query, cursor).await?;
         let json = serde_json::to_value(&page).unwrap_or_default();
-        self.store().set_setting(CACHE_SETTING, &json).await?;
+        self.host.store().set_setting(CACHE_SETTING, &json).await?;
         Ok(page)
     }
 
     /// The last listing fetched, for browsing offline (marked `cached`).
     pub async fn cached_registry_listing(&self) -> Result<Option<RegistryPage>, EngineError> {
-        let value = self.store().setting(CACHE_SETTING).await?;
+        let value = self.host.store().setting(CACHE_SETTING).await?;
         let page = value.and_then(|v| serde_json::from_value::<RegistryPage>(v).ok());
         Ok(page.map(|p| RegistryPage { cached: true, ..p }))
     }
@@ -152,7 +168,7 @@ impl McpHost {
             require_program(&check.program).await?;
         }
         tracing::info!(entry = %entry.name, version = %entry.version, "installing from the MCP Registry");
-        let record = self.add_server(config).await?;
+        let record = self.host.add_server(config).await?;
         Ok(self.start_installed(record).await)
     }
 
@@ -183,11 +199,11 @@ impl McpHost {
         if let Transport::Stdio { command, .. } = &config.transport {
             require_program(command).await?;
         }
-        let was_running = self.supervisor().state(&record.config.name).is_some();
+        let was_running = self.host.supervisor().state(&record.config.name).is_some();
         if was_running {
-            self.stop_server(&record.config.name).await;
+            self.host.stop_server(&record.config.name).await;
         }
-        let updated = self.update_server(&record.id, config).await?;
+        let updated = self.host.update_server(&record.id, config).await?;
         tracing::info!(server = %updated.config.name, to = %shown.to_version, "updated an MCP server");
         Ok(self.start_installed(updated).await)
     }
@@ -196,7 +212,7 @@ impl McpHost {
         &self,
         id_or_name: &str,
     ) -> Result<Option<(UpdatePlan, ServerConfig, ServerRecord)>, EngineError> {
-        let record = self.store().find_server(id_or_name).await?;
+        let record = self.host.store().find_server(id_or_name).await?;
         let Some(ServerSource::Registry {
             registry,
             name,
@@ -215,7 +231,7 @@ impl McpHost {
         if !newer(&latest.version, &version) {
             return Ok(None);
         }
-        let current = self.runnable(record.clone()).await?;
+        let current = self.host.server_secrets().runnable(record.clone()).await?;
         let mut values = inputs;
         values.extend(secrets_of(&current.transport).clone());
         // Only what the new version still asks for (a variable it dropped is not an error).
@@ -289,12 +305,12 @@ impl McpHost {
             if let Transport::Stdio { command, .. } = &config.transport {
                 require_program(command).await?;
             }
-            self.add_server(config).await
+            self.host.add_server(config).await
         };
         let record = match saved.await {
             Ok(record) => record,
             Err(error) => {
-                self.remove_bundle_dir(&dir);
+                self.host.remove_bundle_dir(&dir);
                 return Err(error);
             }
         };
@@ -305,7 +321,7 @@ impl McpHost {
     /// What install link `link` would save (the exact command or URL, env and header names),
     /// for the confirmation the user sees first; saves nothing.
     pub async fn preview_install_link(&self, link: &str) -> Result<LinkPreview, EngineError> {
-        let (shown, config) = install_link::parse(link)?;
+        let (shown, config) = link::parse(link)?;
         self.name_free(&config.name).await?;
         Ok(shown)
     }
@@ -313,37 +329,10 @@ impl McpHost {
     /// Installs the server of `link` once the user confirmed [`Self::preview_install_link`]:
     /// saved (values to the keychain), started, its tools listed.
     pub async fn install_from_link(&self, link: &str) -> Result<Installed, EngineError> {
-        let (_, config) = install_link::parse(link)?;
+        let (_, config) = link::parse(link)?;
         tracing::info!(server = %config.name, "installing from an install link");
-        let record = self.add_server(config).await?;
+        let record = self.host.add_server(config).await?;
         Ok(self.start_installed(record).await)
-    }
-
-    /// Removes the folder of a bundle server's `config` (after the server itself is gone).
-    pub(crate) fn remove_bundle_files(&self, config: &ServerConfig) {
-        if let Some(ServerSource::Bundle { dir, .. }) = &config.source {
-            self.remove_bundle_dir(dir);
-        }
-    }
-
-    /// Removes `dir` and its then-empty parent, only when it is inside the bundles folder.
-    fn remove_bundle_dir(&self, dir: &Path) {
-        let Some(bundles) = &self.bundles_dir else {
-            return;
-        };
-        let inside = (dir.canonicalize().ok())
-            .zip(bundles.canonicalize().ok())
-            .is_some_and(|(d, b)| d.starts_with(&b) && d != b);
-        if !inside {
-            tracing::warn!(dir = %dir.display(), "not removing a bundle folder outside the bundles folder");
-            return;
-        }
-        if let Err(error) = std::fs::remove_dir_all(dir) {
-            tracing::warn!(dir = %dir.display(), %error, "cannot remove a bundle's folder");
-        }
-        if let Some(parent) = dir.parent().filter(|p| *p != bundles.as_path()) {
-            let _ = std::fs::remove_dir(parent);
-        }
     }
 
     fn bundles_dir(&self) -> Result<PathBuf, InstallError> {
@@ -358,6 +347,7 @@ impl McpHost {
 
     async fn name_free(&self, name: &str) -> Result<(), EngineError> {
         let taken = self
+            .host
             .store()
             .list_servers()
             .await?
@@ -376,8 +366,8 @@ impl McpHost {
     /// the server stays configured.
     async fn start_installed(&self, record: ServerRecord) -> Installed {
         let name = record.config.name.clone();
-        let (tools, start_error) = match self.start_server(&name).await {
-            Ok(()) => (self.server_tools(&name).unwrap_or_default(), None),
+        let (tools, start_error) = match self.host.start_server(&name).await {
+            Ok(()) => (self.host.server_tools(&name).unwrap_or_default(), None),
             Err(error) => (vec![], Some(error.to_string())),
         };
         Installed {

@@ -150,7 +150,7 @@ fn sources(domains: &[String], allow_private: bool) -> String {
 
 /// An `http(s)://` or `ws(s)://` origin (optionally `*.` before the host, a port, a path),
 /// never a keyword, a bare wildcard, the app's own IPC hosts, or a local or private host
-/// (`localhost`, loopback, link-local, private addresses: see [`super::netguard`]).
+/// (`localhost`, loopback, link-local, private addresses: see [`crate::netguard`]).
 pub fn valid_source(source: &str) -> bool {
     valid_source_allowing(source, false)
 }
@@ -172,10 +172,10 @@ pub fn valid_source_allowing(source: &str, allow_private: bool) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
         && !bare.starts_with('.');
-    let normal = super::netguard::normalize_host(bare);
+    let normal = crate::netguard::normalize_host(bare);
     let forbidden = matches!(normal.as_str(), "ipc.localhost" | "tauri.localhost")
         || (host.starts_with("*.") && normal == "localhost");
-    let local = super::netguard::is_local_host(&normal);
+    let local = crate::netguard::is_local_host(&normal);
     let clean = !source
         .chars()
         .any(|c| c.is_whitespace() || matches!(c, ';' | ',' | '\'' | '"'));

@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::interact_types::SamplingRequest;
+use crate::mcp::client::interact_types::SamplingRequest;
 
 /// The setting holding the largest `maxTokens` a sampling request keeps.
 pub const MAX_TOKENS_SETTING: &str = "mcp.sampling_max_tokens";

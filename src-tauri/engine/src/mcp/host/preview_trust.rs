@@ -91,7 +91,7 @@ mod tests {
     #[test]
     fn a_builtin_fetch_allowed_private_addresses_and_every_call_shows_both() {
         let doc = r#"{"fetch":{"builtin":"fetch","allowPrivate":true,"approval":"allow"}}"#;
-        let config = crate::mcp::config::parse(doc)
+        let config = crate::mcp::host::config::parse(doc)
             .ok()
             .and_then(|c| c.into_iter().next());
         let notes = config.map(|c| trust_notes(&c)).unwrap_or_default();

@@ -9,7 +9,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::mcp::config;
+use crate::mcp::host::config;
 use crate::vocab::error::InstallError;
 use crate::vocab::server::secrets_of;
 use crate::vocab::{ServerConfig, Transport};
@@ -157,5 +157,5 @@ fn preview(link: &str, config: &ServerConfig) -> LinkPreview {
 }
 
 #[cfg(test)]
-#[path = "install_link_tests.rs"]
+#[path = "link_tests.rs"]
 mod tests;

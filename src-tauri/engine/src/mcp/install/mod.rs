@@ -1,0 +1,11 @@
+//! Installing MCP servers: from the MCP Registry ([`registry`]: `server.json` entries, the
+//! client that searches and pages a registry, the install plan pinned to an entry's version),
+//! from MCP Bundles ([`bundle`]: the manifest, checked unpacking, `mcp_config` substitutions),
+//! from install links ([`link`]), and updates; [`installer`] is the host's side of all four.
+
+pub mod bundle;
+mod installer;
+pub mod link;
+pub mod registry;
+
+pub use installer::{Installed, Installer};
