@@ -129,7 +129,7 @@ async fn open_ours(url: &str, python: &Path, weather: &Path) -> Ours {
         .set_setting(switchboard_engine::agent::title::AUTO_TITLE, &off);
     titles.await.expect("setting");
     // An unannotated tool counts as destructive and is asked about; allow it explicitly.
-    let allow = Some(switchboard_engine::mcp::Approval::Allow);
+    let allow = Some(switchboard_engine::vocab::server::Approval::Allow);
     let policy = engine
         .mcp()
         .set_tool_policy("weather", "get_weather", allow);

@@ -20,8 +20,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use mrtr_server::{Asking, Running};
-use switchboard_engine::mcp::{Conflict, ServerConfig, Transport};
+use switchboard_engine::mcp::Conflict;
 use switchboard_engine::secrets::KeyringSecrets;
+use switchboard_engine::vocab::server::{ServerConfig, Transport};
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 
 const TURNS: usize = 50;

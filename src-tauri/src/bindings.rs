@@ -14,28 +14,22 @@ use switchboard_engine::export::{
     ImportSource,
 };
 use switchboard_engine::local_ollama::LocalOllama;
-use switchboard_engine::mcp::client::app_documents::{AppCsp, AppView, ToolUi, Visibility};
-use switchboard_engine::mcp::client::interact_types::{
-    SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
+use switchboard_engine::mcp::CloseReason;
+use switchboard_engine::mcp::LinkPreview;
+use switchboard_engine::mcp::TrustNote;
+use switchboard_engine::mcp::{
+    AppCall, AppCallOutcome, ImportAction, ImportPreview, ImportReport, Installed,
+    InteractionAnswer, InteractionEvent, PreviewEntry, RootInfo, ServerLogs, ServerState,
+    ServerStatus, SupervisorEvent,
 };
-use switchboard_engine::mcp::client::tasks::TaskStatus;
-use switchboard_engine::mcp::host::preview_trust::TrustNote;
-use switchboard_engine::mcp::install::bundle::{
-    BundleInstall, BundlePreview, NamedItem, UserConfigField,
-};
-use switchboard_engine::mcp::install::link::LinkPreview;
-use switchboard_engine::mcp::install::registry::{
+use switchboard_engine::mcp::{AppCsp, AppView};
+use switchboard_engine::mcp::{
     Argument, FormField, Input, InstallOption, InstallPlan, InstallRequest, KeyValueInput, Package,
     PackageTransport, RegistryEntry, RegistryPage, RemoteTransport, Repository, RuntimeCheck,
     UpdatePlan,
 };
-use switchboard_engine::mcp::supervisor::interact::CloseReason;
-use switchboard_engine::mcp::{
-    AppCall, AppCallOutcome, Approval, ImportAction, ImportPreview, ImportReport, Installed,
-    InteractionAnswer, InteractionEvent, JwtAlgorithm, OAuthClient, OAuthGrant, PreviewEntry,
-    RootInfo, ServerConfig, ServerLogs, ServerSource, ServerState, ServerStatus, SupervisorEvent,
-    Transport,
-};
+use switchboard_engine::mcp::{BundleInstall, BundlePreview, NamedItem, UserConfigField};
+use switchboard_engine::mcp::{SamplingContent, SamplingMessage, SamplingRequest, SamplingRole};
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::provider::prompt_tools::ToolMode;
 use switchboard_engine::provider::{ModelInfo, ProviderKind, Usage};
@@ -53,6 +47,11 @@ use switchboard_engine::vocab::mcp::{
     ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations,
     ToolInfo, ToolResult,
 };
+use switchboard_engine::vocab::mcp::{ToolUi, Visibility};
+use switchboard_engine::vocab::server::{
+    Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig, ServerSource, Transport,
+};
+use switchboard_engine::vocab::task::TaskStatus;
 use switchboard_engine::{AppInfo, ErrorKind};
 use ts_rs::{Config, TS};
 

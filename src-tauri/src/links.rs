@@ -8,7 +8,7 @@
 
 use std::ffi::OsString;
 
-use switchboard_engine::mcp::install::link::SCHEME;
+use switchboard_engine::mcp::INSTALL_LINK_SCHEME as SCHEME;
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 use tauri_plugin_deep_link::DeepLinkExt;
 

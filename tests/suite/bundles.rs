@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use secrecy::ExposeSecret;
-use switchboard_engine::mcp::install::bundle::BundleInstall;
+use switchboard_engine::mcp::BundleInstall;
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
 use switchboard_engine::vocab::mcp::ResultPart;
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
@@ -101,7 +101,7 @@ async fn a_packed_bundle_previews_installs_answers_with_its_configured_value_and
     let (engine, store) = engine(data.path()).await;
     let mcp = engine.mcp();
 
-    let preview = mcp.preview_bundle(&file).unwrap();
+    let preview = engine.installer().preview_bundle(&file).unwrap();
     assert_eq!(
         (preview.name.as_str(), preview.version.as_str()),
         ("greeter", "1.0.0")
@@ -121,7 +121,8 @@ async fn a_packed_bundle_previews_installs_answers_with_its_configured_value_and
         "a preview writes nothing"
     );
 
-    let missing = mcp
+    let missing = engine
+        .installer()
         .install_bundle(&file, &BundleInstall::default())
         .await
         .unwrap_err();
@@ -138,7 +139,11 @@ async fn a_packed_bundle_previews_installs_answers_with_its_configured_value_and
         server_name: None,
         config: [("greeting".to_owned(), greeting.to_owned())].into(),
     };
-    let installed = mcp.install_bundle(&file, &request).await.unwrap();
+    let installed = engine
+        .installer()
+        .install_bundle(&file, &request)
+        .await
+        .unwrap();
     assert_eq!(installed.start_error, None);
     let tools: Vec<_> = installed.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(tools, ["greet"]);
@@ -199,7 +204,7 @@ async fn a_hostile_bundle_or_one_for_another_platform_is_refused_through_the_hos
         config: [("greeting".to_owned(), "hi".to_owned())].into(),
     };
     let error = engine
-        .mcp()
+        .installer()
         .install_bundle(&file, &request)
         .await
         .unwrap_err()
@@ -222,7 +227,7 @@ async fn a_hostile_bundle_or_one_for_another_platform_is_refused_through_the_hos
     std::fs::write(src.join("server/index.js"), "x").unwrap();
     pack(&src, &file);
     let error = engine
-        .mcp()
+        .installer()
         .install_bundle(&file, &request)
         .await
         .unwrap_err()

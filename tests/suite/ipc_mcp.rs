@@ -293,7 +293,7 @@ fn server_states_and_interactions_reach_the_windows_as_global_events() {
     assert_eq!(ready["state"]["type"], "ready");
     let broker = engine.mcp().interactions().clone();
     let elicit = tauri::async_runtime::spawn(async move {
-        let request = switchboard_engine::mcp::supervisor::interact::ElicitationRequest::Form {
+        let request = switchboard_engine::mcp::ElicitationRequest::Form {
             message: "Name?".to_owned(),
             requested_schema: json!({ "type": "object", "properties": {} }),
         };
@@ -309,10 +309,7 @@ fn server_states_and_interactions_reach_the_windows_as_global_events() {
     let answer = json!({ "id": asked["id"], "answer": { "type": "decline" } });
     invoke(&h, "answer_interaction", answer).unwrap();
     let reply = tauri::async_runtime::block_on(elicit).unwrap();
-    assert_eq!(
-        reply,
-        switchboard_engine::mcp::supervisor::interact::ElicitationReply::Decline
-    );
+    assert_eq!(reply, switchboard_engine::mcp::ElicitationReply::Decline);
     let (_, closed) = next();
     assert_eq!(
         closed,
@@ -328,7 +325,7 @@ fn an_accepted_url_request_answers_the_server_even_where_no_browser_can_open() {
     let mut events = engine.mcp().interactions().subscribe();
     let broker = engine.mcp().interactions().clone();
     let asked = tauri::async_runtime::spawn(async move {
-        let request = switchboard_engine::mcp::supervisor::interact::ElicitationRequest::Url {
+        let request = switchboard_engine::mcp::ElicitationRequest::Url {
             message: "Sign in".to_owned(),
             url: "https://example.com/login".to_owned(),
         };
@@ -350,7 +347,7 @@ fn an_accepted_url_request_answers_the_server_even_where_no_browser_can_open() {
     let reply = tauri::async_runtime::block_on(asked).unwrap();
     assert_eq!(
         reply,
-        switchboard_engine::mcp::supervisor::interact::ElicitationReply::Accept(None)
+        switchboard_engine::mcp::ElicitationReply::Accept(None)
     );
 }
 
@@ -361,7 +358,7 @@ async fn the_roots_and_the_interaction_timeout_are_read_back_when_the_engine_ope
     let first = super::servers::engine(dir.path()).await;
     assert_eq!(
         first.mcp().interactions().timeout(),
-        switchboard_engine::mcp::supervisor::interact::DEFAULT_TIMEOUT
+        switchboard_engine::mcp::INTERACTION_TIMEOUT
     );
     first.mcp().set_roots(vec![folder.clone()]).await.unwrap();
     let key = switchboard_engine::mcp::INTERACTION_TIMEOUT_SETTING;

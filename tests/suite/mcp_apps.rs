@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use switchboard_engine::agent::ApprovalAnswer;
-use switchboard_engine::mcp::client::app_documents::{self, Visibility};
-use switchboard_engine::mcp::{AppCall, AppCallOutcome, Approval, ServerConfig, Transport};
+use switchboard_engine::mcp::{AppCall, AppCallOutcome};
+use switchboard_engine::vocab::mcp::Visibility;
+use switchboard_engine::vocab::server::{Approval, ServerConfig, Transport};
 use switchboard_engine::{Engine, ErrorKind};
 
 use super::servers::engine;
@@ -84,8 +85,8 @@ async fn the_ui_extension_is_advertised_in_the_client_capabilities() {
         .unwrap();
     let caps = result.structured.unwrap();
     assert_eq!(
-        caps["extensions"][app_documents::UI_EXTENSION],
-        json!({"mimeTypes": [app_documents::APP_MIME]})
+        caps["extensions"][switchboard_engine::mcp::UI_EXTENSION],
+        json!({"mimeTypes": [switchboard_engine::vocab::mcp::APP_MIME]})
     );
     engine.shutdown().await;
 }
@@ -152,7 +153,7 @@ async fn a_tool_hidden_from_the_model_is_listed_as_app_only_and_apps_may_call_it
         .unwrap();
     let ui = poll.ui.clone().unwrap();
     assert_eq!(ui.visibility, vec![Visibility::App]);
-    assert!(!app_documents::visible_to_model(Some(&ui)));
+    assert!(!switchboard_engine::mcp::visible_to_model(Some(&ui)));
     // Unannotated tools always ask unless the user set a policy for them.
     let first = engine
         .mcp()

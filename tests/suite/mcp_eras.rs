@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
-use switchboard_engine::mcp::{IgnoreNotifications, McpClient, ServerSpec, Transport};
+use switchboard_engine::mcp::{IgnoreNotifications, McpClient};
 use switchboard_engine::vocab::mcp::{ProtocolEra, ResultPart};
+use switchboard_engine::vocab::server::{ServerSpec, Transport};
 use tokio_util::sync::CancellationToken;
 
 use super::mrtr_server::{self, Asking};

@@ -13,12 +13,13 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use serde_json::json;
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::client::interact_types::{ElicitationReply, ElicitationRequest};
+use switchboard_engine::mcp::{ElicitationReply, ElicitationRequest};
 use switchboard_engine::mcp::{
-    HostCapabilities, HostHandler, InteractionEvent, McpClient, RootInfo, ServerNotification,
-    ServerSpec, Transport,
+    HostCapabilities, HostHandler, InteractionEvent, McpClient, RootInfo,
 };
+use switchboard_engine::vocab::mcp::ServerNotification;
 use switchboard_engine::vocab::mcp::{ResourceBody, ResultPart};
+use switchboard_engine::vocab::server::{ServerSpec, Transport};
 use tauri::Manager;
 use tokio::sync::broadcast;
 

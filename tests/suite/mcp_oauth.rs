@@ -18,10 +18,9 @@ use axum::routing::{get, post};
 use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use switchboard_engine::mcp::{
-    OAuthClient, OAuthGrant, ServerConfig, ServerState, SupervisorEvent, Transport,
-};
+use switchboard_engine::mcp::{ServerState, SupervisorEvent};
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
+use switchboard_engine::vocab::server::{OAuthClient, OAuthGrant, ServerConfig, Transport};
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 
 /// What the fake authorization server saw and issued.

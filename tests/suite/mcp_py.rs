@@ -5,10 +5,9 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use switchboard_engine::mcp::{
-    IgnoreNotifications, McpClient, ServerConfig, ServerState, Supervisor,
-};
+use switchboard_engine::mcp::{IgnoreNotifications, McpClient, ServerState, Supervisor};
 use switchboard_engine::vocab::mcp::{ResultPart, ToolResult};
+use switchboard_engine::vocab::server::ServerConfig;
 use tokio_util::sync::CancellationToken;
 
 use super::support_py::{WEATHER_TEXT, WeatherHttp, time_stdio_config, weather_stdio_config};

@@ -6,11 +6,10 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
-use switchboard_engine::mcp::host::preview_trust::TrustNote;
-use switchboard_engine::mcp::{
-    Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry, ServerConfig, Transport,
-};
+use switchboard_engine::mcp::TrustNote;
+use switchboard_engine::mcp::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 use switchboard_engine::secrets::KeyringSecrets;
+use switchboard_engine::vocab::server::{ServerConfig, Transport};
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 
 use super::ipc::{harness, invoke};
@@ -643,7 +642,7 @@ async fn a_servers_oauth_client_settings_round_trip_and_its_secret_stays_in_the_
         .unwrap();
     assert!(engine.mcp().server_client_secret_set("corp").await.unwrap());
     let exported = engine.mcp().export_servers(false).await.unwrap();
-    let reread = switchboard_engine::mcp::host::config::parse(&exported).unwrap();
+    let reread = switchboard_engine::mcp::parse_config(&exported).unwrap();
     assert_eq!(reread[0].oauth, corp.oauth, "{exported}");
     // The database file and its write-ahead log, as bytes.
     let mut database = std::fs::read(engine.store().path()).unwrap();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use switchboard_engine::mcp::{ServerConfig, Transport};
+use switchboard_engine::vocab::server::{ServerConfig, Transport};
 
 /// The text every `get_weather` call of the weather server returns.
 pub const WEATHER_TEXT: &str = "It's always raining in California";

@@ -30,10 +30,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use switchboard_engine::mcp::{
-    IgnoreNotifications, Limits, McpClient, ServerConfig, ServerSpec, ServerState, Supervisor,
-    Transport,
-};
+use switchboard_engine::mcp::{IgnoreNotifications, Limits, McpClient, ServerState, Supervisor};
+use switchboard_engine::vocab::server::{ServerConfig, ServerSpec, Transport};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::sync::CancellationToken;
@@ -413,7 +411,7 @@ async fn run() {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
-    switchboard_engine::mcp::client::process::login_path().await;
+    switchboard_engine::mcp::login_path().await;
     let number =
         |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
     match args.first().map(String::as_str) {

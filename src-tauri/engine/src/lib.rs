@@ -60,7 +60,7 @@ pub struct Engine {
     secrets: Secrets,
     providers: providers::Providers,
     mcp: mcp::McpHost,
-    installer: mcp::install::Installer,
+    installer: mcp::Installer,
     agent: agent::Agent,
     /// The profile's lock, when this engine owns the profile's crash recovery (see
     /// [`profile_lock`]).
@@ -92,7 +92,7 @@ impl Engine {
         let providers = providers.with_models_dir(paths.models_dir());
         let mcp = mcp::McpHost::new(store.clone(), secrets.clone(), redactor.clone())
             .with_bundles_dir(paths.bundles_dir());
-        let installer = mcp::install::Installer::new(mcp.clone(), Some(paths.bundles_dir()));
+        let installer = mcp::Installer::new(mcp.clone(), Some(paths.bundles_dir()));
         let agent = agent::Agent::new(store.clone(), mcp.clone(), providers.clone());
         mcp.set_sampler(std::sync::Arc::new(agent.clone()));
         mcp.load_settings().await?;
@@ -133,7 +133,7 @@ impl Engine {
     }
 
     /// Installing servers: the MCP Registry, MCP Bundles, install links, updates.
-    pub fn installer(&self) -> &mcp::install::Installer {
+    pub fn installer(&self) -> &mcp::Installer {
         &self.installer
     }
 

@@ -15,13 +15,14 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
-use switchboard_engine::mcp::client::interact_types::{ElicitationReply, ElicitationRequest};
-use switchboard_engine::mcp::client::oauth_client::secret_account;
-use switchboard_engine::mcp::{
-    Headless, HostCapabilities, HostHandler, JwtAlgorithm, McpClient, OAuth, OAuthClient,
-    OAuthGrant, ServerNotification, ServerSpec, Transport,
-};
+use switchboard_engine::mcp::secret_account;
+use switchboard_engine::mcp::{ElicitationReply, ElicitationRequest};
+use switchboard_engine::mcp::{Headless, HostCapabilities, HostHandler, McpClient, OAuth};
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
+use switchboard_engine::vocab::mcp::ServerNotification;
+use switchboard_engine::vocab::server::{
+    JwtAlgorithm, OAuthClient, OAuthGrant, ServerSpec, Transport,
+};
 use tokio_util::sync::CancellationToken;
 
 use super::CliError;
@@ -255,7 +256,7 @@ fn sample_value(property: &Value) -> Value {
 }
 
 /// An MCP failure as the CLI's error.
-fn engine(error: switchboard_engine::mcp::McpError) -> CliError {
+fn engine(error: switchboard_engine::vocab::mcp::McpError) -> CliError {
     CliError::Usage(format!("MCP: {error}"))
 }
 

@@ -4,16 +4,14 @@
 //! (see `servers_run.rs`); and `servers search|install|update`, the MCP Registry and MCP
 //! Bundles (see `servers_install.rs`).
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Subcommand};
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::{
-    Conflict, ImportAction, ImportPreview, ImportReport, ServerConfig, Transport,
-};
+use switchboard_engine::mcp::{Conflict, ImportAction, ImportPreview, ImportReport};
 use switchboard_engine::store::ServerRecord;
+use switchboard_engine::vocab::server::{ServerConfig, Transport};
 
 use super::CliError;
 use super::pairs;

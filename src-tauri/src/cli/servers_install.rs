@@ -9,8 +9,8 @@ use std::path::Path;
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::Installed;
-use switchboard_engine::mcp::install::bundle::{BundleInstall, BundlePreview};
-use switchboard_engine::mcp::install::registry::{
+use switchboard_engine::mcp::{BundleInstall, BundlePreview};
+use switchboard_engine::mcp::{
     InstallPlan, InstallRequest, RegistryEntry, RegistryPage, UpdatePlan, install_options,
 };
 
@@ -113,7 +113,7 @@ pub async fn install(
         ));
     }
     let entry = engine
-        .mcp()
+        .installer()
         .registry_entry(a.target, a.version, a.registry)
         .await?;
     let request = InstallRequest {
@@ -123,7 +123,7 @@ pub async fn install(
     };
     print_entry(out, &entry)?;
     let plan = engine
-        .mcp()
+        .installer()
         .plan_registry_install(&entry, &request, a.registry)
         .await?;
     print_plan(out, &plan)?;
@@ -145,7 +145,7 @@ pub async fn install(
         return Ok(());
     }
     let installed = engine
-        .mcp()
+        .installer()
         .install_from_registry(&entry, &request, a.registry)
         .await?;
     finish(engine, out, installed).await

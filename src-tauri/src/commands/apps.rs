@@ -3,7 +3,7 @@
 //! forwarding an App's own `tools/call` (the engine applies the App rules and the policy).
 
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::client::app_documents::AppCsp;
+use switchboard_engine::mcp::AppCsp;
 use switchboard_engine::mcp::{AppCall, AppCallOutcome};
 use tauri::State;
 

@@ -7,9 +7,9 @@ use std::sync::Mutex;
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::Installed;
-use switchboard_engine::mcp::install::bundle::{BundleInstall, BundlePreview};
-use switchboard_engine::mcp::install::link::LinkPreview;
-use switchboard_engine::mcp::install::registry::{
+use switchboard_engine::mcp::LinkPreview;
+use switchboard_engine::mcp::{BundleInstall, BundlePreview};
+use switchboard_engine::mcp::{
     InstallOption, InstallPlan, InstallRequest, RegistryEntry, RegistryPage, UpdatePlan,
     install_options,
 };
@@ -25,7 +25,7 @@ pub async fn registry_search(
     cursor: Option<String>,
 ) -> CmdResult<RegistryPage> {
     Ok(engine
-        .mcp()
+        .installer()
         .registry_search(&query, cursor.as_deref(), None)
         .await?)
 }
@@ -62,7 +62,7 @@ pub async fn plan_registry_install(
     request: InstallRequest,
 ) -> CmdResult<InstallPlan> {
     Ok(engine
-        .mcp()
+        .installer()
         .plan_registry_install(&entry, &request, None)
         .await?)
 }
@@ -75,7 +75,7 @@ pub async fn install_from_registry(
     request: InstallRequest,
 ) -> CmdResult<Installed> {
     Ok(engine
-        .mcp()
+        .installer()
         .install_from_registry(&entry, &request, None)
         .await?)
 }

@@ -2,8 +2,9 @@
 //! `mcpServers` document, add, edit, enable/disable, remove and export.
 
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::{Conflict, ImportPreview, ImportReport, ServerConfig};
+use switchboard_engine::mcp::{Conflict, ImportPreview, ImportReport};
 use switchboard_engine::store::ServerRecord;
+use switchboard_engine::vocab::server::ServerConfig;
 use tauri::State;
 
 use super::CmdResult;

@@ -3,9 +3,10 @@
 
 use serde_json::Value;
 use switchboard_engine::Engine;
-use switchboard_engine::mcp::supervisor::ServerLogs;
-use switchboard_engine::mcp::{Approval, ServerStatus};
+use switchboard_engine::mcp::ServerLogs;
+use switchboard_engine::mcp::ServerStatus;
 use switchboard_engine::vocab::mcp::{PromptInfo, ResourceInfo, ToolInfo, ToolResult};
+use switchboard_engine::vocab::server::Approval;
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use switchboard_engine::Engine;
 use switchboard_engine::agent::ApprovalAnswer;
-use switchboard_engine::mcp::{ServerConfig, Transport};
+use switchboard_engine::vocab::server::{ServerConfig, Transport};
 
 use super::model::{Model, Say};
 use super::{Wire, conversation, engine, send};

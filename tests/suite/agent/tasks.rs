@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
-use switchboard_engine::mcp::client::tasks::TaskStatus;
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
 use switchboard_engine::store::{MessageStatus, Role};
+use switchboard_engine::vocab::task::TaskStatus;
 
 use super::model::{Model, Say};
 use super::*;

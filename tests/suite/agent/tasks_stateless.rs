@@ -10,8 +10,8 @@ use std::sync::atomic::Ordering;
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
-use switchboard_engine::mcp::client::tasks::TaskStatus;
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
+use switchboard_engine::vocab::task::TaskStatus;
 
 use super::super::tasks_server;
 use super::model::{Model, Say};

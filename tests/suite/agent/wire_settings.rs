@@ -6,8 +6,8 @@
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
-use switchboard_engine::mcp::Approval;
 use switchboard_engine::store::ConversationPatch;
+use switchboard_engine::vocab::server::Approval;
 
 use super::model::{LISTED_WINDOW, Model, SHOWN_WINDOW, Say};
 use super::*;

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use switchboard_engine::local::LocalError;
 use switchboard_engine::local::LocalRuntime;
+use switchboard_engine::local::job::Report;
 use switchboard_engine::local::job::{Job, Piece, Prompt, RuntimeOptions, Sampling, StopFlag};
-use switchboard_engine::local::session::Report;
 use tokio::sync::mpsc;
 
 /// A hang guard only: generations here take well under a second.

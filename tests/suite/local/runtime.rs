@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use switchboard_engine::local::LocalError;
+use switchboard_engine::local::job::Finish;
 use switchboard_engine::local::job::{Piece, Sampling};
-use switchboard_engine::local::session::Finish;
 
 use super::{chatml, generate, greedy, runtime, smollm2, start};
 

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
-use switchboard_engine::mcp::Transport;
-use switchboard_engine::mcp::install::registry::{InstallRequest, install_options};
+use switchboard_engine::mcp::{InstallRequest, install_options};
+use switchboard_engine::vocab::server::Transport;
 
 use super::{PAGE, registry};
 use crate::suite::servers::engine;
@@ -23,7 +23,7 @@ async fn a_search_pages_by_cursor_and_finds_entries_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     let base = format!("{}/ok", registry().await);
-    let mcp = engine.mcp();
+    let mcp = engine.installer();
     let first = mcp.registry_search("", None, Some(&base)).await.unwrap();
     assert_eq!(first.entries.len(), PAGE);
     assert_eq!(
@@ -63,7 +63,7 @@ async fn a_malformed_huge_or_slow_answer_is_a_clear_error_and_the_cached_listing
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     let base = registry().await;
-    let mcp = engine.mcp();
+    let mcp = engine.installer();
     assert!(mcp.cached_registry_listing().await.unwrap().is_none());
     let ok = format!("{base}/ok");
     mcp.registry_search("brave", None, Some(&ok)).await.unwrap();
@@ -109,7 +109,7 @@ async fn the_install_form_is_built_from_the_entrys_variables_and_arguments() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     let ok = format!("{}/ok", registry().await);
-    let mcp = engine.mcp();
+    let mcp = engine.installer();
     let db = (mcp.registry_entry("io.github.example/database-manager", None, Some(&ok)))
         .await
         .unwrap();
@@ -209,7 +209,7 @@ async fn plans_are_pinned_to_the_entrys_version_for_npm_pypi_and_remotes() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     let ok = format!("{}/ok", registry().await);
-    let mcp = engine.mcp();
+    let mcp = engine.installer();
     let entry = |name: &'static str| {
         let ok = ok.clone();
         let mcp = mcp.clone();

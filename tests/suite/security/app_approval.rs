@@ -3,7 +3,8 @@
 //! App of the server — and an identity change of the server drops it.
 
 use switchboard_engine::agent::ApprovalAnswer;
-use switchboard_engine::mcp::{AppCallOutcome, Approval, Decision};
+use switchboard_engine::mcp::{AppCallOutcome, Decision};
+use switchboard_engine::vocab::server::Approval;
 
 use crate::suite::mcp_apps::{call, npm_app, started};
 use crate::suite::servers::engine;
@@ -91,7 +92,7 @@ async fn an_apps_always_is_dropped_when_its_server_changes_identity() {
         .await
         .unwrap();
     let mut moved = config;
-    if let switchboard_engine::mcp::Transport::Stdio { args, .. } = &mut moved.transport {
+    if let switchboard_engine::vocab::server::Transport::Stdio { args, .. } = &mut moved.transport {
         args.push("--changed".into());
     }
     engine.mcp().update_server("basic", moved).await.unwrap();

@@ -2,9 +2,7 @@
 //! and local or private hosts (Ollama on 11434, the cloud metadata address, the LAN) are
 //! refused unless the user allowed private addresses for the App's server.
 
-use switchboard_engine::mcp::client::app_documents::{
-    AppCsp, AppViews, csp_header, valid_source, valid_source_allowing,
-};
+use switchboard_engine::mcp::{AppCsp, AppViews, csp_header, valid_source, valid_source_allowing};
 
 /// The eight hostile sources of issue 17.
 const HOSTILE: [&str; 8] = [
@@ -116,13 +114,13 @@ fn public_origins_are_still_accepted() {
 fn allow_private_is_read_kept_and_exported_for_remote_servers() {
     let doc = r#"{"mcpServers": {"lan": {"url": "https://mcp.example.com/mcp", "allowPrivate": true},
         "web": {"url": "https://mcp.example.com/mcp"}}}"#;
-    let configs = switchboard_engine::mcp::host::config::parse(doc).unwrap();
+    let configs = switchboard_engine::mcp::parse_config(doc).unwrap();
     let flags: Vec<(&str, bool)> = configs
         .iter()
         .map(|c| (c.name.as_str(), c.allows_private()))
         .collect();
     assert_eq!(flags, [("lan", true), ("web", false)]);
-    let exported = switchboard_engine::mcp::host::config::export(&configs);
-    let again = switchboard_engine::mcp::host::config::parse(&exported).unwrap();
+    let exported = switchboard_engine::mcp::export_config(&configs);
+    let again = switchboard_engine::mcp::parse_config(&exported).unwrap();
     assert_eq!(again, configs);
 }

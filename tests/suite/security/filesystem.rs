@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use switchboard_engine::mcp::builtin::{BuiltinServer, connect};
+use switchboard_engine::mcp::BuiltinServer;
 use switchboard_engine::mcp::{IgnoreNotifications, McpClient};
 use switchboard_engine::vocab::mcp::{ResultPart, ToolResult};
 use tokio_util::sync::CancellationToken;
@@ -19,7 +19,9 @@ async fn client(root: &Path) -> McpClient {
     let server = BuiltinServer::Filesystem {
         roots: vec![root.to_path_buf()],
     };
-    connect(&server, IgnoreNotifications).await.unwrap()
+    McpClient::connect(&server.spec(), IgnoreNotifications)
+        .await
+        .unwrap()
 }
 
 async fn call(client: &McpClient, tool: &str, args: Value) -> ToolResult {
@@ -148,7 +150,7 @@ async fn reading_a_fifo_fails_within_a_second_instead_of_hanging() {
 #[tokio::test]
 async fn search_stops_after_its_entry_bound_and_says_so() {
     let root = tempfile::tempdir().unwrap();
-    let many = switchboard_engine::mcp::builtin::SEARCH_MAX_ENTRIES + 10;
+    let many = switchboard_engine::mcp::SEARCH_MAX_ENTRIES + 10;
     for i in 0..many {
         std::fs::write(root.path().join(format!("f{i}")), "").unwrap();
     }

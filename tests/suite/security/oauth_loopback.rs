@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use switchboard_engine::mcp::client::oauth::Loopback;
+use switchboard_engine::mcp::Loopback;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// GETs `target` from the listener at `redirect_uri`'s port; returns the status line.

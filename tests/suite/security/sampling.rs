@@ -4,12 +4,10 @@
 
 use std::time::Duration;
 
-use switchboard_engine::mcp::client::interact_types::{
+use switchboard_engine::mcp::{DEFAULT_MAX_TOKENS, DEFAULT_PER_MINUTE};
+use switchboard_engine::mcp::{InteractionEvent, Interactions};
+use switchboard_engine::mcp::{
     SamplingContent, SamplingMessage, SamplingRefused, SamplingRequest, SamplingRole,
-};
-use switchboard_engine::mcp::supervisor::interact::{InteractionEvent, Interactions};
-use switchboard_engine::mcp::supervisor::sampling_limits::{
-    DEFAULT_MAX_TOKENS, DEFAULT_PER_MINUTE,
 };
 
 fn ask(max_tokens: u32) -> SamplingRequest {

@@ -10,7 +10,7 @@ use secrecy::ExposeSecret;
 use switchboard_engine::Engine;
 use switchboard_engine::logging::Redactor;
 use switchboard_engine::mcp::Conflict;
-use switchboard_engine::mcp::host::server_secrets::account;
+use switchboard_engine::mcp::server_values_account as account;
 use switchboard_engine::paths::Paths;
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore, Secrets};
 use switchboard_engine::vocab::server::{SECRET_MASK, secrets_of};

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use switchboard_engine::mcp::builtin::{BuiltinServer, connect};
+use switchboard_engine::mcp::BuiltinServer;
 use switchboard_engine::mcp::{IgnoreNotifications, McpClient};
 use switchboard_engine::netguard::{is_local_host, is_public};
 use switchboard_engine::vocab::mcp::ResultPart;
@@ -100,7 +100,9 @@ async fn the_fetch_server_refuses_every_new_range_before_connecting() {
     let server = BuiltinServer::Fetch {
         allow_private: false,
     };
-    let client = connect(&server, IgnoreNotifications).await.unwrap();
+    let client = McpClient::connect(&server.spec(), IgnoreNotifications)
+        .await
+        .unwrap();
     for url in [
         "http://[::127.0.0.1]/",
         "http://[::ffff:10.0.0.1]/",

@@ -7,9 +7,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use secrecy::SecretString;
-use switchboard_engine::mcp::{Approval, Conflict, OAuth, ServerConfig, Transport};
+use switchboard_engine::mcp::{Conflict, OAuth};
 use switchboard_engine::secrets::{KeyringSecrets, SecretStore};
 use switchboard_engine::vocab::server::credentials_key;
+use switchboard_engine::vocab::server::{Approval, ServerConfig, Transport};
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 
 async fn engine(dir: &Path) -> (Engine, Arc<KeyringSecrets>) {

@@ -16,7 +16,7 @@ use super::lane::{Lane, Written};
 use super::setup::Setup;
 use super::{Agent, error_result};
 use crate::EngineError;
-use crate::mcp::host::{CallFailed, CallRequest, Called, Caller};
+use crate::mcp::{CallFailed, CallRequest, Called, Caller};
 use crate::provider::ToolCall;
 use crate::store::{Message, MessageStatus, MessageUpdate, NewMessage, Role, Store};
 use crate::vocab::ApprovalAnswer;
@@ -253,7 +253,7 @@ async fn approved_then_run(
 
 /// Reports a call's progress until the call ends (its sink is dropped).
 fn forward_progress(
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::client::progress::Progress>,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::Progress>,
     call_id: String,
     events: Events,
 ) -> tokio::task::JoinHandle<()> {

@@ -11,14 +11,13 @@ use serde_json::Value;
 
 use super::Agent;
 use crate::EngineError;
-use crate::mcp::client::interact_types::{
-    SamplingContent, SamplingRequest, SamplingResult, SamplingRole, StopReason,
-};
-use crate::mcp::supervisor::interact::{InteractionError, Sampler};
+use crate::mcp::Sampler;
+use crate::mcp::{SamplingContent, SamplingRequest, SamplingResult, SamplingRole, StopReason};
 use crate::provider::Provider;
 use crate::provider::{
     ChatMessage, ChatRequest, FinishReason, ProviderEvent, SamplingParams, UserPart,
 };
+use crate::vocab::error::InteractionError;
 
 /// The setting naming the provider (id or name) that answers sampling requests.
 pub const SAMPLING_PROVIDER: &str = "mcp.sampling_provider";
@@ -168,7 +167,7 @@ impl Sampler for Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::client::interact_types::SamplingMessage;
+    use crate::mcp::SamplingMessage;
 
     fn text(t: &str) -> SamplingContent {
         SamplingContent::Text { text: t.to_owned() }

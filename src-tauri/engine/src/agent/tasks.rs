@@ -1,4 +1,4 @@
-//! Waiting for tool calls a server runs as tasks ([`crate::mcp::client::tasks`]). A call that became
+//! Waiting for tool calls a server runs as tasks (`mcp/client/tasks.rs`). A call that became
 //! a task is followed here: its handle is stored (so it survives a restart), it is polled at
 //! the server's pace while other calls go on, each status is reported as a `tool_task` event,
 //! and its result is fetched when it ends. Stopping the turn, or the user's cancel button
@@ -14,11 +14,12 @@ use super::Agent;
 use super::Events;
 use super::error_result;
 use crate::EngineError;
-use crate::mcp::client::tasks::{TaskState, TaskStatus};
+use crate::mcp::TaskState;
 use crate::store::TaskRecord;
 use crate::vocab::chat::{CallView, ChatEvent};
 use crate::vocab::content::ContentPart;
 use crate::vocab::mcp::ToolResult;
+use crate::vocab::task::TaskStatus;
 
 /// How many polls in a row may fail (the server restarting, say) before we give up waiting.
 const POLL_FAILURES: u32 = 60;

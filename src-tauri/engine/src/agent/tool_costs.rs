@@ -9,7 +9,7 @@ use super::Agent;
 use super::budget;
 
 use crate::mcp::ServerState;
-use crate::mcp::host::ServerTools;
+use crate::mcp::ServerTools;
 
 /// One server's offer to the model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]

@@ -153,3 +153,31 @@ impl Drop for StopOnDrop {
         self.0.stop();
     }
 }
+
+/// Why a generation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finish {
+    /// The model's end-of-generation token.
+    Eos,
+    /// The token limit (or the context is full).
+    Length,
+    /// A stop text appeared.
+    StopText,
+    /// A stop request, or the receiver went away.
+    Stopped,
+}
+
+/// What one job did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The prompt's tokens.
+    pub prompt_tokens: usize,
+    /// Prompt tokens found in the KV cache (not evaluated again).
+    pub reused: usize,
+    /// Prompt tokens evaluated by this job.
+    pub evaluated: usize,
+    /// Tokens generated.
+    pub generated: usize,
+    /// Why it ended.
+    pub finish: Finish,
+}

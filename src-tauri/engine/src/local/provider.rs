@@ -10,10 +10,10 @@ use tokio::sync::mpsc;
 use super::LocalError;
 use super::grammar::{forced_tools, named_call_answered, tool_call_grammar};
 use super::job::{CountTokens, Job, ModelFacts, Piece, Prompt, Sampling, StopFlag, StopOnDrop};
+use super::job::{Finish, Report};
 use super::models::ModelsDir;
 use super::output::Shaper;
 use super::runtime::LocalRuntime;
-use super::session::{Finish, Report};
 use super::template::{self, CHATML, TemplateInput, supports_tools};
 use crate::provider::prompt_tools::{scan_tool_calls, to_prompt_request};
 use crate::provider::{

@@ -7,7 +7,7 @@ use futures::StreamExt;
 use serde_json::json;
 
 use super::*;
-use crate::local::session::Finish;
+use crate::local::job::Finish;
 
 /// The events for `pieces` streamed by a model, with `tools` offered.
 async fn run(pieces: &[&str], tools: &[&str]) -> Vec<ProviderEvent> {

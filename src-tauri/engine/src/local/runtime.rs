@@ -5,19 +5,16 @@
 //! async workers.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::Duration;
 
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
-use tokio::sync::mpsc::UnboundedSender;
 
 use super::LocalError;
-use super::job::{Job, ModelFacts, Piece, PieceSender, Prompt, RuntimeOptions, StopFlag};
-use super::session::{Report, Session};
+use super::job::{Job, PieceSender, RuntimeOptions};
+use super::session::Session;
 
 /// A handle on the runtime's thread (cheap to clone; the thread ends with the last handle).
 #[derive(Clone, Debug)]

@@ -17,36 +17,10 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::{DecodeError, LlamaCppError};
 
 use super::LocalError;
-use super::job::{Job, ModelFacts, Piece, PieceSender, RuntimeOptions, Sampling, StopFlag};
+use super::job::{
+    Finish, Job, ModelFacts, Piece, PieceSender, Report, RuntimeOptions, Sampling, StopFlag,
+};
 use super::text::{StopText, Utf8Pieces};
-
-/// Why a generation ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Finish {
-    /// The model's end-of-generation token.
-    Eos,
-    /// The token limit (or the context is full).
-    Length,
-    /// A stop text appeared.
-    StopText,
-    /// A stop request, or the receiver went away.
-    Stopped,
-}
-
-/// What one job did.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Report {
-    /// The prompt's tokens.
-    pub prompt_tokens: usize,
-    /// Prompt tokens found in the KV cache (not evaluated again).
-    pub reused: usize,
-    /// Prompt tokens evaluated by this job.
-    pub evaluated: usize,
-    /// Tokens generated.
-    pub generated: usize,
-    /// Why it ended.
-    pub finish: Finish,
-}
 
 /// One KV-cache sequence and the tokens it holds.
 #[derive(Debug, Default)]

@@ -5,44 +5,68 @@
 //! builtin ← client ← supervisor ← host ← install
 //! ```
 //!
-//! - [`builtin`]: the built-in servers (filesystem, fetch, time), rmcp servers run in process;
+//! - `builtin/`: the built-in servers (filesystem, fetch, time), rmcp servers run in process;
 //!   the client connects them like any other transport.
-//! - [`client`]: the protocol client on rmcp (both protocol eras, listings, multi round-trip
-//!   requests, the tasks' wire shapes, MCP Apps' resources), its transports (stdio children,
-//!   streamable HTTP, legacy SSE, in-process built-ins) and OAuth.
-//! - [`supervisor`]: running servers — processes and connections, lifecycle, restarts with
-//!   backoff, tool calls and the tasks they become, the servers' requests to the user.
-//! - [`host`]: [`McpHost`], the service the rest of the engine uses — configured servers,
-//!   calls and their approval, MCP Apps, trust, secrets.
-//! - [`install`]: [`Installer`], installing servers — the MCP Registry, MCP Bundles, install
+//! - `client/`: the protocol client on rmcp (both protocol eras, listings, multi round-trip
+//!   requests, the tasks' wire shapes, MCP Apps' resources and CSP), its transports (stdio
+//!   children, streamable HTTP, legacy SSE, in-process built-ins) and OAuth.
+//! - `supervisor/`: running servers — connections, lifecycle, restarts with backoff, tool
+//!   calls and the tasks they become, the servers' requests to the user.
+//! - `host/`: [`McpHost`], the service the rest of the engine uses — configured servers,
+//!   calls and their approval, MCP Apps, trust, secrets, what a model is offered.
+//! - `install/`: [`Installer`], installing servers — the MCP Registry, MCP Bundles, install
 //!   links, updates.
+//!
+//! The rooms are private: what the rest of the engine, the shell and the tests use is the one
+//! list below. The shared types MCP speaks in (`ServerConfig`, `Transport`, `ToolInfo`,
+//! `ToolError`, …) live in `vocab` and are imported from there.
 
-pub mod builtin;
-pub mod client;
-pub mod host;
-pub mod install;
-pub mod supervisor;
+mod builtin;
+mod client;
+mod host;
+mod install;
+mod supervisor;
 
 #[cfg(test)]
 mod tests;
 
-pub use crate::vocab::mcp::{McpError, ServerNotification};
-pub use crate::vocab::server::{
-    Approval, JwtAlgorithm, OAuthClient, OAuthGrant, ServerConfig, ServerSource, ServerSpec,
-    Transport,
+pub use builtin::{BuiltinServer, SEARCH_MAX_ENTRIES};
+pub use client::app_documents::{
+    AppCsp, AppView, AppViews, UI_EXTENSION, csp_header, valid_source, valid_source_allowing,
+    visible_to_model,
 };
-pub use client::oauth::{Authorizer, Headless, Notify, OAuth, OAuthError};
+pub use client::interact_types::{
+    ElicitationReply, ElicitationRequest, SamplingContent, SamplingMessage, SamplingRefused,
+    SamplingRequest, SamplingResult, SamplingRole, StopReason,
+};
+pub use client::oauth::{Authorizer, Headless, Loopback, Notify, OAuth, OAuthError};
+pub use client::oauth_client::secret_account;
+pub use client::process::login_path;
+pub use client::progress::Progress;
 pub use client::roots::{RootInfo, Roots};
+pub use client::tasks::TaskState;
 pub use client::{HostCapabilities, HostHandler, IgnoreNotifications, MRTR_MAX_ROUNDS, McpClient};
 pub use host::approval::{Decision, Policies};
-pub use host::config::ConfigError;
+pub use host::config::{export as export_config, parse as parse_config};
+pub use host::preview_trust::TrustNote;
+pub use host::server_secrets::account as server_values_account;
 pub use host::{
-    AppCall, AppCallOutcome, Conflict, INTERACTION_TIMEOUT_SETTING, ImportAction, ImportPreview,
-    ImportReport, McpHost, PreviewEntry, ServerStatus, result_json as apps_result_json,
+    AppCall, AppCallOutcome, Apps, CallFailed, CallRequest, Called, Caller, Conflict,
+    INTERACTION_TIMEOUT_SETTING, ImportAction, ImportPreview, ImportReport, McpHost, PreviewEntry,
+    RunningServer, ServerStatus, ServerTools, TaskCalls, result_json as apps_result_json,
 };
-pub use install::Installed;
+pub use install::bundle::{BundleInstall, BundlePreview, NamedItem, UserConfigField};
+pub use install::link::{LinkPreview, SCHEME as INSTALL_LINK_SCHEME};
+pub use install::registry::{
+    Argument, FormField, Input, InstallOption, InstallPlan, InstallRequest, KeyValueInput, Package,
+    PackageTransport, RegistryEntry, RegistryPage, RemoteTransport, Repository, RuntimeCheck,
+    UpdatePlan, install_options,
+};
+pub use install::{Installed, Installer};
 pub use supervisor::interact::{
-    InteractionAnswer, InteractionError, InteractionEvent, Interactions, Sampler,
+    CloseReason, DEFAULT_TIMEOUT as INTERACTION_TIMEOUT, InteractionAnswer, InteractionEvent,
+    Interactions, Sampler,
 };
-pub use supervisor::tools::{Limits, ToolError, Violation};
-pub use supervisor::{Backoff, ServerLogs, ServerState, Supervisor, SupervisorEvent};
+pub use supervisor::sampling_limits::{DEFAULT_MAX_TOKENS, DEFAULT_PER_MINUTE};
+pub use supervisor::tools::Limits;
+pub use supervisor::{ServerLogs, ServerState, Supervisor, SupervisorEvent};

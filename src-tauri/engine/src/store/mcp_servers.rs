@@ -16,7 +16,7 @@ use ts_rs::TS;
 use super::page::{new_id, now_ms};
 use super::{Store, StoreError};
 use crate::vocab::server::secrets_of_mut;
-use crate::vocab::{Approval, ServerConfig, Transport};
+use crate::vocab::server::{Approval, ServerConfig, Transport};
 use serde_json::Value;
 
 /// A configured MCP server as stored.

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Store, StoreError};
-use crate::vocab::Approval;
+use crate::vocab::server::Approval;
 
 impl Store {
     /// The value of setting `key`, if set.

@@ -5,8 +5,8 @@
 use super::page::now_ms;
 use super::{Store, StoreError};
 use crate::store::MessageUpdate;
-use crate::vocab::TaskStatus;
 use crate::vocab::content::ContentPart;
+use crate::vocab::task::TaskStatus;
 
 /// A stored task handle.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::mcp::{APP_MIME, MAX_HTML_BYTES, McpError};
+use crate::vocab::mcp::{APP_MIME, MAX_HTML_BYTES, McpError};
 
 /// A stable, serializable classification of an error; the UI translates by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -66,6 +66,25 @@ impl BuiltinServer {
         }
     }
 
+    /// The spec that connects this server (the client starts it in process).
+    pub fn spec(&self) -> ServerSpec {
+        let server = self;
+        let transport = Transport::Builtin {
+            server: server.name().to_owned(),
+            allow_private: matches!(
+                server,
+                BuiltinServer::Fetch {
+                    allow_private: true
+                }
+            ),
+            folders: match server {
+                BuiltinServer::Filesystem { roots } => roots.clone(),
+                _ => Vec::new(),
+            },
+        };
+        ServerSpec::new(server.name(), transport)
+    }
+
     /// This server's name.
     pub fn name(&self) -> &'static str {
         match self {
@@ -93,24 +112,6 @@ pub(crate) fn serve(
         }
     }
     Ok(())
-}
-
-/// The spec that connects `server` (the client starts it in process).
-pub fn spec(server: &BuiltinServer) -> ServerSpec {
-    let transport = Transport::Builtin {
-        server: server.name().to_owned(),
-        allow_private: matches!(
-            server,
-            BuiltinServer::Fetch {
-                allow_private: true
-            }
-        ),
-        folders: match server {
-            BuiltinServer::Filesystem { roots } => roots.clone(),
-            _ => Vec::new(),
-        },
-    };
-    ServerSpec::new(server.name(), transport)
 }
 
 /// Runs `handler` on `pipe` until the client hangs up.

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-pub use crate::vocab::error::AppError;
-pub use crate::vocab::mcp::{APP_MIME, MAX_HTML_BYTES, ToolUi, Visibility};
+use crate::vocab::error::AppError;
+use crate::vocab::mcp::{APP_MIME, ToolUi, Visibility};
 
 /// The extension id advertised in the client capabilities.
 pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";

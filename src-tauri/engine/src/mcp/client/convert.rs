@@ -1,4 +1,4 @@
-//! rmcp's types → ours ([`super::super::types`]). Kept apart from the client so the mapping of
+//! rmcp's types → ours (`vocab::mcp`). Kept apart from the client so the mapping of
 //! each wire shape is one small function.
 
 use rmcp::model as rm;
@@ -42,7 +42,7 @@ pub(super) fn tool(tool: rm::Tool) -> ToolInfo {
             idempotent: annotations.idempotent_hint,
             open_world: annotations.open_world_hint,
         },
-        ui: crate::mcp::client::app_documents::ToolUi::from_meta(tool.meta.as_deref()),
+        ui: crate::vocab::mcp::ToolUi::from_meta(tool.meta.as_deref()),
     }
 }
 

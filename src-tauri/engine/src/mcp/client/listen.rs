@@ -20,8 +20,8 @@ use rmcp::service::RoleClient;
 use tokio::task::JoinHandle;
 
 use super::HostHandler;
-use crate::mcp::Backoff;
-use crate::mcp::supervisor::METHOD_NOT_FOUND;
+use super::METHOD_NOT_FOUND;
+use super::backoff::Backoff;
 use crate::vocab::mcp::ServerNotification;
 
 /// A stream that lived this long starts the pauses over.

@@ -1,7 +1,7 @@
 //! [`McpClient`]: the one wrapper around rmcp's client. It connects to a server over stdio
 //! (a child process from [`process`]) or streamable HTTP, runs the handshake of the
 //! protocol era the server speaks, and exposes tools, resources, prompts and notifications in
-//! our own types ([`crate::mcp::types`]); no rmcp type leaves this module.
+//! our own types (`vocab::mcp`); no rmcp type leaves this module.
 //!
 //! Protocol eras, per server ([`connect`]): the stateless 2026-07-28 revision first
 //! (`server/discover`, per-request `_meta`, no session), the `initialize` handshake (2025-11-25,
@@ -71,10 +71,9 @@ const STATELESS_VERSION: rm::ProtocolVersion = rm::ProtocolVersion::V_2026_07_28
 const STDERR_TAIL_LINES: usize = 5;
 /// The largest message a stdio server may send (one line). rmcp's default (16 MiB) silently
 /// drops a longer line, so a large tool result (a 50 MB one in the fault tests) never arrived
-/// and its call waited for its timeout; now it arrives and is truncated to the [`Limits`], and
+/// and its call waited for its timeout; now it arrives and is truncated to the supervisor's `Limits`, and
 /// a longer answer fails its call at once ([`capped::CappedLines`]).
 ///
-/// [`Limits`]: crate::mcp::supervisor::tools::Limits
 pub const MAX_STDIO_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// How often [`McpClient::closed`] checks whether the connection has ended.
 pub const CLOSED_POLL: Duration = Duration::from_millis(100);

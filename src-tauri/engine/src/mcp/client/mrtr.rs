@@ -290,7 +290,7 @@ impl McpClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::IgnoreNotifications;
+    use crate::mcp::client::IgnoreNotifications;
     use std::sync::Mutex;
 
     fn asked(state: &str) -> rm::InputRequiredResult {

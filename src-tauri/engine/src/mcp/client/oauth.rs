@@ -23,7 +23,7 @@ use rmcp::transport::auth::{
 };
 use secrecy::{ExposeSecret, SecretString};
 
-pub use loopback::{CALLBACK_PATH, Loopback};
+pub use loopback::Loopback;
 
 use super::oauth_client::secret_account;
 use crate::logging::Redactor;

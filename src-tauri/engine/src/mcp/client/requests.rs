@@ -1,4 +1,4 @@
-//! The server's requests to us, between rmcp's wire types and ours ([`crate::mcp::supervisor::interact`],
+//! The server's requests to us, between rmcp's wire types and ours ([`super::interact_types`],
 //! [`crate::mcp::client::roots`]): sampling, roots, elicitation, and the capabilities we advertise.
 #![allow(deprecated)] // sampling and roots are deprecated by 2026-07-28; handshake-era servers use them
 

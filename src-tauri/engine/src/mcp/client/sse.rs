@@ -86,7 +86,8 @@ impl SseTransport {
     }
 
     /// The URL messages are POSTed to.
-    pub fn endpoint(&self) -> &Url {
+    #[cfg(test)]
+    pub(crate) fn endpoint(&self) -> &Url {
         &self.endpoint
     }
 }

@@ -13,10 +13,9 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::{McpClient, convert, mrtr};
-use crate::mcp::client::tasks::{
-    CallOutcome, TaskOutcome, TaskState, TaskStatus, failed, parse_task,
-};
+use crate::mcp::client::tasks::{CallOutcome, TaskOutcome, TaskState, failed, parse_task};
 use crate::vocab::mcp::{McpError, ToolResult};
+use crate::vocab::task::TaskStatus;
 
 impl McpClient {
     /// Calls tool `name` as a task (`task: { ttl }`, handshake era); the server answers with
@@ -176,8 +175,9 @@ mod tests {
     use serde_json::json;
 
     use super::tool_result;
-    use crate::mcp::client::tasks::{TaskOutcome, TaskStatus, parse_task};
+    use crate::mcp::client::tasks::{TaskOutcome, parse_task};
     use crate::vocab::mcp::{ResultPart, ToolResult};
+    use crate::vocab::task::TaskStatus;
 
     #[test]
     fn a_2026_completed_task_carries_its_tool_result_inline() {

@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::vocab::mcp::{McpError, ResultPart, ToolResult};
-pub use crate::vocab::task::TaskStatus;
+use crate::vocab::task::TaskStatus;
 
 /// How often a task is polled when the server suggests nothing.
 pub const DEFAULT_POLL: Duration = Duration::from_secs(1);

@@ -23,11 +23,11 @@ use serde_json::Value;
 
 use super::McpHost;
 use crate::EngineError;
-use crate::mcp::supervisor::tools::ToolError;
 use crate::store::{Store, StoreError};
-use crate::vocab::Approval;
 use crate::vocab::ApprovalAnswer;
+use crate::vocab::error::ToolError;
 use crate::vocab::mcp::ToolAnnotations;
+use crate::vocab::server::Approval;
 
 /// The setting that lets read-only tools run without asking (a JSON boolean).
 pub const AUTO_ALLOW_READ_ONLY: &str = "tools.auto_allow_read_only";

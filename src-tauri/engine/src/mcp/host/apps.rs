@@ -10,9 +10,10 @@ use ts_rs::TS;
 use super::McpHost;
 use super::calls::{CallRequest, Called, Caller};
 use crate::EngineError;
-use crate::mcp::client::app_documents::{self, AppCsp, AppDocument, AppError, AppView};
-use crate::mcp::supervisor::tools::ToolError;
+use crate::mcp::client::app_documents::{AppCsp, AppDocument, AppView};
 use crate::vocab::ApprovalAnswer;
+use crate::vocab::error::AppError;
+use crate::vocab::error::ToolError;
 use crate::vocab::mcp::ToolResult;
 
 /// A `tools/call` an App sent, as the UI forwards it. The server is the App's own (the UI
@@ -98,7 +99,7 @@ impl Apps<'_> {
             uri: uri.clone(),
             found,
         })?;
-        if html.len() > app_documents::MAX_HTML_BYTES {
+        if html.len() > crate::vocab::mcp::MAX_HTML_BYTES {
             let bytes = html.len();
             return Err(AppError::TooLarge { uri, bytes }.into());
         }
@@ -150,7 +151,7 @@ impl Apps<'_> {
         html: &str,
         csp: &AppCsp,
     ) -> Result<String, EngineError> {
-        if html.len() > app_documents::MAX_HTML_BYTES {
+        if html.len() > crate::vocab::mcp::MAX_HTML_BYTES {
             let bytes = html.len();
             let uri = "(document)".to_owned();
             return Err(AppError::TooLarge { uri, bytes }.into());

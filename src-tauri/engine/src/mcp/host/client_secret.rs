@@ -7,11 +7,11 @@ use secrecy::SecretString;
 
 use super::McpHost;
 use crate::EngineError;
-use crate::mcp::OAuth;
+use crate::mcp::client::oauth::OAuth;
 use crate::mcp::client::oauth_client::secret_account;
 use crate::secrets::blocking;
 use crate::vocab::server::credentials_key;
-use crate::vocab::{ServerConfig, Transport};
+use crate::vocab::server::{ServerConfig, Transport};
 
 impl McpHost {
     /// Stores (`Some`) or forgets (`None`) the OAuth client secret or PEM private key of the

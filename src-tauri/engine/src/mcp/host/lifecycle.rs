@@ -1,6 +1,6 @@
-//! The engine's MCP host operations: starting and stopping configured servers by name,
-//! calling tools, deciding approval and changing policies. Thin: the work is in
-//! [`super::supervisor`], [`super::tools`] and [`super::policy`].
+//! Starting and stopping configured servers by name, a running server's tools, and the
+//! user's own tool call ("Try"). Thin: the work is in the supervisor (`mcp/supervisor/`) and
+//! the call pipeline ([`super::calls`]).
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -9,7 +9,7 @@ use super::McpHost;
 use super::calls::{CallRequest, Called, Caller};
 use crate::EngineError;
 use crate::mcp::supervisor::ServerState;
-use crate::mcp::supervisor::tools::ToolError;
+use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{ToolInfo, ToolResult};
 
 impl McpHost {

@@ -41,14 +41,14 @@ pub use calls::{CallFailed, CallRequest, Called, Caller};
 pub use running::{INTERACTION_TIMEOUT_SETTING, RunningServer, ServerStatus};
 pub use servers::{Conflict, ImportAction, ImportPreview, ImportReport, PreviewEntry};
 pub use tools::{ServerTools, TaskCalls};
-pub use turn_start::{DEFAULT_SERVER_WAIT, SERVER_WAIT, TurnServers};
 
 use crate::logging::Redactor;
 use crate::mcp::client::app_documents::AppViews;
+use crate::mcp::client::backoff::Backoff;
 use crate::mcp::client::interact_types::{SamplingRequest, SamplingResult};
+use crate::mcp::supervisor::Supervisor;
 use crate::mcp::supervisor::interact::Sampler;
 use crate::mcp::supervisor::tools::Limits;
-use crate::mcp::supervisor::{Backoff, Supervisor};
 use crate::secrets::Secrets;
 use crate::store::Store;
 use approval::Policies;

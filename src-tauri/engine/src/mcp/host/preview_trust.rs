@@ -7,7 +7,7 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::vocab::{Approval, ServerConfig, Transport};
+use crate::vocab::server::{Approval, ServerConfig, Transport};
 
 /// One security-relevant field of a previewed server.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]

@@ -13,11 +13,12 @@ use ts_rs::TS;
 
 use super::McpHost;
 use crate::EngineError;
-use crate::mcp::McpClient;
+use crate::mcp::client::McpClient;
 use crate::mcp::client::roots::{self, ROOTS_SETTING, RootInfo};
-use crate::mcp::supervisor::interact::{InteractionAnswer, InteractionError};
-use crate::mcp::supervisor::tools::ToolError;
+use crate::mcp::supervisor::interact::InteractionAnswer;
 use crate::mcp::supervisor::{ServerLogs, ServerState};
+use crate::vocab::error::InteractionError;
+use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{
     McpError, Prompt, PromptInfo, ResourceContent, ResourceInfo, ResourceTemplateInfo,
 };

@@ -14,7 +14,7 @@ use super::McpHost;
 use crate::EngineError;
 use crate::secrets::{SecretError, blocking};
 use crate::store::ServerRecord;
-use crate::vocab::ServerConfig;
+use crate::vocab::server::ServerConfig;
 use crate::vocab::server::{SECRET_MASK, secrets_of, secrets_of_mut};
 
 /// The keychain account holding the env or header values of the server with this id.
@@ -169,7 +169,7 @@ impl ServerSecrets<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::Transport;
+    use crate::vocab::server::Transport;
 
     fn stdio(env: &[(&str, &str)]) -> ServerConfig {
         let env = env

@@ -15,7 +15,7 @@ use super::server_secrets::masked;
 use crate::EngineError;
 use crate::mcp::host::config;
 use crate::store::ServerRecord;
-use crate::vocab::ServerConfig;
+use crate::vocab::server::ServerConfig;
 use crate::vocab::server::ServerSource;
 
 /// Values shorter than this are not registered with the log redactor (an env value such as
@@ -153,7 +153,7 @@ impl McpHost {
     /// Replaces the configuration of the server with this id or name; it may be renamed (to a
     /// name not taken), and its id stays. An env or header value sent back masked keeps the
     /// stored value. Its tool policies stay unless its command, args,
-    /// URL or transport changed (see [`crate::mcp::trust`]). A running server keeps its old
+    /// URL or transport changed (see [`super::trust`]). A running server keeps its old
     /// configuration until it is restarted.
     pub async fn update_server(
         &self,

@@ -10,8 +10,8 @@ use super::McpHost;
 use crate::mcp::client::app_documents::visible_to_model;
 use crate::mcp::client::tasks::TaskState;
 use crate::mcp::supervisor::interact::Interactions;
-use crate::mcp::supervisor::tools::ToolError;
 use crate::mcp::supervisor::{ServerState, Supervisor, SupervisorEvent};
+use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{ToolInfo, ToolResult};
 
 /// One running server's tools as a model is offered them.

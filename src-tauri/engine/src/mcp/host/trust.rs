@@ -8,7 +8,7 @@
 use super::McpHost;
 use crate::EngineError;
 use crate::vocab::server::canonical_url;
-use crate::vocab::{ServerConfig, Transport};
+use crate::vocab::server::{ServerConfig, Transport};
 
 /// Whether `new` runs another program or reaches another endpoint than `old`.
 pub fn identity_changed(old: &Transport, new: &Transport) -> bool {

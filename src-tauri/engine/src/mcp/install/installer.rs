@@ -26,8 +26,8 @@ use crate::mcp::install::registry::{
 use crate::store::ServerRecord;
 use crate::vocab::error::InstallError;
 use crate::vocab::mcp::ToolInfo;
+use crate::vocab::server::{ServerConfig, Transport};
 use crate::vocab::server::{ServerSource, secrets_of};
-use crate::vocab::{ServerConfig, Transport};
 
 /// Where the last registry listing is kept for offline browsing.
 const CACHE_SETTING: &str = "mcp.registry_cache";

@@ -12,7 +12,7 @@ use ts_rs::TS;
 use crate::mcp::host::config;
 use crate::vocab::error::InstallError;
 use crate::vocab::server::secrets_of;
-use crate::vocab::{ServerConfig, Transport};
+use crate::vocab::server::{ServerConfig, Transport};
 
 /// The URL scheme the app registers with the OS.
 pub const SCHEME: &str = "switchboard";

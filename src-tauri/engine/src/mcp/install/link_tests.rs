@@ -5,7 +5,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 
 use super::{LinkPreview, MAX_LINK_BYTES, parse};
-use crate::vocab::Transport;
+use crate::vocab::server::Transport;
 
 fn link(name: &str, config: &str) -> String {
     let name: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();

@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 use super::handler::ServerHost;
 use super::{Inner, METHOD_NOT_FOUND, RELEASE_WAIT, SupervisorEvent};
 use crate::mcp::client::McpClient;
-use crate::vocab::ServerConfig;
 use crate::vocab::mcp::{McpError, ServerNotification, ToolInfo};
+use crate::vocab::server::ServerConfig;
 
 /// A connection that completed start-up.
 pub(super) struct Connection {

@@ -17,7 +17,7 @@ use ts_rs::TS;
 use crate::mcp::client::interact_types::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
-pub use crate::vocab::error::InteractionError;
+use crate::vocab::error::InteractionError;
 
 /// How long a request waits for the user by default (server-everything itself waits 10 min
 /// for an elicitation).

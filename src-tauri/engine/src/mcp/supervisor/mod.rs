@@ -27,16 +27,16 @@ pub mod tools;
 
 use crate::logging::Redactor;
 use crate::mcp::client::McpClient;
-pub use crate::mcp::client::backoff::Backoff;
+use crate::mcp::client::backoff::Backoff;
 use crate::mcp::client::oauth::{Notify, OAuth};
 use crate::mcp::client::process::StderrLog;
 use crate::mcp::client::roots::Roots;
 use crate::mcp::supervisor::interact::Interactions;
 use crate::mcp::supervisor::tools::Limits;
-use crate::mcp::supervisor::tools::ToolError;
 use crate::secrets::SecretStore;
-use crate::vocab::ServerConfig;
+use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{ServerInfo, ToolInfo};
+use crate::vocab::server::ServerConfig;
 use connection::{End, connect, list_tools, serve};
 
 /// How many events the broadcast channel buffers for a slow subscriber.

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::supervisor::{ServerState, Supervisor};
-pub use crate::vocab::error::{ToolError, Violation};
+use crate::vocab::error::{ToolError, Violation};
 use crate::vocab::mcp::{ResourceBody, ResultPart, ToolInfo, ToolResult};
 
 /// Limits applied to tool results.
@@ -107,7 +107,7 @@ impl Supervisor {
         args: Value,
     ) -> Result<
         (
-            std::sync::Arc<crate::mcp::McpClient>,
+            std::sync::Arc<crate::mcp::client::McpClient>,
             Map<String, Value>,
             std::time::Duration,
         ),
@@ -129,7 +129,7 @@ impl Supervisor {
         tool: &str,
     ) -> Result<
         (
-            std::sync::Arc<crate::mcp::McpClient>,
+            std::sync::Arc<crate::mcp::client::McpClient>,
             ToolInfo,
             std::time::Duration,
         ),

@@ -10,12 +10,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::builtin::{BuiltinServer, spec};
-use crate::mcp::{IgnoreNotifications, McpClient};
+use crate::mcp::builtin::BuiltinServer;
+use crate::mcp::client::{IgnoreNotifications, McpClient};
 use crate::vocab::mcp::{ResultPart, ToolResult};
 
 async fn client(server: BuiltinServer) -> McpClient {
-    McpClient::connect(&spec(&server), IgnoreNotifications)
+    McpClient::connect(&server.spec(), IgnoreNotifications)
         .await
         .expect("connect")
 }
@@ -328,14 +328,15 @@ async fn a_filesystem_server_needs_existing_roots() {
     let missing = BuiltinServer::Filesystem {
         roots: vec!["/definitely/not/here".into()],
     };
-    let result = McpClient::connect(&spec(&missing), IgnoreNotifications).await;
+    let result = McpClient::connect(&missing.spec(), IgnoreNotifications).await;
     assert!(result.is_err());
 }
 
 #[tokio::test]
 async fn configured_builtin_servers_start_under_the_supervisor_and_filesystem_defaults_to_the_roots()
  {
-    use crate::mcp::{ServerConfig, ServerState, Supervisor, Transport};
+    use crate::mcp::supervisor::{ServerState, Supervisor};
+    use crate::vocab::server::{ServerConfig, Transport};
     let (_dir, root, _outside) = fs_fixture();
     let supervisor = Supervisor::default();
     let builtin = |name: &str, server: &str| {

@@ -14,7 +14,8 @@ use crate::mcp::client::interact_types::{
     SamplingContent, SamplingRequest, SamplingResult, StopReason,
 };
 use crate::mcp::supervisor::interact::{InteractionAnswer, InteractionEvent, Sampler};
-use crate::mcp::{ServerState, Supervisor, ToolError};
+use crate::mcp::supervisor::{ServerState, Supervisor};
+use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{ResultPart, ToolResult};
 
 /// A model stand-in that answers with the prompt it got, upper-cased.

@@ -12,11 +12,14 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::{kinds, states_until};
+use crate::mcp::client::backoff::Backoff;
 use crate::mcp::client::process::group_alive;
-use crate::mcp::{
-    Backoff, Limits, McpError, ServerConfig, ServerState, Supervisor, ToolError, Transport,
-};
+use crate::mcp::supervisor::tools::Limits;
+use crate::mcp::supervisor::{ServerState, Supervisor};
+use crate::vocab::error::ToolError;
+use crate::vocab::mcp::McpError;
 use crate::vocab::mcp::{ResultPart, ToolResult};
+use crate::vocab::server::{ServerConfig, Transport};
 
 /// The fault server script.
 fn fault_script() -> String {
@@ -228,7 +231,7 @@ async fn a_server_taking_five_seconds_to_start_becomes_ready_under_the_default_s
     let config = fault("sleepy", "slow-start", Some("5"));
     assert_eq!(
         config.startup_timeout,
-        crate::mcp::ServerSpec::STARTUP_TIMEOUT
+        crate::vocab::server::ServerSpec::STARTUP_TIMEOUT
     );
     let started = Instant::now();
     let state = supervisor.start(config).await;

@@ -20,8 +20,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::McpClient;
 use super::client::process::{Launch, ServerProcess};
-use super::{McpClient, ServerNotification, ServerSpec, Transport};
+use crate::vocab::mcp::ServerNotification;
+use crate::vocab::server::{ServerSpec, Transport};
 
 /// The fixtures folder of the npm servers.
 fn fixtures() -> PathBuf {

@@ -3,11 +3,12 @@
 
 use std::collections::BTreeMap;
 
+use crate::mcp::host::approval::{Decision, Policies};
 use crate::mcp::host::approval::{Inputs, Verdict, resolve, verdict};
-use crate::mcp::{Approval, Decision, Policies, ServerConfig, Transport};
 use crate::store::Store;
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolAnnotations;
+use crate::vocab::server::{Approval, ServerConfig, Transport};
 
 async fn store_with(approval: Approval) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

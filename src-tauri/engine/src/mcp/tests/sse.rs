@@ -10,8 +10,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::{args, free_port, start_everything_over};
 use crate::mcp::client::process::ServerProcess;
-use crate::mcp::{IgnoreNotifications, McpClient, McpError, ServerSpec, Transport};
+use crate::mcp::client::{IgnoreNotifications, McpClient};
+use crate::vocab::mcp::McpError;
 use crate::vocab::mcp::ResultPart;
+use crate::vocab::server::{ServerSpec, Transport};
 
 /// Starts server-everything's SSE transport on a free loopback port.
 async fn start_sse_server() -> (ServerProcess, impl Sized, u16) {

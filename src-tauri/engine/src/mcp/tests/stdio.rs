@@ -9,12 +9,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::{args, connect, everything_js, everything_spec, node_spec, process_running};
 use crate::mcp::client::process::group_alive;
-use crate::mcp::{
-    IgnoreNotifications, McpClient, McpError, ServerNotification, ServerSpec, Transport,
-};
+use crate::mcp::client::{IgnoreNotifications, McpClient};
+use crate::vocab::mcp::{McpError, ServerNotification};
 use crate::vocab::mcp::{
     PromptRole, ResourceBody, ResultPart, ServerInfo, ToolAnnotations, ToolResult,
 };
+use crate::vocab::server::{ServerSpec, Transport};
 
 const CALL: Duration = Duration::from_secs(10);
 

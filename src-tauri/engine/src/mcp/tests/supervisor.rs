@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
 use super::everything_js;
+use crate::mcp::client::backoff::Backoff;
 use crate::mcp::client::process::group_alive;
-use crate::mcp::{
-    Backoff, Limits, ServerConfig, ServerState, Supervisor, SupervisorEvent, Transport,
-};
+use crate::mcp::supervisor::tools::Limits;
+use crate::mcp::supervisor::{ServerState, Supervisor, SupervisorEvent};
+use crate::vocab::server::{ServerConfig, Transport};
 
 /// A config running server-everything over stdio under `name`.
 pub(super) fn everything(name: &str) -> ServerConfig {

@@ -6,9 +6,12 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
-use crate::mcp::client::tasks::{CallOutcome, TaskState, TaskStatus};
-use crate::mcp::{Backoff, Limits, ServerState, Supervisor};
+use crate::mcp::client::backoff::Backoff;
+use crate::mcp::client::tasks::{CallOutcome, TaskState};
+use crate::mcp::supervisor::tools::Limits;
+use crate::mcp::supervisor::{ServerState, Supervisor};
 use crate::vocab::mcp::ResultPart;
+use crate::vocab::task::TaskStatus;
 
 /// A supervisor running server-everything as `everything`.
 async fn running() -> Supervisor {

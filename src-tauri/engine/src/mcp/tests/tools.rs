@@ -5,8 +5,11 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
+use crate::mcp::client::backoff::Backoff;
+use crate::mcp::supervisor::tools::Limits;
 use crate::mcp::supervisor::tools::truncate;
-use crate::mcp::{Backoff, Limits, ServerState, Supervisor, ToolError, Violation};
+use crate::mcp::supervisor::{ServerState, Supervisor};
+use crate::vocab::error::{ToolError, Violation};
 use crate::vocab::mcp::{ResultPart, ToolResult};
 
 /// A supervisor running server-everything as `everything`, with `limits`.

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 use crate::mcp::client::oauth_client;
-pub use crate::vocab::error::ConfigError;
+use crate::vocab::error::ConfigError;
 use crate::vocab::server::{Approval, OAuthClient, ServerConfig};
 use crate::vocab::server::{ServerSpec, Transport};
 use doc::Entries;

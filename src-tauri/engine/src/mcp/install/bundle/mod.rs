@@ -17,11 +17,11 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 pub use manifest::{Manifest, NamedItem, UserConfigField};
-pub use unpack::{Limits, MAX_ENTRIES, MAX_TOTAL_BYTES, unpack, unpack_with};
+pub use unpack::{Limits, MAX_TOTAL_BYTES, unpack};
 
 use crate::vocab::error::InstallError;
 use crate::vocab::server::ServerSource;
-use crate::vocab::{ServerConfig, Transport};
+use crate::vocab::server::{ServerConfig, Transport};
 
 /// This computer's platform as manifests name it (`darwin`, `win32`, `linux`).
 pub const PLATFORM: &str = match std::env::consts::OS.as_bytes() {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use zip::write::SimpleFileOptions;
 
+use super::unpack::{MAX_ENTRIES, unpack_with};
 use super::*;
 
 fn manifest(entry_point: &str) -> String {

@@ -12,9 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-pub use client::{
-    DEFAULT_REGISTRY, REGISTRY_TIMEOUT_SETTING, REGISTRY_URL_SETTING, RegistryClient, RegistryPage,
-};
+pub use client::{DEFAULT_REGISTRY, REGISTRY_TIMEOUT_SETTING, REGISTRY_URL_SETTING, RegistryPage};
 pub use plan::{
     FormField, InstallOption, InstallPlan, InstallRequest, RuntimeCheck, UpdatePlan,
     install_options,

@@ -12,8 +12,8 @@ use ts_rs::TS;
 
 use super::{Argument, Input, KeyValueInput, Package, RegistryEntry, RemoteTransport};
 use crate::vocab::error::InstallError;
+use crate::vocab::server::{ServerConfig, Transport};
 use crate::vocab::server::{ServerSource, secrets_of};
-use crate::vocab::{ServerConfig, Transport};
 
 /// One value the install form asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

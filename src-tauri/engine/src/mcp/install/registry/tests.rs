@@ -2,7 +2,7 @@
 
 use super::plan::{build, default_server_name};
 use super::*;
-use crate::vocab::Transport;
+use crate::vocab::server::Transport;
 
 const LISTING: &str = r#"{
   "servers": [
