@@ -344,7 +344,8 @@ fn inline_modules_around(code: &str, at: usize) -> Vec<String> {
     let mut i = 0;
     while i < at {
         let c = bytes[i];
-        if code[i..].starts_with("mod ")
+        if code.is_char_boundary(i)
+            && code[i..].starts_with("mod ")
             && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'))
         {
             let name = ident(&code[i + 4..]);

@@ -4,21 +4,21 @@
 //! answer an approval, switch branch), the per-conversation settings, and the registry of
 //! running turns; the loop itself is in `turn`, tool execution in `calls`.
 
-pub mod approval;
+pub(crate) mod approval;
 pub mod assistants;
-pub mod attachments;
-pub mod budget;
+pub(crate) mod attachments;
+pub(crate) mod budget;
 mod calls;
 pub mod coalesce;
 pub mod history;
 mod lane;
-pub mod learned_modes;
+pub(crate) mod learned_modes;
 mod phase;
-pub mod sampling;
+pub(crate) mod sampling;
 mod setup;
 mod tasks;
 pub mod title;
-pub mod tool_costs;
+pub(crate) mod tool_costs;
 mod turn;
 pub mod upload;
 

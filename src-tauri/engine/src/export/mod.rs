@@ -7,16 +7,16 @@
 
 mod assets;
 pub mod assistants;
-pub mod chatgpt;
-pub mod claude;
+pub(crate) mod chatgpt;
+pub(crate) mod claude;
 mod detect;
 mod error;
 mod highlight;
-pub mod html;
-pub mod import;
-pub mod json;
+pub(crate) mod html;
+pub(crate) mod import;
+pub(crate) mod json;
 pub mod limits;
-pub mod markdown;
+pub(crate) mod markdown;
 mod names;
 mod stream;
 #[cfg(test)]

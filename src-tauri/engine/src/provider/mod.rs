@@ -3,20 +3,20 @@
 //! decode the streamed answer into [`ProviderEvent`]s; [`HttpProvider`] does the rest
 //! (retries before the first token, error classification, idle timeouts, abort on drop).
 
-pub mod anthropic;
-pub mod dashscope;
+pub(crate) mod anthropic;
+pub(crate) mod dashscope;
 mod error;
 pub mod framing;
-pub mod gemini;
+pub(crate) mod gemini;
 mod http;
-pub mod names;
-pub mod ollama;
-pub mod openai;
-pub mod openai_reasoning;
+pub(crate) mod names;
+pub(crate) mod ollama;
+pub(crate) mod openai;
+pub(crate) mod openai_reasoning;
 pub mod presets;
 pub mod prompt_tools;
-pub mod strict;
-pub mod think_tags;
+pub(crate) mod strict;
+pub(crate) mod think_tags;
 mod types;
 
 use std::collections::BTreeMap;

@@ -15,7 +15,7 @@ mod branches;
 mod conversations;
 mod dump;
 mod error;
-pub mod image;
+pub(crate) mod image;
 mod import;
 mod mcp_servers;
 mod messages;

@@ -13,7 +13,6 @@ pub mod content;
 pub mod error;
 pub mod mcp;
 pub mod provider;
-pub mod secret_args;
 pub mod server;
 pub mod task;
 

@@ -28,6 +28,7 @@ pub mod config;
 mod lifecycle;
 pub mod preview_trust;
 mod running;
+pub(crate) mod secret_args;
 pub mod server_secrets;
 mod servers;
 mod tools;

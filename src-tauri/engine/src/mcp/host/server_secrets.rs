@@ -134,7 +134,7 @@ impl ServerSecrets<'_> {
                 }
             }
         }
-        crate::vocab::secret_args::fill_secret_args(&mut config);
+        crate::mcp::host::secret_args::fill_secret_args(&mut config);
         self.host.guard_secrets(std::slice::from_ref(&config));
         Ok(config)
     }

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use serde_json::json;
 use tokio::sync::broadcast;
 
@@ -11,31 +10,17 @@ use super::*;
 use crate::mcp::client::interact_types::{
     SamplingContent, SamplingMessage, SamplingRole, StopReason,
 };
+use crate::mcp::supervisor::fake_sampler::FakeSampler;
 
 /// A sampler that echoes the last text it was given, as model `echo-model`.
-struct Echo;
-
-impl Sampler for Echo {
-    fn sample(
-        &self,
-        request: SamplingRequest,
-    ) -> BoxFuture<'static, Result<SamplingResult, String>> {
-        let last = request
-            .messages
-            .last()
-            .and_then(|m| m.content.first())
-            .cloned();
-        Box::pin(async move {
-            match last {
-                Some(SamplingContent::Text { text }) => Ok(SamplingResult {
-                    model: "echo-model".to_owned(),
-                    text: format!("echo: {text}"),
-                    stop_reason: StopReason::EndTurn,
-                }),
-                _ => Err("nothing to echo".to_owned()),
-            }
-        })
-    }
+fn echo() -> FakeSampler {
+    FakeSampler::new("echo-model", |request| {
+        let last = request.messages.last().and_then(|m| m.content.first());
+        match last {
+            Some(SamplingContent::Text { text }) => Ok(format!("echo: {text}")),
+            _ => Err("nothing to echo".to_owned()),
+        }
+    })
 }
 
 fn form() -> ElicitationRequest {
@@ -102,7 +87,7 @@ async fn a_form_answer_that_matches_the_schema_reaches_the_server_and_closes_the
     let answer = InteractionAnswer::Accept {
         content: Some(content.clone()),
     };
-    broker.answer(&id, answer, &Echo).unwrap();
+    broker.answer(&id, answer, &echo()).unwrap();
     assert_eq!(
         waiting.await.unwrap(),
         ElicitationReply::Accept(Some(content))
@@ -130,7 +115,7 @@ async fn a_form_answer_that_breaks_the_schema_is_refused_and_the_request_keeps_w
     let bad = InteractionAnswer::Accept {
         content: Some(json!({ "age": -1 })),
     };
-    let Err(InteractionError::Invalid { problems }) = broker.answer(&id, bad, &Echo) else {
+    let Err(InteractionError::Invalid { problems }) = broker.answer(&id, bad, &echo()) else {
         panic!("the bad answer was accepted");
     };
     assert_eq!(problems.len(), 2, "{problems:?}");
@@ -143,7 +128,7 @@ async fn a_form_answer_that_breaks_the_schema_is_refused_and_the_request_keeps_w
         problems.iter().any(|p| p.starts_with("/age:")),
         "{problems:?}"
     );
-    let wrong = broker.answer(&id, InteractionAnswer::Approve, &Echo);
+    let wrong = broker.answer(&id, InteractionAnswer::Approve, &echo());
     assert_eq!(
         wrong,
         Err(InteractionError::WrongAnswer {
@@ -153,10 +138,10 @@ async fn a_form_answer_that_breaks_the_schema_is_refused_and_the_request_keeps_w
     );
     assert_eq!(broker.waiting(), vec![id.clone()]);
     broker
-        .answer(&id, InteractionAnswer::Decline, &Echo)
+        .answer(&id, InteractionAnswer::Decline, &echo())
         .unwrap();
     assert_eq!(waiting.await.unwrap(), ElicitationReply::Decline);
-    let again = broker.answer(&id, InteractionAnswer::Decline, &Echo);
+    let again = broker.answer(&id, InteractionAnswer::Decline, &echo());
     assert_eq!(again, Err(InteractionError::Unknown { id }));
 }
 
@@ -171,11 +156,11 @@ async fn an_approved_sampling_request_runs_on_the_sampler_and_a_denied_one_is_re
     let id = next_id(&mut events).await;
     let cancel = InteractionAnswer::Cancel;
     assert!(matches!(
-        broker.answer(&id, cancel, &Echo),
+        broker.answer(&id, cancel, &echo()),
         Err(InteractionError::WrongAnswer { .. })
     ));
     broker
-        .answer(&id, InteractionAnswer::Approve, &Echo)
+        .answer(&id, InteractionAnswer::Approve, &echo())
         .unwrap();
     let result = approved.await.unwrap().unwrap();
     assert_eq!(
@@ -192,7 +177,9 @@ async fn an_approved_sampling_request_runs_on_the_sampler_and_a_denied_one_is_re
         async move { broker.sample("srv", sampling("again")).await }
     });
     let id = next_id(&mut events).await;
-    broker.answer(&id, InteractionAnswer::Deny, &Echo).unwrap();
+    broker
+        .answer(&id, InteractionAnswer::Deny, &echo())
+        .unwrap();
     assert_eq!(denied.await.unwrap(), Err(SamplingRefused::Denied));
 }
 
@@ -210,7 +197,7 @@ async fn unanswered_requests_time_out_as_cancel_or_a_timeout_error() {
             reason: CloseReason::TimedOut
         }
     );
-    let late = broker.answer(&id, InteractionAnswer::Cancel, &Echo);
+    let late = broker.answer(&id, InteractionAnswer::Cancel, &echo());
     assert_eq!(late, Err(InteractionError::Unknown { id }));
     let sampled = broker.sample("srv", sampling("hi")).await;
     assert_eq!(
@@ -251,7 +238,7 @@ async fn a_stopping_server_cancels_only_its_own_requests() {
     };
     let _ = a_id;
     broker
-        .answer(&b_id, InteractionAnswer::Cancel, &Echo)
+        .answer(&b_id, InteractionAnswer::Cancel, &echo())
         .unwrap();
     assert_eq!(theirs.await.unwrap(), ElicitationReply::Cancel);
     assert!(matches!(
@@ -290,7 +277,7 @@ async fn an_accepted_url_request_names_the_url_to_open_and_a_non_web_url_is_decl
     });
     let id = next_id(&mut events).await;
     let accept = InteractionAnswer::Accept { content: None };
-    let open = broker.answer(&id, accept, &Echo).unwrap();
+    let open = broker.answer(&id, accept, &echo()).unwrap();
     assert_eq!(open.as_deref(), Some("https://example.com/a?b=c"));
     assert_eq!(waiting.await.unwrap(), ElicitationReply::Accept(None));
 }

@@ -19,6 +19,8 @@ use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
 mod connection;
+#[cfg(test)]
+pub(crate) mod fake_sampler;
 mod handler;
 pub mod interact;
 pub mod sampling_limits;
@@ -112,7 +114,7 @@ pub enum SupervisorEvent {
 /// A server's logs: its stderr lines and the MCP log messages it sent, oldest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, TS)]
 pub struct ServerLogs {
-    /// Its stderr (stdio servers), the last [`crate::mcp::client::process::STDERR_LINES`] lines.
+    /// Its stderr (stdio servers), its last lines (as many as `STDERR_LINES` in `mcp/client/process.rs`).
     pub stderr: Vec<String>,
     /// Its `notifications/message` log messages, one line each.
     pub messages: Vec<String>,

@@ -4,28 +4,21 @@
 
 use std::time::{Duration, Instant};
 
-use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::everything;
-use crate::mcp::client::interact_types::{
-    SamplingContent, SamplingRequest, SamplingResult, StopReason,
-};
-use crate::mcp::supervisor::interact::{InteractionAnswer, InteractionEvent, Sampler};
+use crate::mcp::client::interact_types::SamplingContent;
+use crate::mcp::supervisor::fake_sampler::FakeSampler;
+use crate::mcp::supervisor::interact::{InteractionAnswer, InteractionEvent};
 use crate::mcp::supervisor::{ServerState, Supervisor};
 use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{ResultPart, ToolResult};
 
-/// A model stand-in that answers with the prompt it got, upper-cased.
-struct Shout;
-
-impl Sampler for Shout {
-    fn sample(
-        &self,
-        request: SamplingRequest,
-    ) -> BoxFuture<'static, Result<SamplingResult, String>> {
+/// A model stand-in that answers with the prompt it got, upper-cased, and its system prompt.
+fn shout() -> FakeSampler {
+    FakeSampler::new("shout-1", |request| {
         let prompt: Vec<String> = (request.messages.iter())
             .flat_map(|m| &m.content)
             .filter_map(|c| match c {
@@ -33,15 +26,9 @@ impl Sampler for Shout {
                 _ => None,
             })
             .collect();
-        let system = request.system_prompt.unwrap_or_default();
-        Box::pin(async move {
-            Ok(SamplingResult {
-                model: "shout-1".to_owned(),
-                text: format!("{} [{system}]", prompt.join(" ")),
-                stop_reason: StopReason::EndTurn,
-            })
-        })
-    }
+        let system = request.system_prompt.clone().unwrap_or_default();
+        Ok(format!("{} [{system}]", prompt.join(" ")))
+    })
 }
 
 /// Starts server-everything under `name` and waits until its conditional tools are listed.
@@ -176,11 +163,11 @@ async fn a_form_elicitation_reaches_the_user_and_the_validated_answer_reaches_th
     let missing_name = InteractionAnswer::Accept {
         content: Some(json!({ "check": true })),
     };
-    assert!(interactions.answer(&id, missing_name, &Shout).is_err());
+    assert!(interactions.answer(&id, missing_name, &shout()).is_err());
     let answer = InteractionAnswer::Accept {
         content: Some(json!({ "name": "Ann Lee", "check": true, "integer": 7 })),
     };
-    interactions.answer(&id, answer, &Shout).unwrap();
+    interactions.answer(&id, answer, &shout()).unwrap();
     let text = text_of(&running.await.unwrap().unwrap());
     assert!(
         text.contains("✅ User provided the requested information!"),
@@ -213,7 +200,7 @@ async fn a_url_elicitation_is_confirmed_or_declined_by_the_user() {
     let accept = InteractionAnswer::Accept { content: None };
     supervisor
         .interactions()
-        .answer(&id, accept, &Shout)
+        .answer(&id, accept, &shout())
         .unwrap();
     let text = text_of(&running.await.unwrap().unwrap());
     assert!(
@@ -227,7 +214,7 @@ async fn a_url_elicitation_is_confirmed_or_declined_by_the_user() {
     };
     supervisor
         .interactions()
-        .answer(&id, InteractionAnswer::Decline, &Shout)
+        .answer(&id, InteractionAnswer::Decline, &shout())
         .unwrap();
     let text = text_of(&running.await.unwrap().unwrap());
     assert!(text.contains("❌ User declined to open the URL"), "{text}");
@@ -257,7 +244,7 @@ async fn an_approved_sampling_request_is_answered_by_the_model_and_a_denied_one_
     assert_eq!(request.temperature, Some(0.7f32 as f64));
     supervisor
         .interactions()
-        .answer(&id, InteractionAnswer::Approve, &Shout)
+        .answer(&id, InteractionAnswer::Approve, &shout())
         .unwrap();
     let text = text_of(&running.await.unwrap().unwrap());
     let json_start = text.find('{').unwrap();
@@ -281,7 +268,7 @@ async fn an_approved_sampling_request_is_answered_by_the_model_and_a_denied_one_
     };
     supervisor
         .interactions()
-        .answer(&id, InteractionAnswer::Deny, &Shout)
+        .answer(&id, InteractionAnswer::Deny, &shout())
         .unwrap();
     let denied = running.await.unwrap().unwrap();
     assert!(denied.is_error, "{denied:?}");

@@ -173,7 +173,7 @@ pub fn server_config(
             values.into_iter().map(move |v| (key.clone(), v))
         })
         .collect();
-    crate::vocab::secret_args::seal_secret_args(&mut config, &sensitive);
+    crate::mcp::host::secret_args::seal_secret_args(&mut config, &sensitive);
     config.source = Some(ServerSource::Bundle {
         name: manifest.name.clone(),
         version: manifest.version.clone(),

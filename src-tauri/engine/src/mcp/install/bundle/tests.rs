@@ -131,7 +131,7 @@ fn a_good_bundle_previews_and_unpacks_into_its_name_and_version_folder() {
     assert_eq!(env["TOKEN"], "s3cret-token");
     assert_eq!(env["SWITCHBOARD_SECRET_TOKEN"], "s3cret-token");
     let mut started = config.clone();
-    crate::vocab::secret_args::fill_secret_args(&mut started);
+    crate::mcp::host::secret_args::fill_secret_args(&mut started);
     assert!(
         matches!(&started.transport, Transport::Stdio { args, .. } if args[3] == "--token=s3cret-token")
     );

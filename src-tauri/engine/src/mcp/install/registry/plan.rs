@@ -455,7 +455,7 @@ pub fn build(
         .filter(|f| f.secret && f.target == "argument")
         .filter_map(|f| Some((f.key.clone(), request.values.get(&f.key)?.clone())))
         .collect();
-    crate::vocab::secret_args::seal_secret_args(&mut config, &secret_args);
+    crate::mcp::host::secret_args::seal_secret_args(&mut config, &secret_args);
     let inputs = (option.fields.iter())
         .filter(|f| f.target == "argument" && !f.secret)
         .filter_map(|f| Some((f.key.clone(), request.values.get(&f.key)?.clone())))

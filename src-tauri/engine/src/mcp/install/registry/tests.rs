@@ -118,7 +118,7 @@ fn a_secret_arguments_value_is_neither_shown_nor_stored_in_the_arguments() {
     assert_eq!(args[2], named);
     assert_eq!(env["SWITCHBOARD_SECRET_TOKEN"], "tok-s3cr3t");
     let mut started = config.clone();
-    crate::vocab::secret_args::fill_secret_args(&mut started);
+    crate::mcp::host::secret_args::fill_secret_args(&mut started);
     let Transport::Stdio { args, .. } = &started.transport else {
         panic!()
     };

@@ -3,7 +3,7 @@
 //! values (the keychain, never SQLite), the argument holding `${secret:NAME}` instead, and
 //! filled in only when the server starts.
 
-use super::server::{ServerConfig, Transport};
+use crate::vocab::server::{ServerConfig, Transport};
 
 /// The env name a secret argument's value is kept under: `SWITCHBOARD_SECRET_` and the key,
 /// upper-cased, other characters as `_`.
