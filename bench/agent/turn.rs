@@ -202,7 +202,7 @@ mod cpu {
     use std::sync::OnceLock;
 
     /// The fake model's thread (`/proc/thread-self` as it names it: `PID/task/TID`).
-    pub static FAKE_THREAD: OnceLock<String> = OnceLock::new();
+    pub(crate) static FAKE_THREAD: OnceLock<String> = OnceLock::new();
 
     fn schedstat(path: &str) -> u64 {
         let text = std::fs::read_to_string(format!("{path}/schedstat")).unwrap_or_default();
@@ -213,7 +213,7 @@ mod cpu {
     }
 
     /// Every live thread of process `pid`.
-    pub fn process_ns(pid: &str) -> u64 {
+    pub(crate) fn process_ns(pid: &str) -> u64 {
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
             return 0;
         };
@@ -240,7 +240,7 @@ mod cpu {
     }
 
     /// Our side of a turn: this process less the fake model, plus our weather server.
-    pub struct Ours {
+    pub(crate) struct Ours {
         at: u64,
     }
 
@@ -253,12 +253,12 @@ mod cpu {
             process_ns("self") - fake + servers
         }
 
-        pub fn now() -> Self {
+        pub(crate) fn now() -> Self {
             Self { at: Self::total() }
         }
 
         /// Milliseconds of CPU since [`Ours::now`].
-        pub fn since(&self) -> f64 {
+        pub(crate) fn since(&self) -> f64 {
             Self::total().saturating_sub(self.at) as f64 / 1e6
         }
     }
@@ -370,7 +370,7 @@ mod phases {
     static PENDING: Mutex<Option<Sums>> = Mutex::new(None);
 
     /// Sums the wall time of each span, from its creation to its close.
-    pub struct Timer;
+    pub(crate) struct Timer;
 
     struct Opened(Instant);
 
@@ -398,12 +398,12 @@ mod phases {
     }
 
     /// Forgets the spans closed so far (the warm-up's).
-    pub fn reset() {
+    pub(crate) fn reset() {
         PENDING.lock().unwrap().take();
     }
 
     /// Counts the spans closed since [`reset`] as `turns` measured turns.
-    pub fn add_turns(turns: usize) {
+    pub(crate) fn add_turns(turns: usize) {
         let pending = PENDING.lock().unwrap().take().unwrap_or_default();
         let mut totals = TOTALS.lock().unwrap();
         for (name, (ms, n)) in pending {
@@ -415,7 +415,7 @@ mod phases {
     }
 
     /// Prints the mean per turn of each phase, and their sum.
-    pub fn print(turn_median: f64) {
+    pub(crate) fn print(turn_median: f64) {
         let totals = TOTALS.lock().unwrap();
         let turns = totals.1.max(1) as f64;
         println!("phases of our turn (mean wall time per turn over {turns} turns):");

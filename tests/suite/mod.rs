@@ -29,5 +29,5 @@ mod providers;
 mod registry;
 mod security;
 mod servers;
-pub mod support_py;
+pub(crate) mod support_py;
 mod tasks_server;

@@ -27,11 +27,11 @@ use tokio_util::sync::CancellationToken;
 
 /// The state each first round hands out: odd bytes on purpose (spaces, `+/=`, non-ASCII,
 /// quotes), so that any re-encoding on the way back is caught.
-pub const STATE: &str = "round-1 +/= état \"quoted\" \u{1F600}";
+pub(super) const STATE: &str = "round-1 +/= état \"quoted\" \u{1F600}";
 
 /// The server's behaviour and counters, shared with the test.
 #[derive(Clone, Debug, Default)]
-pub struct Asking {
+pub(super) struct Asking {
     /// `tools/list` requests answered.
     pub lists: Arc<AtomicUsize>,
     /// Calls that came back with a `requestState` other than the one handed out.
@@ -43,7 +43,7 @@ pub struct Asking {
 }
 
 /// The server running on 127.0.0.1; stops when dropped.
-pub struct Running {
+pub(super) struct Running {
     /// Its endpoint, `http://127.0.0.1:PORT/mcp`.
     pub url: String,
     /// What it counts.
@@ -58,7 +58,7 @@ impl Drop for Running {
 }
 
 /// Starts the server on a free loopback port, on the current tokio runtime.
-pub async fn start(asking: Asking) -> Running {
+pub(super) async fn start(asking: Asking) -> Running {
     let stop = CancellationToken::new();
     let url = serve_http(asking.clone(), &stop).await;
     Running { url, asking, stop }
@@ -67,7 +67,7 @@ pub async fn start(asking: Asking) -> Running {
 /// Serves `server` (one clone per session) over streamable HTTP on a free loopback port until
 /// `stop` is cancelled; returns its endpoint, `http://127.0.0.1:PORT/mcp`. Shared by the suite's
 /// own rmcp servers.
-pub async fn serve_http<S>(server: S, stop: &CancellationToken) -> String
+pub(super) async fn serve_http<S>(server: S, stop: &CancellationToken) -> String
 where
     S: rmcp::ServerHandler + Clone + Send + Sync + 'static,
 {

@@ -11,19 +11,19 @@ use std::time::{Duration, Instant};
 use switchboard_engine::vocab::server::{ServerConfig, Transport};
 
 /// The text every `get_weather` call of the weather server returns.
-pub const WEATHER_TEXT: &str = "It's always raining in California";
+pub(crate) const WEATHER_TEXT: &str = "It's always raining in California";
 
 /// How long the weather server may take to listen (Python imports are slow on a busy machine).
 const HTTP_START_LIMIT: Duration = Duration::from_secs(30);
 
 /// `tests/fixtures/mcp-py`.
-pub fn fixtures_py() -> PathBuf {
+pub(crate) fn fixtures_py() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp-py")
 }
 
 /// The virtualenv's Python (it has `mcp` 1.x and `mcp-server-time`); panics with the fix when
 /// the virtualenv is missing.
-pub fn venv_python() -> PathBuf {
+pub(crate) fn venv_python() -> PathBuf {
     let python = fixtures_py().join(".venv/bin/python");
     assert!(
         python.exists(),
@@ -34,7 +34,7 @@ pub fn venv_python() -> PathBuf {
 }
 
 /// A stdio config running the venv's Python with `args`, with test-sized timeouts (30 s).
-pub fn python_stdio_config(name: &str, args: &[&str]) -> ServerConfig {
+pub(crate) fn python_stdio_config(name: &str, args: &[&str]) -> ServerConfig {
     let transport = Transport::Stdio {
         command: venv_python().to_string_lossy().into_owned(),
         args: args.iter().map(|a| (*a).to_owned()).collect(),
@@ -48,12 +48,12 @@ pub fn python_stdio_config(name: &str, args: &[&str]) -> ServerConfig {
 }
 
 /// `mcp-server-time` over stdio (`python -m mcp_server_time --local-timezone UTC`), under `name`.
-pub fn time_stdio_config(name: &str) -> ServerConfig {
+pub(crate) fn time_stdio_config(name: &str) -> ServerConfig {
     python_stdio_config(name, &["-m", "mcp_server_time", "--local-timezone", "UTC"])
 }
 
 /// The weather server over stdio (`python weather.py stdio`), under `name`.
-pub fn weather_stdio_config(name: &str) -> ServerConfig {
+pub(crate) fn weather_stdio_config(name: &str) -> ServerConfig {
     let script = fixtures_py().join("weather.py");
     python_stdio_config(name, &[&script.to_string_lossy(), "stdio"])
 }
@@ -64,7 +64,7 @@ pub fn weather_stdio_config(name: &str) -> ServerConfig {
 /// closes.) On Linux the server also dies with the thread that started it: start it from the
 /// test's own thread, not from a short-lived one such as `spawn_blocking`'s.
 #[derive(Debug)]
-pub struct WeatherHttp {
+pub(crate) struct WeatherHttp {
     child: Child,
     port: u16,
     stderr: tempfile::NamedTempFile,
@@ -73,7 +73,7 @@ pub struct WeatherHttp {
 impl WeatherHttp {
     /// Starts `python weather.py http PORT` and waits until it accepts connections; panics
     /// with its stderr if it exits or does not listen within 30 s.
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let port = free_port();
         // stderr goes to a file: a pipe nobody reads would stall a chatty server.
         let stderr = tempfile::NamedTempFile::new().expect("a temp file");
@@ -95,22 +95,22 @@ impl WeatherHttp {
     }
 
     /// The port it listens on (127.0.0.1 only).
-    pub fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.port
     }
 
     /// The server's pid.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Its streamable HTTP endpoint, `http://127.0.0.1:PORT/mcp`.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
     }
 
     /// A config reaching it over streamable HTTP under `name`, with test-sized timeouts.
-    pub fn config(&self, name: &str) -> ServerConfig {
+    pub(crate) fn config(&self, name: &str) -> ServerConfig {
         let transport = Transport::Http {
             url: self.url(),
             headers: BTreeMap::new(),
@@ -138,7 +138,7 @@ impl WeatherHttp {
     }
 
     /// What it wrote on stderr so far.
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         std::fs::read_to_string(self.stderr.path()).unwrap_or_default()
     }
 }
@@ -151,7 +151,7 @@ impl Drop for WeatherHttp {
 }
 
 /// A loopback port nobody listens on right now.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("addr").port()
 }

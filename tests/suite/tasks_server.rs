@@ -32,13 +32,13 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 /// The `ttlMs` of the tool list: an hour, so only a list change makes the host list again.
-pub const TTL_MS: u64 = 3_600_000;
+pub(super) const TTL_MS: u64 = 3_600_000;
 /// The poll interval the server suggests (ms).
-pub const POLL_MS: u64 = 150;
+pub(super) const POLL_MS: u64 = 150;
 
 /// What the server counts, shared with the test.
 #[derive(Clone, Debug, Default)]
-pub struct Counts {
+pub(super) struct Counts {
     /// `tasks/get` requests answered.
     pub gets: Arc<AtomicUsize>,
     /// `tasks/update` requests answered.
@@ -53,7 +53,7 @@ pub struct Counts {
 
 /// The server's state: one task store and the listeners, shared by every request.
 #[derive(Clone, Default)]
-pub struct Tasks {
+pub(super) struct Tasks {
     /// What it counts.
     pub counts: Counts,
     tasks: TaskManager,
@@ -62,7 +62,7 @@ pub struct Tasks {
 }
 
 /// The server running on 127.0.0.1; stops when dropped.
-pub struct Running {
+pub(super) struct Running {
     /// Its endpoint, `http://127.0.0.1:PORT/mcp`.
     pub url: String,
     /// What it counts.
@@ -79,7 +79,7 @@ impl Drop for Running {
 }
 
 /// Starts the server on a free loopback port, on the current tokio runtime.
-pub async fn start() -> Running {
+pub(super) async fn start() -> Running {
     let server = Tasks::default();
     let stop = CancellationToken::new();
     let url = super::mrtr_server::serve_http(server.clone(), &stop).await;

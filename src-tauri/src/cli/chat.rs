@@ -127,7 +127,7 @@ fn top_p(s: &str) -> Result<f64, String> {
 }
 
 /// Runs one turn and prints it.
-pub async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
+pub(super) async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
     let conv = conversation(engine, args).await?;
     let mut files = Vec::new();
     for path in &args.attach {

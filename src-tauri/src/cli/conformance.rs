@@ -35,7 +35,7 @@ const CONTEXT_ENV: &str = "MCP_CONFORMANCE_CONTEXT";
 const LIMIT: Duration = Duration::from_secs(20);
 
 /// Runs the scenario named in the environment against `url`.
-pub async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
+pub(super) async fn run(out: &mut impl Write, url: &str) -> Result<(), CliError> {
     let scenario = std::env::var(SCENARIO_ENV).unwrap_or_default();
     let context = context()?;
     writeln!(out, "scenario {scenario:?} against {url}")?;
@@ -228,7 +228,7 @@ fn context() -> Result<Map<String, Value>, CliError> {
 }
 
 /// Arguments for a tool from its input schema: a plain value of each property's type.
-pub fn sample_arguments(schema: &Map<String, Value>) -> Map<String, Value> {
+pub(super) fn sample_arguments(schema: &Map<String, Value>) -> Map<String, Value> {
     let Some(Value::Object(properties)) = schema.get("properties") else {
         return Map::new();
     };

@@ -62,7 +62,7 @@ pub enum ConversationsCmd {
 }
 
 /// Runs one conversations subcommand.
-pub async fn run(engine: &Engine, cmd: &ConversationsCmd) -> Result<(), CliError> {
+pub(super) async fn run(engine: &Engine, cmd: &ConversationsCmd) -> Result<(), CliError> {
     let store = engine.store();
     let mut out = std::io::stdout().lock();
     match cmd {

@@ -15,7 +15,7 @@ use super::CliError;
 
 /// The formats on the command line.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Format {
+pub(super) enum Format {
     /// Markdown, images beside the files.
     Md,
     /// Lossless JSON (one file).
@@ -65,7 +65,7 @@ pub struct ImportArgs {
 }
 
 /// Runs `switchboard export`.
-pub async fn run_export(engine: &Engine, args: &ExportArgs) -> Result<(), CliError> {
+pub(super) async fn run_export(engine: &Engine, args: &ExportArgs) -> Result<(), CliError> {
     if !args.all && args.id.is_empty() && args.search.is_none() {
         return Err(CliError::Usage(
             "say which conversations to export: --all, --id ID… or --search QUERY".into(),
@@ -106,7 +106,7 @@ pub async fn run_export(engine: &Engine, args: &ExportArgs) -> Result<(), CliErr
 }
 
 /// Runs `switchboard import`.
-pub async fn run_import(engine: &Engine, args: &ImportArgs) -> Result<(), CliError> {
+pub(super) async fn run_import(engine: &Engine, args: &ImportArgs) -> Result<(), CliError> {
     let result = import_file(engine.store(), &args.file, args.dry_run)
         .await
         .map_err(switchboard_engine::EngineError::from)?;

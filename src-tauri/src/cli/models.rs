@@ -45,7 +45,7 @@ pub enum ModelsCmd {
 }
 
 /// Runs one models subcommand.
-pub async fn run(engine: &Engine, cmd: &ModelsCmd) -> Result<(), CliError> {
+pub(super) async fn run(engine: &Engine, cmd: &ModelsCmd) -> Result<(), CliError> {
     let models = engine.providers().models_dir();
     let local = |e| CliError::Engine(ProviderError::from(e).into());
     let mut out = std::io::stdout().lock();

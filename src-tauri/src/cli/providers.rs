@@ -64,7 +64,7 @@ pub enum ProvidersCmd {
 }
 
 /// Runs one providers subcommand.
-pub async fn run(engine: &Engine, cmd: &ProvidersCmd) -> Result<(), CliError> {
+pub(super) async fn run(engine: &Engine, cmd: &ProvidersCmd) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cmd {
         ProvidersCmd::Presets => {

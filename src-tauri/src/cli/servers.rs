@@ -204,7 +204,7 @@ async fn confirm_secrets() -> Result<bool, CliError> {
 }
 
 /// Runs one servers subcommand.
-pub async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
+pub(super) async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cmd {
         ServersCmd::List { json } => list(&mut out, &engine.mcp().list_servers().await?, *json)?,

@@ -18,7 +18,7 @@ use super::CliError;
 use super::pairs;
 
 /// What `servers install` was given.
-pub struct InstallArgs<'a> {
+pub(super) struct InstallArgs<'a> {
     /// A registry name or a `.mcpb` file.
     pub target: &'a str,
     /// The registry version (none: the latest).
@@ -38,7 +38,7 @@ pub struct InstallArgs<'a> {
 }
 
 /// `servers search`.
-pub async fn search(
+pub(super) async fn search(
     engine: &Engine,
     out: &mut impl Write,
     query: &str,
@@ -98,7 +98,7 @@ fn print_page(out: &mut impl Write, page: &RegistryPage) -> Result<(), CliError>
 }
 
 /// `servers install`: a `.mcpb` file or a registry entry.
-pub async fn install(
+pub(super) async fn install(
     engine: &Engine,
     out: &mut impl Write,
     a: &InstallArgs<'_>,
@@ -184,7 +184,7 @@ async fn install_bundle(
 }
 
 /// `servers update`.
-pub async fn update(
+pub(super) async fn update(
     engine: &Engine,
     out: &mut impl Write,
     name: &str,

@@ -15,7 +15,11 @@ use tokio_util::sync::CancellationToken;
 use super::CliError;
 
 /// Starts `name`, prints one line saying it is ready (name, version, protocol, tools), stops it.
-pub async fn start(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
+pub(super) async fn start(
+    engine: &Engine,
+    out: &mut impl Write,
+    name: &str,
+) -> Result<(), CliError> {
     let server = started(engine, name).await?;
     let state = engine.mcp().server_state(&server);
     engine.mcp().stop_server(&server).await;
@@ -30,7 +34,11 @@ pub async fn start(engine: &Engine, out: &mut impl Write, name: &str) -> Result<
 }
 
 /// Prints `name`'s tools, one line each: the name and the first line of its description.
-pub async fn tools(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
+pub(super) async fn tools(
+    engine: &Engine,
+    out: &mut impl Write,
+    name: &str,
+) -> Result<(), CliError> {
     let server = started(engine, name).await?;
     let tools = engine.mcp().server_tools(&server);
     engine.mcp().stop_server(&server).await;
@@ -43,7 +51,7 @@ pub async fn tools(engine: &Engine, out: &mut impl Write, name: &str) -> Result<
 }
 
 /// Calls `tool` of `name` with `json` and prints the result; a tool error is a failure.
-pub async fn call(
+pub(super) async fn call(
     engine: &Engine,
     out: &mut impl Write,
     name: &str,
@@ -72,7 +80,11 @@ pub async fn call(
 }
 
 /// Prints the stderr lines (and MCP log messages) `name` wrote while starting.
-pub async fn logs(engine: &Engine, out: &mut impl Write, name: &str) -> Result<(), CliError> {
+pub(super) async fn logs(
+    engine: &Engine,
+    out: &mut impl Write,
+    name: &str,
+) -> Result<(), CliError> {
     let server = started(engine, name).await?;
     // Read before stopping: what a server writes while it is being stopped (e.g. a broken
     // pipe on a write in flight) is not what it wrote while starting.

@@ -29,7 +29,7 @@ use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 use tokio::sync::mpsc;
 
 /// An engine on a fresh profile in `dir` with an in-memory keychain.
-pub async fn engine(dir: &Path) -> Engine {
+pub(super) async fn engine(dir: &Path) -> Engine {
     let redactor = Redactor::default();
     let store = std::sync::Arc::new(KeyringSecrets::mock().unwrap());
     let secrets = Secrets::new(store, std::sync::Arc::new(|_: &str| None), redactor.clone());
@@ -39,7 +39,7 @@ pub async fn engine(dir: &Path) -> Engine {
 }
 
 /// server-everything's entry point.
-pub fn everything_js() -> String {
+pub(super) fn everything_js() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(
@@ -50,7 +50,7 @@ pub fn everything_js() -> String {
 }
 
 /// Configures and starts server-everything (stdio) as `everything` with `approval`.
-pub async fn with_everything(engine: &Engine, approval: &str) {
+pub(super) async fn with_everything(engine: &Engine, approval: &str) {
     let doc = serde_json::json!({"mcpServers": {"everything": {
         "command": "node", "args": [everything_js(), "stdio"], "approval": approval}}});
     engine
@@ -63,14 +63,14 @@ pub async fn with_everything(engine: &Engine, approval: &str) {
 
 /// Which wire format the scripted model speaks to the engine.
 #[derive(Clone, Copy, Debug)]
-pub enum Wire {
+pub(super) enum Wire {
     OpenAi,
     Ollama,
     DashScope,
 }
 
 /// Adds the scripted model as a provider and makes a conversation that uses it.
-pub async fn conversation(engine: &Engine, url: &str, wire: Wire) -> String {
+pub(super) async fn conversation(engine: &Engine, url: &str, wire: Wire) -> String {
     let (preset, base) = match wire {
         Wire::OpenAi => ("openai-compatible", format!("{url}/v1")),
         Wire::Ollama => ("ollama", url.to_owned()),
@@ -95,7 +95,7 @@ pub async fn conversation(engine: &Engine, url: &str, wire: Wire) -> String {
 }
 
 /// Sets a conversation's settings object.
-pub async fn set_settings(engine: &Engine, conv: &str, settings: Value) {
+pub(super) async fn set_settings(engine: &Engine, conv: &str, settings: Value) {
     let patch = ConversationPatch {
         settings: Some(settings),
         ..Default::default()
@@ -108,13 +108,13 @@ pub async fn set_settings(engine: &Engine, conv: &str, settings: Value) {
 }
 
 /// What a turn did: its end and every event.
-pub struct Ran {
+pub(super) struct Ran {
     pub end: TurnEnd,
     pub events: Vec<ChatEvent>,
 }
 
 /// Sends `text`, answering approval questions with `answer`, and collects the events.
-pub async fn send(engine: &Engine, conv: &str, text: &str, answer: ApprovalAnswer) -> Ran {
+pub(super) async fn send(engine: &Engine, conv: &str, text: &str, answer: ApprovalAnswer) -> Ran {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let e = engine.clone();
     let answering = tokio::spawn(async move {
@@ -139,7 +139,7 @@ pub async fn send(engine: &Engine, conv: &str, text: &str, answer: ApprovalAnswe
 }
 
 /// The tool results a turn reported: (text, is_error).
-pub fn results(events: &[ChatEvent]) -> Vec<(String, bool)> {
+pub(super) fn results(events: &[ChatEvent]) -> Vec<(String, bool)> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -155,7 +155,7 @@ pub fn results(events: &[ChatEvent]) -> Vec<(String, bool)> {
 }
 
 /// The answer text a turn streamed.
-pub fn text(events: &[ChatEvent]) -> String {
+pub(super) fn text(events: &[ChatEvent]) -> String {
     events
         .iter()
         .filter_map(|e| match e {

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 /// One scripted answer.
 #[derive(Clone, Debug)]
-pub enum Say {
+pub(super) enum Say {
     /// Text, in one chunk per word.
     Text(String),
     /// Tool calls (provider-safe name, arguments), with an optional text before them.
@@ -29,7 +29,7 @@ pub enum Say {
 }
 
 /// The running fake; it stops when dropped.
-pub struct Model {
+pub(super) struct Model {
     pub url: String,
     state: Arc<Shared>,
     task: tokio::task::JoinHandle<()>,
@@ -45,9 +45,9 @@ struct Shared {
 }
 
 /// The context window the fake's model list (OpenRouter's `context_length`) gives.
-pub const LISTED_WINDOW: u32 = 65_536;
+pub(super) const LISTED_WINDOW: u32 = 65_536;
 /// The context length the fake's `/api/show` gives (`qwen3.context_length`).
-pub const SHOWN_WINDOW: u32 = 12_288;
+pub(super) const SHOWN_WINDOW: u32 = 12_288;
 
 impl Drop for Model {
     fn drop(&mut self) {
@@ -57,7 +57,7 @@ impl Drop for Model {
 
 impl Model {
     /// Starts the fake with its script.
-    pub async fn start(script: Vec<Say>) -> Self {
+    pub(super) async fn start(script: Vec<Say>) -> Self {
         let state = Arc::new(Shared::default());
         *state.script.lock().unwrap() = script.into();
         let app = axum::Router::new()
@@ -75,12 +75,12 @@ impl Model {
     }
 
     /// Every request body received, in order (title requests left out).
-    pub fn requests(&self) -> Vec<Value> {
+    pub(super) fn requests(&self) -> Vec<Value> {
         self.state.requests.lock().unwrap().clone()
     }
 
     /// The tool names the model was offered in request `i` (OpenAI wire).
-    pub fn offered(&self, i: usize) -> Vec<String> {
+    pub(super) fn offered(&self, i: usize) -> Vec<String> {
         let requests = self.requests();
         let tools = requests[i]["tools"].as_array().cloned().unwrap_or_default();
         tools
@@ -90,12 +90,12 @@ impl Model {
     }
 
     /// The paths of the questions about models asked so far.
-    pub fn asked(&self) -> Vec<String> {
+    pub(super) fn asked(&self) -> Vec<String> {
         self.state.asked.lock().unwrap().clone()
     }
 
     /// Why requests were rejected (empty when every history was valid).
-    pub fn rejected(&self) -> Vec<String> {
+    pub(super) fn rejected(&self) -> Vec<String> {
         self.state.rejected.lock().unwrap().clone()
     }
 }

@@ -18,11 +18,11 @@ use switchboard_engine::local::job::{Job, Piece, Prompt, RuntimeOptions, Samplin
 use tokio::sync::mpsc;
 
 /// A hang guard only: generations here take well under a second.
-pub const HANG_GUARD: Duration = Duration::from_secs(120);
+pub(super) const HANG_GUARD: Duration = Duration::from_secs(120);
 
 /// The SmolLM2 GGUF (`SWITCHBOARD_TEST_GGUF`, else the cache `scripts/deps.sh` fills); panics
 /// with the fix when it is missing.
-pub fn smollm2() -> PathBuf {
+pub(super) fn smollm2() -> PathBuf {
     let path = std::env::var_os("SWITCHBOARD_TEST_GGUF")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -41,7 +41,7 @@ pub fn smollm2() -> PathBuf {
 
 /// A runtime with a small context (fast to create) and one thread: the suite runs many tests
 /// at once on few cores, and llama.cpp's threads wait by spinning.
-pub fn runtime() -> LocalRuntime {
+pub(super) fn runtime() -> LocalRuntime {
     LocalRuntime::start(RuntimeOptions {
         max_context: 2048,
         threads: Some(1),
@@ -52,13 +52,13 @@ pub fn runtime() -> LocalRuntime {
 
 /// One generating test at a time (each has its own runtime; together they would only crowd
 /// the cores): hold this for the test's length.
-pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+pub(super) async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
     static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     LOCK.lock().await
 }
 
 /// A ChatML prompt: a system line, then (user, assistant) turns, then the user's question.
-pub fn chatml(turns: &[(&str, &str)], question: &str) -> String {
+pub(super) fn chatml(turns: &[(&str, &str)], question: &str) -> String {
     let mut out = String::from("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n");
     for (user, assistant) in turns {
         out += &format!(
@@ -70,7 +70,7 @@ pub fn chatml(turns: &[(&str, &str)], question: &str) -> String {
 }
 
 /// Greedy sampling with a token limit.
-pub fn greedy(max_tokens: u32) -> Sampling {
+pub(super) fn greedy(max_tokens: u32) -> Sampling {
     Sampling {
         temperature: 0.0,
         seed: 7,
@@ -80,13 +80,18 @@ pub fn greedy(max_tokens: u32) -> Sampling {
 }
 
 /// A running job: its pieces and its stop switch.
-pub struct Running {
+pub(super) struct Running {
     pub rx: mpsc::UnboundedReceiver<Result<Piece, LocalError>>,
     pub stop: StopFlag,
 }
 
 /// Starts `prompt` on `runtime` with the SmolLM2 model (or `model`).
-pub fn start(runtime: &LocalRuntime, model: PathBuf, prompt: &str, sampling: Sampling) -> Running {
+pub(super) fn start(
+    runtime: &LocalRuntime,
+    model: PathBuf,
+    prompt: &str,
+    sampling: Sampling,
+) -> Running {
     let (tx, rx) = mpsc::unbounded_channel();
     let stop = StopFlag::default();
     let text = prompt.to_owned();
@@ -108,7 +113,7 @@ pub fn start(runtime: &LocalRuntime, model: PathBuf, prompt: &str, sampling: Sam
 
 impl Running {
     /// Every piece until the report (or the error).
-    pub async fn finish(mut self) -> Result<(String, Report), LocalError> {
+    pub(super) async fn finish(mut self) -> Result<(String, Report), LocalError> {
         tokio::time::timeout(HANG_GUARD, async move {
             let mut text = String::new();
             while let Some(piece) = self.rx.recv().await {
@@ -126,7 +131,7 @@ impl Running {
 }
 
 /// Generates `prompt` to the end.
-pub async fn generate(
+pub(super) async fn generate(
     runtime: &LocalRuntime,
     prompt: &str,
     sampling: Sampling,

@@ -14,7 +14,7 @@ use futures::stream;
 
 /// How the body of a reply is sent.
 #[derive(Clone, Debug)]
-pub enum Send {
+pub(crate) enum Send {
     /// In one piece.
     Whole(Vec<u8>),
     /// This prefix, then the connection breaks.
@@ -25,14 +25,14 @@ pub enum Send {
 
 /// One scripted reply.
 #[derive(Clone, Debug)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub headers: Vec<(&'static str, String)>,
     pub body: Send,
 }
 
 impl Reply {
-    pub fn ok(content_type: &'static str, body: impl Into<Vec<u8>>) -> Self {
+    pub(crate) fn ok(content_type: &'static str, body: impl Into<Vec<u8>>) -> Self {
         Self {
             status: 200,
             headers: vec![("content-type", content_type.into())],
@@ -40,7 +40,7 @@ impl Reply {
         }
     }
 
-    pub fn status(status: u16, body: &str) -> Self {
+    pub(crate) fn status(status: u16, body: &str) -> Self {
         Self {
             status,
             headers: vec![("content-type", "application/json".into())],
@@ -48,12 +48,12 @@ impl Reply {
         }
     }
 
-    pub fn header(mut self, name: &'static str, value: &str) -> Self {
+    pub(crate) fn header(mut self, name: &'static str, value: &str) -> Self {
         self.headers.push((name, value.into()));
         self
     }
 
-    pub fn with_body(mut self, body: Send) -> Self {
+    pub(crate) fn with_body(mut self, body: Send) -> Self {
         self.body = body;
         self
     }
@@ -61,7 +61,7 @@ impl Reply {
 
 /// A request as the server saw it.
 #[derive(Clone, Debug)]
-pub struct Seen {
+pub(crate) struct Seen {
     pub method: String,
     pub path_and_query: String,
     pub headers: Vec<(String, String)>,
@@ -69,7 +69,7 @@ pub struct Seen {
 }
 
 impl Seen {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -97,7 +97,7 @@ impl Drop for DropSignal {
 }
 
 /// The running fake; it stops when dropped.
-pub struct FakeProvider {
+pub(crate) struct FakeProvider {
     pub url: String,
     script: Arc<Script>,
     _task: tokio::task::JoinHandle<()>,
@@ -111,13 +111,13 @@ impl Drop for FakeProvider {
 
 impl FakeProvider {
     /// Starts a fake that answers with `replies` in order (then 500).
-    pub async fn start(replies: Vec<Reply>) -> Self {
+    pub(crate) async fn start(replies: Vec<Reply>) -> Self {
         Self::serve(replies, false).await
     }
 
     /// Starts a fake that answers questions about models with nothing to say (an empty list,
     /// an empty object) and everything else with `replies` in order; only the latter are seen.
-    pub async fn chat_only(replies: Vec<Reply>) -> Self {
+    pub(crate) async fn chat_only(replies: Vec<Reply>) -> Self {
         Self::serve(replies, true).await
     }
 
@@ -147,12 +147,12 @@ impl FakeProvider {
     }
 
     /// Resolves once a stalled response body has been dropped by the server.
-    pub async fn body_dropped(&self) {
+    pub(crate) async fn body_dropped(&self) {
         self.script.dropped.notified().await;
     }
 
     /// Every request so far.
-    pub fn seen(&self) -> Vec<Seen> {
+    pub(crate) fn seen(&self) -> Vec<Seen> {
         self.script.seen.lock().unwrap().clone()
     }
 }

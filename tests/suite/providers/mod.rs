@@ -2,7 +2,7 @@
 //! request bodies asserted, and the fault matrix for every wire format.
 
 mod bodies;
-pub mod fake;
+pub(super) mod fake;
 mod faults;
 mod replay;
 mod service;

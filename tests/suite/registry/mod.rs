@@ -18,7 +18,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 
 /// Entries per page of the test registry.
-pub const PAGE: usize = 3;
+pub(super) const PAGE: usize = 3;
 
 fn recorded() -> Vec<Value> {
     let path = concat!(
@@ -81,7 +81,7 @@ async fn one(UrlPath((name, version)): UrlPath<(String, String)>) -> Response {
 
 /// A registry on 127.0.0.1; its base URLs: `/ok` (the recorded entries), `/malformed`
 /// (JSON of another shape), `/huge` (5 MiB), `/slow` (answers after 5 s).
-pub async fn registry() -> String {
+pub(super) async fn registry() -> String {
     let ok = Router::new()
         .route("/v0/servers", get(list))
         .route("/v0/servers/{name}/versions/{version}", get(one));

@@ -7,7 +7,7 @@ use crate::vocab::content::Attachment;
 use crate::vocab::mcp::ResourceBody;
 
 /// The part of a user message a model is sent for `attachment`.
-pub fn user_part(attachment: &Attachment) -> UserPart {
+pub(crate) fn user_part(attachment: &Attachment) -> UserPart {
     let mime = attachment.mime_type.as_deref().unwrap_or("");
     match &attachment.body {
         ResourceBody::Text(text) => UserPart::Text {

@@ -15,15 +15,15 @@ use std::sync::OnceLock;
 use crate::provider::{ChatMessage, ToolSpec, UserPart};
 
 /// The window assumed when neither the conversation nor the model says.
-pub const DEFAULT_WINDOW: u32 = 32_768;
+pub(crate) const DEFAULT_WINDOW: u32 = 32_768;
 /// Tokens per message for role and framing, as OpenAI counts them.
 const PER_MESSAGE: u32 = 4;
 /// The marker appended to a tool result cut for the request.
-pub const CUT_MARKER: &str = "\n[… result truncated to fit the context window]";
+pub(crate) const CUT_MARKER: &str = "\n[… result truncated to fit the context window]";
 
 /// Tokens an image is assumed to take.
 /// The tokens an image is estimated at.
-pub const IMAGE: u32 = 765;
+pub(crate) const IMAGE: u32 = 765;
 
 #[cfg(test)]
 thread_local! {
@@ -32,7 +32,7 @@ thread_local! {
 }
 
 /// Estimated tokens of `text`.
-pub fn count(text: &str) -> u32 {
+pub(crate) fn count(text: &str) -> u32 {
     #[cfg(test)]
     COUNTED.with(|c| c.set(c.get() + 1));
     let n = tiktoken_rs::o200k_base_singleton()
@@ -42,12 +42,12 @@ pub fn count(text: &str) -> u32 {
 }
 
 /// A bound on the tokens of `text` that needs no tokenizer: its length in bytes.
-pub fn bound(text: &str) -> u32 {
+pub(crate) fn bound(text: &str) -> u32 {
     u32::try_from(text.len()).unwrap_or(u32::MAX)
 }
 
 /// Estimated tokens of one message.
-pub fn message_tokens(m: &ChatMessage) -> u32 {
+pub(crate) fn message_tokens(m: &ChatMessage) -> u32 {
     message_cost(m, count)
 }
 
@@ -78,13 +78,13 @@ fn message_cost(m: &ChatMessage, text: impl Fn(&str) -> u32) -> u32 {
 }
 
 /// Estimated tokens of one tool definition (name, description, input schema).
-pub fn tool_tokens(name: &str, description: &str, schema: &serde_json::Value) -> u32 {
+pub(crate) fn tool_tokens(name: &str, description: &str, schema: &serde_json::Value) -> u32 {
     count(name) + count(description) + count(&schema.to_string())
 }
 
 /// Estimated tokens of the tool definitions of a request (count once per turn: they do not
 /// change between its steps).
-pub fn tools_tokens(tools: &[ToolSpec]) -> u32 {
+pub(crate) fn tools_tokens(tools: &[ToolSpec]) -> u32 {
     tools
         .iter()
         .map(|t| tool_tokens(&t.name, &t.description, &t.parameters))
@@ -94,20 +94,21 @@ pub fn tools_tokens(tools: &[ToolSpec]) -> u32 {
 /// What a turn has measured of its tool definitions (they do not change between its steps):
 /// their byte bound and, only when a request may not fit, their token count.
 #[derive(Debug, Default)]
-pub struct ToolsMeasures {
+pub(crate) struct ToolsMeasures {
     bound: OnceLock<u32>,
     counted: OnceLock<u32>,
 }
 
 impl ToolsMeasures {
     /// The token count, if one was made.
-    pub fn counted(&self) -> Option<u32> {
+    #[cfg(test)]
+    pub(crate) fn counted(&self) -> Option<u32> {
         self.counted.get().copied()
     }
 }
 
 /// The cost of a request's tool definitions, measured at most once per turn.
-pub struct ToolsCost<'a> {
+pub(crate) struct ToolsCost<'a> {
     /// The definitions.
     pub specs: &'a [ToolSpec],
     /// What was measured of them so far.
@@ -138,7 +139,7 @@ impl ToolsCost<'_> {
 
 /// What [`fit`] kept.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Fitted {
+pub(crate) struct Fitted {
     /// The messages to send.
     pub messages: Vec<ChatMessage>,
     /// How many messages were left out (oldest first).
@@ -150,7 +151,7 @@ pub struct Fitted {
 
 /// Fits `messages` into `window` tokens, leaving `reserve` for the answer, beside the system
 /// prompt and the tool definitions.
-pub fn fit(
+pub(crate) fn fit(
     system: Option<&str>,
     tools: &ToolsCost<'_>,
     messages: Vec<ChatMessage>,

@@ -25,7 +25,7 @@ use crate::vocab::content::ContentPart;
 use crate::vocab::mcp::ToolResult;
 
 /// How many times the same failing call may repeat in a turn before the loop is broken.
-pub const BREAK_AFTER: u32 = 3;
+pub(crate) const BREAK_AFTER: u32 = 3;
 
 /// A call the model asked for, resolved to its server and tool.
 #[derive(Clone, Debug)]
@@ -294,7 +294,7 @@ pub(super) struct Breaker {
 impl Breaker {
     /// Records a step's results; true when the same failing call has now failed
     /// [`BREAK_AFTER`] times.
-    pub fn tripped(&mut self, results: &[(Planned, ToolResult)]) -> bool {
+    pub(crate) fn tripped(&mut self, results: &[(Planned, ToolResult)]) -> bool {
         let mut tripped = false;
         for (call, _) in results.iter().filter(|(_, r)| r.is_error) {
             let key = format!(

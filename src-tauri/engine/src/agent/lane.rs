@@ -46,7 +46,7 @@ pub(super) struct Lane {
 
 impl Lane {
     /// An empty lane writing to `store`, with its writer task.
-    pub fn new(store: &Store) -> Self {
+    pub(crate) fn new(store: &Store) -> Self {
         let (progress_tx, progress) = watch::channel(Progress::default());
         let (queue, rx) = mpsc::unbounded_channel();
         let failure = Arc::new(Mutex::new(None));
@@ -62,27 +62,27 @@ impl Lane {
 
     /// Queues `write` after every write queued before it; it lands as soon as they have (at
     /// once when none waits), and is skipped when one of them failed.
-    pub fn push(&mut self, write: MessageWrite) {
+    pub(crate) fn push(&mut self, write: MessageWrite) {
         self.queued += 1;
         // A send fails only when the writer has stopped; the wait then ends as not written.
         let _ = self.queue.send(write);
     }
 
     /// Queues the insert of `new` under `id`, as its conversation's head.
-    pub fn insert(&mut self, id: &str, new: NewMessage) {
+    pub(crate) fn insert(&mut self, id: &str, new: NewMessage) {
         let id = id.to_owned();
         self.push(MessageWrite::InsertAsHead { id, new });
     }
 
     /// Queues `update` of message `id`.
-    pub fn update(&mut self, id: &str, update: MessageUpdate) {
+    pub(crate) fn update(&mut self, id: &str, update: MessageUpdate) {
         let id = id.to_owned();
         self.push(MessageWrite::Update { id, update });
     }
 
     /// Resolves when every write queued so far has ended: true when all were written, false
     /// when one failed ([`Lane::flush`] says how). It does not hold the lane.
-    pub fn written(&self) -> Written {
+    pub(crate) fn written(&self) -> Written {
         let mut progress = self.progress.clone();
         let target = self.queued;
         async move {
@@ -98,7 +98,7 @@ impl Lane {
     /// Waits for every queued write. Err when one of the writes queued since the last flush
     /// did not land: the first failure itself, or (when an earlier flush reported it) that
     /// these were skipped after it.
-    pub async fn flush(&mut self) -> Result<(), StoreError> {
+    pub(crate) async fn flush(&mut self) -> Result<(), StoreError> {
         let all_written = self.written().await;
         let since = self.reported;
         self.reported = self.queued;

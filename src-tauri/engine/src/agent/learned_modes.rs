@@ -12,12 +12,12 @@ use crate::provider::prompt_tools::PromptOnlyModels;
 use crate::store::{Store, StoreError};
 
 /// The settings key holding what was learned of `provider_id`'s models.
-pub fn key(provider_id: &str) -> String {
+pub(crate) fn key(provider_id: &str) -> String {
     format!("tools.prompt_only.{provider_id}")
 }
 
 /// The models of `provider_id` known to need prompt mode.
-pub async fn load(store: &Store, provider_id: &str) -> Result<HashSet<String>, StoreError> {
+pub(crate) async fn load(store: &Store, provider_id: &str) -> Result<HashSet<String>, StoreError> {
     let stored = store.setting(&key(provider_id)).await?;
     let list = stored.as_ref().and_then(Value::as_array);
     Ok(list
@@ -30,7 +30,7 @@ pub async fn load(store: &Store, provider_id: &str) -> Result<HashSet<String>, S
 
 /// Whether `learned` holds more models than the `loaded` it held when loaded (the set only
 /// grows): only then has a turn something to [`remember`].
-pub fn grew(learned: &PromptOnlyModels, loaded: usize) -> bool {
+pub(crate) fn grew(learned: &PromptOnlyModels, loaded: usize) -> bool {
     learned
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -41,7 +41,7 @@ pub fn grew(learned: &PromptOnlyModels, loaded: usize) -> bool {
 /// Adds what `learned` holds to what is stored for `provider_id`. `loaded` is how many models
 /// it held when loaded: the set only grows, so while it holds no more, nothing is read or
 /// written (this runs after every model call).
-pub async fn remember(
+pub(crate) async fn remember(
     store: &Store,
     provider_id: &str,
     learned: &PromptOnlyModels,

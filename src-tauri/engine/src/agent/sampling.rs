@@ -20,9 +20,9 @@ use crate::provider::{
 use crate::vocab::error::InteractionError;
 
 /// The setting naming the provider (id or name) that answers sampling requests.
-pub const SAMPLING_PROVIDER: &str = "mcp.sampling_provider";
+pub(crate) const SAMPLING_PROVIDER: &str = "mcp.sampling_provider";
 /// The setting naming the model that answers sampling requests.
-pub const SAMPLING_MODEL: &str = "mcp.sampling_model";
+pub(crate) const SAMPLING_MODEL: &str = "mcp.sampling_model";
 
 /// The provider and model that answer sampling requests.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -36,7 +36,7 @@ pub struct SamplingModel {
 
 /// `request` as a chat request to `model`: user parts become user messages (text and
 /// images), assistant parts assistant text; audio and tool parts are left out.
-pub fn chat_request(model: &str, request: SamplingRequest) -> ChatRequest {
+pub(crate) fn chat_request(model: &str, request: SamplingRequest) -> ChatRequest {
     let messages = request.messages.into_iter().filter_map(|m| {
         let parts: Vec<UserPart> = m.content.into_iter().filter_map(user_part).collect();
         match m.role {
@@ -74,7 +74,7 @@ fn user_part(content: SamplingContent) -> Option<UserPart> {
 }
 
 /// The model's answer from its events: the text (reasoning left out) and why it stopped.
-pub fn result(model: &str, events: &[ProviderEvent]) -> SamplingResult {
+pub(crate) fn result(model: &str, events: &[ProviderEvent]) -> SamplingResult {
     let mut text = String::new();
     let mut stop_reason = StopReason::EndTurn;
     for event in events {

@@ -15,7 +15,7 @@ use super::Agent;
 use super::{AgentError, ChatSettings};
 
 /// The setting naming the provider (id or name) used when a conversation names none.
-pub const DEFAULT_PROVIDER: &str = "chat.default_provider";
+pub(crate) const DEFAULT_PROVIDER: &str = "chat.default_provider";
 
 /// Everything fixed for the length of one turn.
 pub(super) struct Setup {
@@ -41,7 +41,7 @@ pub(super) struct Setup {
 
 impl Setup {
     /// The cost of the tools offered in this turn's requests.
-    pub fn tools_cost(&self) -> super::budget::ToolsCost<'_> {
+    pub(crate) fn tools_cost(&self) -> super::budget::ToolsCost<'_> {
         super::budget::ToolsCost {
             specs: &self.specs,
             measures: &self.specs_measures,
@@ -49,13 +49,16 @@ impl Setup {
     }
 
     /// Resolves the provider, model and tools of `conv`.
-    pub async fn of(agent: &Agent, conv: &Conversation) -> Result<Self, EngineError> {
+    pub(crate) async fn of(agent: &Agent, conv: &Conversation) -> Result<Self, EngineError> {
         Self::build(agent, conv, true).await
     }
 
     /// [`Setup::of`] without tools, for a request that offers none (a title): it never lists a
     /// server's tools.
-    pub async fn without_tools(agent: &Agent, conv: &Conversation) -> Result<Self, EngineError> {
+    pub(crate) async fn without_tools(
+        agent: &Agent,
+        conv: &Conversation,
+    ) -> Result<Self, EngineError> {
         Self::build(agent, conv, false).await
     }
 
@@ -133,7 +136,7 @@ impl Setup {
     }
 
     /// The tool a provider-safe name stands for.
-    pub fn resolve(&self, safe: &str) -> Option<(&str, &ToolInfo)> {
+    pub(crate) fn resolve(&self, safe: &str) -> Option<(&str, &ToolInfo)> {
         let (server, tool) = self.names.resolve(safe)?;
         self.tools
             .iter()

@@ -18,7 +18,7 @@ use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role};
 use crate::vocab::content::ContentPart;
 
 /// The server name tool calls from ChatGPT get.
-pub const SERVER: &str = "chatgpt";
+pub(crate) const SERVER: &str = "chatgpt";
 
 #[derive(Deserialize)]
 struct Export {
@@ -60,7 +60,7 @@ struct Author {
 }
 
 /// Hands each conversation in `reader` to `each` as it is read.
-pub fn stream(
+pub(crate) fn stream(
     reader: impl std::io::Read,
     mut each: impl FnMut(ImportItem) -> Result<(), ExportError>,
 ) -> Result<(), ExportError> {

@@ -16,7 +16,7 @@ use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role};
 use crate::vocab::content::ContentPart;
 
 /// The server name tool calls from Claude get.
-pub const SERVER: &str = "claude";
+pub(crate) const SERVER: &str = "claude";
 
 #[derive(Deserialize)]
 struct Export {
@@ -46,7 +46,7 @@ struct Msg {
 }
 
 /// Hands each conversation in `reader` to `each` as it is read.
-pub fn stream(
+pub(crate) fn stream(
     reader: impl std::io::Read,
     mut each: impl FnMut(ImportItem) -> Result<(), ExportError>,
 ) -> Result<(), ExportError> {

@@ -78,7 +78,7 @@ pub(crate) fn page_end(s: &mut String) {
 }
 
 /// Renders `c` as a whole HTML page into `out`.
-pub fn render(
+pub(crate) fn render(
     out: &mut dyn std::io::Write,
     c: &Conversation,
     messages: &[Message],

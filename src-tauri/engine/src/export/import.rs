@@ -217,7 +217,7 @@ fn cycle<'a>(parents: &HashMap<&'a str, Option<&'a str>>) -> Option<&'a str> {
 
 /// `item` without the MCP Apps stored with its tool results: an imported file is untrusted,
 /// and an App in it would run bound to whichever server it names.
-pub fn without_apps_in(mut item: ImportItem) -> ImportItem {
+pub(crate) fn without_apps_in(mut item: ImportItem) -> ImportItem {
     let parts = item.messages.iter_mut().flat_map(|m| m.content.iter_mut());
     for part in parts {
         if let ContentPart::ToolResult {
@@ -236,7 +236,7 @@ pub fn without_apps_in(mut item: ImportItem) -> ImportItem {
 /// messages is stored once). An image already the size a provider takes comes back byte for
 /// byte, so a Switchboard export imported again names the same stored image. Data that does
 /// not decode as an image stays inline as it was: nothing is lost.
-pub fn images_stored_in(mut item: ImportItem) -> (ImportItem, Vec<NewBlob>) {
+pub(crate) fn images_stored_in(mut item: ImportItem) -> (ImportItem, Vec<NewBlob>) {
     use base64::Engine as _;
     let mut blobs: Vec<NewBlob> = Vec::new();
     let user = item.messages.iter_mut().filter(|m| m.role == Role::User);

@@ -11,9 +11,9 @@ use crate::store::{Assistant, Conversation, ImportItem, Message, MessageStatus, 
 use crate::vocab::content::ContentPart;
 
 /// The value of the `format` field that marks our files.
-pub const FORMAT: &str = "switchboard.conversations";
+pub(crate) const FORMAT: &str = "switchboard.conversations";
 /// The schema version this build writes and the newest it reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// The head of the file, before the conversations.
 #[derive(Serialize)]
@@ -26,7 +26,7 @@ struct Head<'a> {
 /// A conversation in the file: the stored conversation and all its messages.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ExportedConversation {
+pub(crate) struct ExportedConversation {
     /// Its id.
     pub id: String,
     /// Its title.
@@ -56,7 +56,7 @@ pub struct ExportedConversation {
 /// A message in the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ExportedMessage {
+pub(crate) struct ExportedMessage {
     /// Its id.
     pub id: String,
     /// The message it follows; messages sharing a parent are branches.
@@ -81,7 +81,8 @@ pub struct ExportedMessage {
 
 impl ExportedConversation {
     /// The file form of a stored conversation.
-    pub fn new(c: &Conversation, messages: &[Message]) -> Self {
+    #[cfg(test)]
+    pub(crate) fn new(c: &Conversation, messages: &[Message]) -> Self {
         Self {
             id: c.id.clone(),
             title: c.title.clone(),
@@ -99,7 +100,7 @@ impl ExportedConversation {
     }
 
     /// The stored form, for import.
-    pub fn into_item(self) -> ImportItem {
+    pub(crate) fn into_item(self) -> ImportItem {
         let id = self.id;
         let messages = self
             .messages
@@ -236,7 +237,7 @@ impl<'a> MessageOut<'a> {
 
 /// Writes a JSON export one conversation at a time; the assistants the conversations started
 /// from follow them (`assistants`), so an import brings them back too.
-pub struct JsonWriter<W: Write> {
+pub(crate) struct JsonWriter<W: Write> {
     out: W,
     first: bool,
     referenced: std::collections::BTreeSet<String>,
@@ -245,7 +246,7 @@ pub struct JsonWriter<W: Write> {
 
 impl<W: Write> JsonWriter<W> {
     /// Starts the file.
-    pub fn start(mut out: W) -> Result<Self, std::io::Error> {
+    pub(crate) fn start(mut out: W) -> Result<Self, std::io::Error> {
         let head = Head {
             format: FORMAT,
             schema_version: SCHEMA_VERSION,
@@ -263,7 +264,11 @@ impl<W: Write> JsonWriter<W> {
     }
 
     /// Appends one conversation (on its own line).
-    pub fn conversation(&mut self, c: &Conversation, messages: &[Message]) -> std::io::Result<()> {
+    pub(crate) fn conversation(
+        &mut self,
+        c: &Conversation,
+        messages: &[Message],
+    ) -> std::io::Result<()> {
         self.out
             .write_all(if self.first { b"\n" } else { b",\n" })?;
         self.first = false;
@@ -275,17 +280,17 @@ impl<W: Write> JsonWriter<W> {
     }
 
     /// The ids of the assistants the conversations written so far started from.
-    pub fn referenced_assistants(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn referenced_assistants(&self) -> impl Iterator<Item = &str> {
         self.referenced.iter().map(String::as_str)
     }
 
     /// The assistants written after the conversations.
-    pub fn set_assistants(&mut self, assistants: Vec<Assistant>) {
+    pub(crate) fn set_assistants(&mut self, assistants: Vec<Assistant>) {
         self.assistants = assistants;
     }
 
     /// Ends the file and returns the writer.
-    pub fn finish(mut self) -> std::io::Result<W> {
+    pub(crate) fn finish(mut self) -> std::io::Result<W> {
         self.out.write_all(b"\n]")?;
         if !self.assistants.is_empty() {
             self.out.write_all(b",\"assistants\":")?;
@@ -301,7 +306,7 @@ impl<W: Write> JsonWriter<W> {
 /// Hands each conversation of our export in `reader` (already known to be JSON with our
 /// `format`) to `each` as it is read, checking the schema version first, and returns the
 /// assistants the file carries. References between messages are checked by the importer.
-pub fn stream(
+pub(crate) fn stream(
     reader: impl Read,
     mut each: impl FnMut(ImportItem) -> Result<(), ExportError>,
 ) -> Result<Vec<Assistant>, ExportError> {

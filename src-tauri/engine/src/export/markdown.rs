@@ -17,7 +17,7 @@ use crate::vocab::content::{Attachment, ContentPart};
 use crate::vocab::mcp::{ResourceBody, ResultPart, ToolResult, result_text};
 
 /// Renders `c` as Markdown into `out`.
-pub fn render(
+pub(crate) fn render(
     out: &mut dyn std::io::Write,
     c: &Conversation,
     messages: &[Message],

@@ -13,7 +13,7 @@ use crate::provider::{ChatMessage, ChatRequest, ToolSpec, UserPart};
 /// The tools a request forces a call to: `tool_choice` in its extra fields (`"required"`, or a
 /// named function, as OpenAI spells it), else the tools the user's latest message names (when
 /// it is the last message: a tool result is answered freely). Empty: nothing is forced.
-pub fn forced_tools(req: &ChatRequest) -> Vec<&ToolSpec> {
+pub(crate) fn forced_tools(req: &ChatRequest) -> Vec<&ToolSpec> {
     match req.extra.get("tool_choice") {
         Some(Value::String(s)) if s == "required" || s == "any" => {
             return req.tools.iter().collect();
@@ -44,7 +44,7 @@ pub fn forced_tools(req: &ChatRequest) -> Vec<&ToolSpec> {
 
 /// Whether every tool the user's latest message names has been called and answered since
 /// (and no `tool_choice` says otherwise): the request named its tools and got them.
-pub fn named_call_answered(req: &ChatRequest) -> bool {
+pub(crate) fn named_call_answered(req: &ChatRequest) -> bool {
     if req.extra.contains_key("tool_choice") {
         return false;
     }
@@ -88,7 +88,7 @@ fn names_tool(text: &str, safe: &str) -> bool {
 
 /// The grammar for a call to one of `tools`: `{"name": …, "arguments": {…}}`, the name
 /// first; `tagged` wraps it in `<tool_call>` tags.
-pub fn tool_call_grammar(tools: &[&ToolSpec], tagged: bool) -> Result<String, LocalError> {
+pub(crate) fn tool_call_grammar(tools: &[&ToolSpec], tagged: bool) -> Result<String, LocalError> {
     let mut g = Grammar::new();
     let calls: Vec<String> = tools
         .iter()

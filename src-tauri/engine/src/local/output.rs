@@ -13,13 +13,13 @@ const THINK_CLOSE: &str = "</think>";
 const CALL_MARKERS: [&str; 2] = ["[TOOL_CALLS]", "<|python_tag|>"];
 
 /// Whether a prompt ends inside `<think>` (some templates open it for the model).
-pub fn opens_thinking(prompt: &str) -> bool {
+pub(crate) fn opens_thinking(prompt: &str) -> bool {
     prompt.trim_end().ends_with(THINK_OPEN)
 }
 
 /// Splits streamed text into answer and reasoning.
 #[derive(Debug, Default)]
-pub struct Shaper {
+pub(crate) struct Shaper {
     thinking: bool,
     /// Text that may be the start of a tag, not yet passed on.
     held: String,
@@ -27,7 +27,7 @@ pub struct Shaper {
 
 impl Shaper {
     /// A shaper for an answer that starts in reasoning (`thinking`) or in the answer.
-    pub fn new(thinking: bool) -> Self {
+    pub(crate) fn new(thinking: bool) -> Self {
         Self {
             thinking,
             held: String::new(),
@@ -35,7 +35,7 @@ impl Shaper {
     }
 
     /// The events for one piece of text.
-    pub fn push(&mut self, piece: &str) -> Vec<ProviderEvent> {
+    pub(crate) fn push(&mut self, piece: &str) -> Vec<ProviderEvent> {
         let mut text = std::mem::take(&mut self.held);
         text.push_str(piece);
         for marker in CALL_MARKERS {
@@ -66,7 +66,7 @@ impl Shaper {
     }
 
     /// What is still held, at the end.
-    pub fn finish(&mut self) -> Vec<ProviderEvent> {
+    pub(crate) fn finish(&mut self) -> Vec<ProviderEvent> {
         let held = std::mem::take(&mut self.held);
         let mut out = Vec::new();
         self.emit(&held, &mut out);

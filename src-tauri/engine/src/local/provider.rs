@@ -79,7 +79,7 @@ fn sampling(req: &ChatRequest) -> Sampling {
 /// what answered it) is left out and the prompt rendered again. The agent's budget trimmed
 /// the history by an estimate (another tokenizer); this is the exact count. The newest
 /// exchange always stays: when it alone does not fit, the runtime says the prompt is too long.
-pub fn fitted_prompt(
+pub(crate) fn fitted_prompt(
     req: &ChatRequest,
     facts: &ModelFacts,
     count: CountTokens<'_>,
@@ -114,7 +114,7 @@ pub fn fitted_prompt(
 /// A model whose template does not know tools gets them in prompt mode. Such models are the
 /// small ones, which tend to call a tool again and again: once the tool the user named has
 /// been called and answered, their follow-up is asked without tools, so it is prose.
-pub fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, LocalError> {
+pub(crate) fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, LocalError> {
     let template = facts.chat_template.as_deref().unwrap_or(CHATML);
     let native = supports_tools(template);
     // The request as rendered, and whether its answer may call the tools.

@@ -67,7 +67,7 @@ fn backend() -> Result<&'static LlamaBackend, LocalError> {
 }
 
 /// Loads a GGUF file, with an error naming it when llama.cpp refuses it.
-pub fn load_model(path: &Path) -> Result<LlamaModel, LocalError> {
+pub(crate) fn load_model(path: &Path) -> Result<LlamaModel, LocalError> {
     if !path.is_file() {
         return Err(LocalError::Missing {
             path: path.to_path_buf(),

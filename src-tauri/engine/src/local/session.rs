@@ -34,7 +34,7 @@ struct Slot {
 }
 
 /// The resident model's context and its slots.
-pub struct Session<'m> {
+pub(crate) struct Session<'m> {
     model: &'m LlamaModel,
     ctx: LlamaContext<'m>,
     slots: Vec<Slot>,
@@ -52,7 +52,7 @@ fn pos(n: usize) -> Result<i32, LocalError> {
 
 impl<'m> Session<'m> {
     /// A context for `model`: its trained context size capped by the options.
-    pub fn new(
+    pub(crate) fn new(
         backend: &LlamaBackend,
         model: &'m LlamaModel,
         path: &Path,
@@ -85,7 +85,7 @@ impl<'m> Session<'m> {
     }
 
     /// Runs one job, streaming its pieces to `out`; errors go to `out` too.
-    pub fn run(&mut self, job: Job, out: &PieceSender) {
+    pub(crate) fn run(&mut self, job: Job, out: &PieceSender) {
         let count = |text: &str| self.tokenize(text).len();
         let result = (job.render)(&self.facts, &count).and_then(|prompt| {
             let thinking = super::output::opens_thinking(&prompt.text);

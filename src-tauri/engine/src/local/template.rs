@@ -12,13 +12,13 @@ use super::LocalError;
 use crate::provider::{ChatMessage, ChatRequest, ToolSpec, UserPart};
 
 /// ChatML, for models whose file carries no template.
-pub const CHATML: &str = "{%- for message in messages %}{{- '<|im_start|>' + message.role + '\\n' + \
+pub(crate) const CHATML: &str = "{%- for message in messages %}{{- '<|im_start|>' + message.role + '\\n' + \
     message.content + '<|im_end|>\\n' }}{%- endfor %}{%- if add_generation_prompt %}{{- \
     '<|im_start|>assistant\\n' }}{%- endif %}";
 
 /// What a template is rendered with.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct TemplateInput {
+pub(crate) struct TemplateInput {
     /// The messages, in the shape Hugging Face templates read (`role`, `content`,
     /// `tool_calls`, `tool_call_id`, `name`).
     pub messages: Vec<Json>,
@@ -35,12 +35,12 @@ pub struct TemplateInput {
 }
 
 /// Whether a template renders tool definitions itself (else tools go in prompt mode).
-pub fn supports_tools(template: &str) -> bool {
+pub(crate) fn supports_tools(template: &str) -> bool {
     template.contains("tools")
 }
 
 /// Renders `template` with `input`.
-pub fn render(template: &str, input: &TemplateInput) -> Result<String, LocalError> {
+pub(crate) fn render(template: &str, input: &TemplateInput) -> Result<String, LocalError> {
     let env = environment();
     let mut ctx = Map::new();
     ctx.insert("messages".into(), Json::Array(input.messages.clone()));
@@ -185,7 +185,7 @@ impl serde_json::ser::Formatter for PythonJson {
 
 /// A request's conversation as template messages: the system prompt first, tool calls with
 /// their arguments as objects, tool results as `tool` messages.
-pub fn messages(req: &ChatRequest) -> Vec<Json> {
+pub(crate) fn messages(req: &ChatRequest) -> Vec<Json> {
     let mut out = Vec::new();
     if let Some(system) = req.system.as_deref().filter(|s| !s.trim().is_empty()) {
         out.push(json!({ "role": "system", "content": system }));
@@ -222,7 +222,7 @@ fn message(m: &ChatMessage) -> Json {
 }
 
 /// Tools as the OpenAI-style function definitions templates expect.
-pub fn tools(specs: &[ToolSpec]) -> Vec<Json> {
+pub(crate) fn tools(specs: &[ToolSpec]) -> Vec<Json> {
     specs
         .iter()
         .map(|t| {

@@ -3,13 +3,13 @@
 
 /// Joins token bytes into text, holding an incomplete UTF-8 sequence until its end arrives.
 #[derive(Debug, Default)]
-pub struct Utf8Pieces {
+pub(crate) struct Utf8Pieces {
     held: Vec<u8>,
 }
 
 impl Utf8Pieces {
     /// The text completed by `bytes`.
-    pub fn push(&mut self, bytes: &[u8]) -> String {
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> String {
         self.held.extend_from_slice(bytes);
         let mut out = String::new();
         loop {
@@ -38,7 +38,7 @@ impl Utf8Pieces {
     }
 
     /// What is left at the end (an incomplete sequence, replaced).
-    pub fn finish(&mut self) -> String {
+    pub(crate) fn finish(&mut self) -> String {
         let rest = String::from_utf8_lossy(&self.held).into_owned();
         self.held.clear();
         rest
@@ -47,14 +47,14 @@ impl Utf8Pieces {
 
 /// Finds stop texts in streamed text; text that may begin one is held until it is decided.
 #[derive(Debug, Default)]
-pub struct StopText {
+pub(crate) struct StopText {
     stops: Vec<String>,
     held: String,
 }
 
 impl StopText {
     /// Watches for `stops` (empty ones are ignored).
-    pub fn new(stops: Vec<String>) -> Self {
+    pub(crate) fn new(stops: Vec<String>) -> Self {
         Self {
             stops: stops.into_iter().filter(|s| !s.is_empty()).collect(),
             held: String::new(),
@@ -63,7 +63,7 @@ impl StopText {
 
     /// Adds `text`; returns what may be streamed now and whether a stop text appeared (then
     /// what follows it is dropped).
-    pub fn push(&mut self, text: &str) -> (String, bool) {
+    pub(crate) fn push(&mut self, text: &str) -> (String, bool) {
         self.held.push_str(text);
         let first_stop = self
             .stops
@@ -83,7 +83,7 @@ impl StopText {
     }
 
     /// Everything still held, with `extra` after it.
-    pub fn finish(&mut self, extra: &str) -> String {
+    pub(crate) fn finish(&mut self, extra: &str) -> String {
         let mut rest = std::mem::take(&mut self.held);
         rest.push_str(extra);
         rest

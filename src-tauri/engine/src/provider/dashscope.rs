@@ -17,7 +17,7 @@ use super::{
 
 /// The DashScope native wire format.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct DashScope;
+pub(crate) struct DashScope;
 
 impl WireFormat for DashScope {
     fn framing(&self) -> Framing {
@@ -58,7 +58,7 @@ impl WireFormat for DashScope {
 }
 
 /// The JSON body of a streaming generation request.
-pub fn request_body(req: &ChatRequest) -> Value {
+pub(crate) fn request_body(req: &ChatRequest) -> Value {
     let mut messages = Vec::new();
     if let Some(system) = req.system.as_deref().filter(|s| !s.is_empty()) {
         messages.push(json!({ "role": "system", "content": system }));
@@ -197,7 +197,7 @@ struct WireUsage {
 
 /// Decodes one DashScope SSE stream.
 #[derive(Default)]
-pub struct Parser {
+pub(crate) struct Parser {
     calls: BTreeMap<usize, PendingCall>,
     emitted_calls: bool,
     usage: Option<Usage>,

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use sha2::{Digest, Sha256};
 
 /// The longest name every provider accepts.
-pub const MAX_LEN: usize = 64;
+pub(crate) const MAX_LEN: usize = 64;
 const HASH_LEN: usize = 8;
 
 /// The names of one request's tools, both ways.
@@ -75,14 +75,14 @@ impl ToolNames {
 /// A stable id for a call a provider sent without one (Ollama, Gemini): its position in the
 /// answer and a hash of its content, so re-decoding the same answer gives the same ids and
 /// calls of different content get different ones.
-pub fn synthetic_call_id(n: usize, name: &str, arguments: &serde_json::Value) -> String {
+pub(crate) fn synthetic_call_id(n: usize, name: &str, arguments: &serde_json::Value) -> String {
     let digest = Sha256::digest(format!("{name}\u{0}{arguments}").as_bytes());
     let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
     format!("call_{n}_{hex}")
 }
 
 /// Replaces every character outside `[a-zA-Z0-9_-]` with `_`.
-pub fn sanitize(name: &str) -> String {
+pub(crate) fn sanitize(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {

@@ -16,7 +16,7 @@ use super::{
 
 /// The Ollama native wire format.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Ollama;
+pub(crate) struct Ollama;
 
 impl WireFormat for Ollama {
     fn framing(&self) -> Framing {
@@ -87,7 +87,7 @@ impl WireFormat for Ollama {
 }
 
 /// The JSON body of a streaming `/api/chat` request.
-pub fn request_body(req: &ChatRequest) -> Value {
+pub(crate) fn request_body(req: &ChatRequest) -> Value {
     let mut messages = Vec::new();
     if let Some(system) = req.system.as_deref().filter(|s| !s.is_empty()) {
         messages.push(json!({ "role": "system", "content": system }));
@@ -200,7 +200,7 @@ struct WireFunction {
 
 /// Decodes one `/api/chat` NDJSON stream.
 #[derive(Default)]
-pub struct Parser {
+pub(crate) struct Parser {
     think: ThinkTags,
     calls: usize,
     done: bool,

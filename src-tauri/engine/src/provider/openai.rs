@@ -18,7 +18,7 @@ use super::{
 
 /// The OpenAI-compatible wire format.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct OpenAi;
+pub(crate) struct OpenAi;
 
 impl WireFormat for OpenAi {
     fn framing(&self) -> Framing {
@@ -88,7 +88,7 @@ fn listed<'a>(model: &str, body: &'a Value) -> Option<&'a Value> {
 }
 
 /// The JSON body of a streaming Chat Completions request.
-pub fn request_body(req: &ChatRequest) -> Value {
+pub(crate) fn request_body(req: &ChatRequest) -> Value {
     let mut messages = Vec::new();
     if let Some(system) = req.system.as_deref().filter(|s| !s.is_empty()) {
         messages.push(json!({ "role": "system", "content": system }));
@@ -308,7 +308,7 @@ pub(crate) fn bearer(key: &str) -> Vec<(String, String)> {
 
 /// Decodes one Chat Completions stream.
 #[derive(Default)]
-pub struct Parser {
+pub(crate) struct Parser {
     think: ThinkTags,
     calls: BTreeMap<usize, PendingCall>,
     emitted_calls: bool,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// Whether `model` names one of OpenAI's reasoning models. The name may carry a router's
 /// prefix (`openai/o3-mini` on OpenRouter); `gpt-5-chat` models are not reasoning models.
-pub fn is_reasoning_model(model: &str) -> bool {
+pub(crate) fn is_reasoning_model(model: &str) -> bool {
     let name = model
         .rsplit('/')
         .next()
@@ -27,7 +27,7 @@ pub fn is_reasoning_model(model: &str) -> bool {
 /// Applies the reasoning-model rules to a Chat Completions `body` for `model`: `max_tokens`
 /// becomes `max_completion_tokens`; `temperature` and `top_p` other than 1 and `stop` are left
 /// out. Returns what was changed, in words (empty for other models or nothing to change).
-pub fn apply(model: &str, body: &mut Value) -> Vec<String> {
+pub(crate) fn apply(model: &str, body: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
     if !is_reasoning_model(model) {
         return changed;

@@ -25,7 +25,7 @@ const DROPPED: &[&str] = &["$schema", "default", "examples", "title"];
 const MAX_DEPTH: usize = 16;
 
 /// The strict-mode form of a tool's input schema, or `None` when it cannot be expressed.
-pub fn strict_schema(schema: &Value) -> Option<Value> {
+pub(crate) fn strict_schema(schema: &Value) -> Option<Value> {
     if schema.get("type") != Some(&json!("object")) {
         return None;
     }
@@ -33,7 +33,7 @@ pub fn strict_schema(schema: &Value) -> Option<Value> {
 }
 
 /// Marks every tool of an OpenAI request body strict whose schema converts.
-pub fn apply(body: &mut Value) {
+pub(crate) fn apply(body: &mut Value) {
     let Some(tools) = body.get_mut("tools").and_then(Value::as_array_mut) else {
         return;
     };

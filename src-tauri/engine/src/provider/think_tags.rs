@@ -26,7 +26,7 @@ enum State {
 
 /// Splits one answer's streamed text into reasoning and answer deltas.
 #[derive(Debug, Default)]
-pub struct ThinkTags {
+pub(crate) struct ThinkTags {
     state: State,
     /// Text not yet passed on: the possible start of a tag.
     held: String,
@@ -34,7 +34,7 @@ pub struct ThinkTags {
 
 impl ThinkTags {
     /// The events for one piece of answer text.
-    pub fn push(&mut self, piece: &str, out: &mut Vec<ProviderEvent>) {
+    pub(crate) fn push(&mut self, piece: &str, out: &mut Vec<ProviderEvent>) {
         match self.state {
             State::Answer => emit_text(piece, out),
             State::Start => {
@@ -76,7 +76,7 @@ impl ThinkTags {
     }
 
     /// What is still held, at the end of the answer.
-    pub fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
+    pub(crate) fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
         let held = std::mem::take(&mut self.held);
         match self.state {
             State::Thinking => emit_reasoning(&held, out),

@@ -37,7 +37,7 @@ fn table() -> &'static [Known] {
 
 /// The context window the table gives `model`: the row with the longest prefix of its id,
 /// compared without case and without a `vendor/` part (OpenRouter's `openai/gpt-4o`).
-pub fn known_window(model: &str) -> Option<u32> {
+pub(crate) fn known_window(model: &str) -> Option<u32> {
     let id = model.rsplit('/').next().unwrap_or(model).to_lowercase();
     table()
         .iter()

@@ -7,7 +7,7 @@ use super::Providers;
 use crate::store::{ProviderRecord, ProviderSettings};
 
 /// Picks a model from a provider's list and the model last used with it.
-pub fn choose(listed: &[String], last_used: Option<&str>) -> Option<String> {
+pub(crate) fn choose(listed: &[String], last_used: Option<&str>) -> Option<String> {
     if let [only] = listed {
         return Some(only.clone());
     }

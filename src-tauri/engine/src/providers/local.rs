@@ -13,9 +13,9 @@ use crate::provider::ProviderError;
 use crate::store::Store;
 
 /// The setting: seconds a model stays loaded with no request (default 300, like Ollama).
-pub const KEEP_ALIVE: &str = "local.keep_alive_seconds";
+pub(crate) const KEEP_ALIVE: &str = "local.keep_alive_seconds";
 /// The setting: the largest context in tokens (default 8192; the model's own when smaller).
-pub const MAX_CONTEXT: &str = "local.max_context";
+pub(crate) const MAX_CONTEXT: &str = "local.max_context";
 
 /// The folder and the runtime (shared by every clone of the service).
 #[derive(Clone, Debug)]
@@ -28,7 +28,7 @@ pub(super) struct Local {
 
 impl Local {
     /// Models in `dir`; no runtime yet.
-    pub fn new(dir: PathBuf) -> Self {
+    pub(crate) fn new(dir: PathBuf) -> Self {
         Self {
             models: ModelsDir::new(dir),
             runtime: Arc::default(),
@@ -37,12 +37,12 @@ impl Local {
     }
 
     /// The models folder.
-    pub fn models(&self) -> &ModelsDir {
+    pub(crate) fn models(&self) -> &ModelsDir {
         &self.models
     }
 
     /// A cancel token for a new download (cancelled by [`Local::cancel_downloads`]).
-    pub fn download_token(&self) -> tokio_util::sync::CancellationToken {
+    pub(crate) fn download_token(&self) -> tokio_util::sync::CancellationToken {
         match self.downloads.lock() {
             Ok(parent) => parent.child_token(),
             Err(poisoned) => poisoned.into_inner().child_token(),
@@ -50,7 +50,7 @@ impl Local {
     }
 
     /// Cancels every running download.
-    pub fn cancel_downloads(&self) {
+    pub(crate) fn cancel_downloads(&self) {
         let fresh = tokio_util::sync::CancellationToken::new();
         let old = match self.downloads.lock() {
             Ok(mut parent) => std::mem::replace(&mut *parent, fresh),
@@ -60,7 +60,7 @@ impl Local {
     }
 
     /// A provider on the profile's runtime (started now if it is not yet).
-    pub async fn provider(&self, store: &Store) -> Result<LocalProvider, EngineError> {
+    pub(crate) async fn provider(&self, store: &Store) -> Result<LocalProvider, EngineError> {
         let runtime = self
             .runtime
             .get_or_try_init(|| async {
@@ -74,7 +74,7 @@ impl Local {
 
 impl Local {
     /// The context the runtime gives `model`: its trained length capped by the setting.
-    pub async fn context_window(&self, store: &Store, model: &str) -> Option<u32> {
+    pub(crate) async fn context_window(&self, store: &Store, model: &str) -> Option<u32> {
         let path = self.models.resolve(model).ok()?;
         let info = tokio::task::spawn_blocking(move || crate::local::gguf::read_info(&path))
             .await

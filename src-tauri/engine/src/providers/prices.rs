@@ -12,7 +12,7 @@ use crate::EngineError;
 use crate::vocab::error::AgentError;
 
 /// The setting that holds the user's prices.
-pub const PRICES_SETTING: &str = "chat.model_prices";
+pub(crate) const PRICES_SETTING: &str = "chat.model_prices";
 
 /// The price of a model's tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS)]

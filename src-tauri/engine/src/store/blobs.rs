@@ -10,7 +10,7 @@ use super::{Message, Store, StoreError};
 use crate::vocab::content::ContentPart;
 
 /// What a model and an export see for an image whose bytes are no longer stored.
-pub const MISSING_IMAGE: &str = "[an attached image that is no longer stored]";
+pub(crate) const MISSING_IMAGE: &str = "[an attached image that is no longer stored]";
 
 /// An image to store: the bytes a model is sent and a thumbnail for lists.
 #[derive(Clone, Debug, PartialEq, Eq)]

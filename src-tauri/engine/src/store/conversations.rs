@@ -8,7 +8,7 @@ use super::page::{cursor_number, new_id, now_ms, split_cursor};
 use super::{Page, PageRequest, Store, StoreError};
 
 /// The longest title we keep, in characters.
-pub const MAX_TITLE_CHARS: usize = 300;
+pub(crate) const MAX_TITLE_CHARS: usize = 300;
 
 /// A conversation as the UI and CLI see it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]

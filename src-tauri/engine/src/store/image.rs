@@ -17,9 +17,9 @@ use crate::vocab::error::UploadError;
 /// (Anthropic recommends 1568 px and scales larger images down on its side; OpenAI scales to
 /// 2048 px, Gemini, DashScope and Ollama take this as is), so the one stored copy is sent to
 /// any provider without another re-encoding.
-pub const MAX_SIDE: u32 = 1568;
+pub(crate) const MAX_SIDE: u32 = 1568;
 /// The long side of a thumbnail.
-pub const THUMB_SIDE: u32 = 320;
+pub(crate) const THUMB_SIDE: u32 = 320;
 /// Images wider or taller than this are refused before decoding.
 const MAX_DIMENSION: u32 = 20_000;
 /// The most memory a decode may take.
@@ -28,7 +28,7 @@ const MAX_ALLOC: u64 = 512 * 1024 * 1024;
 const JPEG_QUALITY: u8 = 85;
 
 /// The image formats accepted, by their signature.
-pub fn sniff(bytes: &[u8]) -> Option<ImageFormat> {
+pub(crate) fn sniff(bytes: &[u8]) -> Option<ImageFormat> {
     match image::guess_format(bytes).ok()? {
         f @ (ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP | ImageFormat::Gif) => {
             Some(f)
@@ -38,7 +38,7 @@ pub fn sniff(bytes: &[u8]) -> Option<ImageFormat> {
 }
 
 /// Decodes `bytes`, fits them within `max_side` and returns what to store.
-pub fn process(name: &str, bytes: &[u8], max_side: u32) -> Result<NewBlob, UploadError> {
+pub(crate) fn process(name: &str, bytes: &[u8], max_side: u32) -> Result<NewBlob, UploadError> {
     let corrupt = |reason: String| UploadError::CorruptImage {
         name: name.to_owned(),
         reason,
@@ -85,7 +85,7 @@ fn decode(bytes: &[u8], format: ImageFormat) -> Result<(DynamicImage, Orientatio
 
 /// `img` scaled down (Lanczos3, SIMD) so its long side is at most `max_side`; a smaller image
 /// is returned as it is, never enlarged.
-pub fn fit(img: &DynamicImage, max_side: u32) -> DynamicImage {
+pub(crate) fn fit(img: &DynamicImage, max_side: u32) -> DynamicImage {
     let (w, h) = (img.width(), img.height());
     let long = w.max(h);
     if long <= max_side {
@@ -140,7 +140,7 @@ fn mime_of(format: ImageFormat) -> &'static str {
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))

@@ -6,7 +6,7 @@ use ts_rs::TS;
 use super::StoreError;
 
 /// The most rows one page may hold.
-pub const MAX_PAGE: u32 = 500;
+pub(crate) const MAX_PAGE: u32 = 500;
 
 /// Which page to fetch: at most `limit` rows after `cursor` (from the previous page).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -90,6 +90,6 @@ pub fn now_ms() -> i64 {
 }
 
 /// A new time-ordered id.
-pub fn new_id() -> String {
+pub(crate) fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }

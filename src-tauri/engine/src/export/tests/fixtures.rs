@@ -7,13 +7,13 @@ use crate::store::{Conversation, ImportItem, Message, MessageStatus, Role, Token
 use crate::vocab::content::ContentPart;
 
 /// 2025-07-08 00:43:58 UTC, when seed 003 was recorded.
-pub const T0: i64 = 1_751_935_438_000;
+pub(crate) const T0: i64 = 1_751_935_438_000;
 
 /// A 1×1 PNG.
-pub const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+pub(crate) const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 /// A conversation with the given messages; the head is the last one.
-pub fn conversation(id: &str, title: &str, messages: Vec<Message>) -> ImportItem {
+pub(crate) fn conversation(id: &str, title: &str, messages: Vec<Message>) -> ImportItem {
     ImportItem {
         conversation: Conversation {
             id: id.into(),
@@ -33,7 +33,7 @@ pub fn conversation(id: &str, title: &str, messages: Vec<Message>) -> ImportItem
 }
 
 /// A message of `conversation` following `parent`, `seconds` after T0.
-pub fn message(
+pub(crate) fn message(
     conversation: &str,
     id: &str,
     parent: Option<&str>,
@@ -57,7 +57,7 @@ pub fn message(
 }
 
 /// A tool result of text, as the MCP client stores it.
-pub fn text_result(call_id: &str, text: &str) -> ContentPart {
+pub(crate) fn text_result(call_id: &str, text: &str) -> ContentPart {
     ContentPart::ToolResult {
         call_id: call_id.into(),
         content: json!({"content": [{"type": "text", "text": text}], "structured": null, "is_error": false}),
@@ -66,7 +66,7 @@ pub fn text_result(call_id: &str, text: &str) -> ContentPart {
 }
 
 /// Seed 003: the weather in California through `weather`'s `get_weather`.
-pub fn weather() -> ImportItem {
+pub(crate) fn weather() -> ImportItem {
     let c = "conv-weather";
     let answer = "The weather report indicates that it's always raining in California. This might be due to the frequent occurrences of precipitation events such as fog, drizzle, or even occasional rain throughout the year. If you need more specific details about the current weather conditions, please let me know!";
     let mut call = message(
@@ -126,7 +126,7 @@ pub fn weather() -> ImportItem {
 
 /// A Chinese conversation with an edited question (two branches), reasoning, a code block,
 /// an image result, and an answer that ended in an error.
-pub fn branchy() -> ImportItem {
+pub(crate) fn branchy() -> ImportItem {
     let c = "conv-branchy";
     let image_result = ContentPart::ToolResult {
         call_id: "call_img".into(),

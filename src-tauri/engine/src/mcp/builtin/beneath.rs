@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// What a file is opened for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     /// Reading.
     Read,
     /// Writing: created if missing, truncated if not.
@@ -22,7 +22,7 @@ pub enum Access {
 
 /// One entry of a folder: its name and whether it is a folder (symlinks are not).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The file name.
     pub name: String,
     /// A real folder (not a symlink to one).
@@ -43,7 +43,7 @@ fn split<'a>(roots: &'a [PathBuf], real: &'a Path) -> Result<(&'a Path, &'a Path
 }
 
 /// Opens the regular file at `real` (canonical, inside one of `roots`) for `access`.
-pub fn open_file(roots: &[PathBuf], real: &Path, access: Access) -> Result<File, String> {
+pub(crate) fn open_file(roots: &[PathBuf], real: &Path, access: Access) -> Result<File, String> {
     let (root, below) = split(roots, real)?;
     let file = imp::open_file(root, below, access).map_err(|e| refusal(real, &e))?;
     let meta = file.metadata().map_err(|e| refusal(real, &e))?;
@@ -54,7 +54,7 @@ pub fn open_file(roots: &[PathBuf], real: &Path, access: Access) -> Result<File,
 }
 
 /// The entries of the folder at `real` (canonical, inside one of `roots`), unsorted.
-pub fn list_dir(roots: &[PathBuf], real: &Path) -> Result<Vec<Entry>, String> {
+pub(crate) fn list_dir(roots: &[PathBuf], real: &Path) -> Result<Vec<Entry>, String> {
     let (root, below) = split(roots, real)?;
     imp::list_dir(root, below).map_err(|e| refusal(real, &e))
 }

@@ -26,7 +26,7 @@ use crate::logging::error_chain;
 use crate::netguard::is_public;
 
 /// The most bytes one fetch downloads.
-pub const DOWNLOAD_LIMIT: usize = 5 * 1024 * 1024;
+pub(crate) const DOWNLOAD_LIMIT: usize = 5 * 1024 * 1024;
 /// How long one fetch may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
 /// How many redirects are followed.
@@ -40,7 +40,7 @@ const USER_AGENT: &str = concat!(
 
 /// Arguments of `fetch`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct FetchArgs {
+pub(crate) struct FetchArgs {
     /// What to fetch.
     #[schemars(description = "URL to fetch")]
     pub url: String,
@@ -68,7 +68,7 @@ fn default_max_length() -> usize {
 
 /// The `fetch` server.
 #[derive(Clone, Debug)]
-pub struct FetchServer {
+pub(crate) struct FetchServer {
     allow_private: bool,
     tool_router: ToolRouter<Self>,
 }
@@ -76,7 +76,7 @@ pub struct FetchServer {
 #[tool_router]
 impl FetchServer {
     /// A server; `allow_private` lets it reach private, loopback and link-local addresses.
-    pub fn new(allow_private: bool) -> Self {
+    pub(crate) fn new(allow_private: bool) -> Self {
         Self {
             allow_private,
             tool_router: Self::tool_router(),
@@ -217,7 +217,7 @@ fn readable(page: &Page, raw: bool) -> (String, String) {
 }
 
 /// `max_length` characters from `start`, with mcp-server-fetch's truncation marker.
-pub fn window(content: &str, start: usize, max_length: usize) -> String {
+pub(crate) fn window(content: &str, start: usize, max_length: usize) -> String {
     let total = content.chars().count();
     if start >= total {
         return "<error>No more content available.</error>".to_owned();

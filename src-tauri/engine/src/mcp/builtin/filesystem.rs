@@ -21,17 +21,17 @@ use serde::Deserialize;
 use super::beneath::{self, Access};
 
 /// The largest file `read_text_file` returns.
-pub const READ_LIMIT: u64 = 1024 * 1024;
+pub(crate) const READ_LIMIT: u64 = 1024 * 1024;
 /// The most paths `search_files` returns.
-pub const SEARCH_LIMIT: usize = 500;
+pub(crate) const SEARCH_LIMIT: usize = 500;
 /// The most folder entries one search looks at.
 pub const SEARCH_MAX_ENTRIES: usize = 20_000;
 /// The longest one search runs.
-pub const SEARCH_TIME: Duration = Duration::from_secs(5);
+pub(crate) const SEARCH_TIME: Duration = Duration::from_secs(5);
 
 /// Arguments naming one path.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct PathArgs {
+pub(crate) struct PathArgs {
     /// The path.
     #[schemars(description = "Absolute path, or a path relative to the first allowed folder")]
     pub path: String,
@@ -39,7 +39,7 @@ pub struct PathArgs {
 
 /// Arguments of `search_files`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// The pattern.
     #[schemars(
         description = "File-name pattern: `*` and `?` wildcards, case-insensitive; without wildcards, matches names containing it"
@@ -53,7 +53,7 @@ pub struct SearchArgs {
 
 /// Arguments of `write_file`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct WriteArgs {
+pub(crate) struct WriteArgs {
     /// The path.
     #[schemars(description = "Absolute path, or a path relative to the first allowed folder")]
     pub path: String,
@@ -64,7 +64,7 @@ pub struct WriteArgs {
 
 /// The `filesystem` server.
 #[derive(Clone, Debug)]
-pub struct FilesystemServer {
+pub(crate) struct FilesystemServer {
     roots: Arc<Vec<PathBuf>>,
     tool_router: ToolRouter<Self>,
 }
@@ -72,7 +72,7 @@ pub struct FilesystemServer {
 #[tool_router]
 impl FilesystemServer {
     /// A server confined to `roots` (each must be an existing folder).
-    pub fn new(roots: &[PathBuf]) -> Result<Self, String> {
+    pub(crate) fn new(roots: &[PathBuf]) -> Result<Self, String> {
         let roots = roots
             .iter()
             .map(|root| match root.canonicalize() {

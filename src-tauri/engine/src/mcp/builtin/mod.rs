@@ -13,9 +13,10 @@ use std::path::PathBuf;
 
 use rmcp::ServiceExt;
 
-pub use fetch::FetchServer;
-pub use filesystem::{FilesystemServer, SEARCH_MAX_ENTRIES};
-pub use time::TimeServer;
+use fetch::FetchServer;
+use filesystem::FilesystemServer;
+pub use filesystem::SEARCH_MAX_ENTRIES;
+use time::TimeServer;
 
 use crate::vocab::mcp::McpError;
 use crate::vocab::server::{ServerSpec, Transport};

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// Arguments of `get_current_time`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct CurrentTimeArgs {
+pub(crate) struct CurrentTimeArgs {
     /// The zone.
     #[schemars(
         description = "IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use the user's local timezone if they gave none."
@@ -23,7 +23,7 @@ pub struct CurrentTimeArgs {
 
 /// Arguments of `convert_time`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct ConvertTimeArgs {
+pub(crate) struct ConvertTimeArgs {
     /// The zone `time` is in.
     #[schemars(description = "Source IANA timezone name (e.g., 'America/New_York')")]
     pub source_timezone: String,
@@ -37,7 +37,7 @@ pub struct ConvertTimeArgs {
 
 /// A time in a zone, as `mcp-server-time` reports it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ZonedTime {
+pub(crate) struct ZonedTime {
     /// The IANA name.
     pub timezone: String,
     /// ISO 8601 with offset, to the second.
@@ -50,7 +50,7 @@ pub struct ZonedTime {
 
 /// The result of `convert_time`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Conversion {
+pub(crate) struct Conversion {
     /// The time in the source zone.
     pub source: ZonedTime,
     /// The same instant in the target zone.
@@ -61,7 +61,7 @@ pub struct Conversion {
 
 /// The `time` server.
 #[derive(Clone, Debug)]
-pub struct TimeServer {
+pub(crate) struct TimeServer {
     tool_router: ToolRouter<Self>,
 }
 
@@ -74,7 +74,7 @@ impl Default for TimeServer {
 #[tool_router]
 impl TimeServer {
     /// A new server.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             tool_router: Self::tool_router(),
         }
@@ -129,12 +129,12 @@ fn zone(name: &str) -> Result<TimeZone, String> {
 }
 
 /// `now` in zone `name`.
-pub fn current_time(name: &str, now: Timestamp) -> Result<ZonedTime, String> {
+pub(crate) fn current_time(name: &str, now: Timestamp) -> Result<ZonedTime, String> {
     Ok(describe(name, &now.to_zoned(zone(name)?)))
 }
 
 /// Converts `time` (HH:MM, on today's date in `source` as of `now`) to `target`.
-pub fn convert(
+pub(crate) fn convert(
     source: &str,
     time: &str,
     target: &str,

@@ -21,7 +21,7 @@ pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
 /// The legacy flat `_meta` key some servers still send beside `_meta.ui.resourceUri`.
 const LEGACY_RESOURCE_URI: &str = "ui/resourceUri";
 /// How many App documents the registry keeps at once (the oldest is dropped first).
-pub const MAX_VIEWS: usize = 64;
+pub(crate) const MAX_VIEWS: usize = 64;
 
 impl ToolUi {
     /// Reads `_meta.ui` (and the legacy `_meta["ui/resourceUri"]`); `None` when neither is set.
@@ -48,7 +48,7 @@ impl ToolUi {
 }
 
 /// The settings advertised under [`UI_EXTENSION`]: the App MIME type we render.
-pub fn extension_capabilities() -> BTreeMap<String, Map<String, Value>> {
+pub(crate) fn extension_capabilities() -> BTreeMap<String, Map<String, Value>> {
     let mut settings = Map::new();
     let mimes = Value::Array(vec![Value::String(APP_MIME.to_owned())]);
     settings.insert("mimeTypes".to_owned(), mimes);
@@ -61,7 +61,7 @@ pub fn visible_to_model(ui: Option<&ToolUi>) -> bool {
 }
 
 /// Whether a tool with `ui` may be called by an App of its server.
-pub fn visible_to_apps(ui: Option<&ToolUi>) -> bool {
+pub(crate) fn visible_to_apps(ui: Option<&ToolUi>) -> bool {
     ui.is_none_or(|u| u.visibility.contains(&Visibility::App))
 }
 
@@ -108,7 +108,7 @@ pub fn csp_header(csp: &AppCsp) -> String {
 
 /// [`csp_header`], with local and private hosts kept when `allow_private` (the user allowed
 /// private addresses for the App's server); the IPC hosts stay out regardless.
-pub fn csp_header_allowing(csp: &AppCsp, allow_private: bool) -> String {
+pub(crate) fn csp_header_allowing(csp: &AppCsp, allow_private: bool) -> String {
     let resources = sources(&csp.resource_domains, allow_private);
     let list = |v: &[String], none: &str| {
         let s = sources(v, allow_private);
@@ -183,7 +183,7 @@ pub fn valid_source_allowing(source: &str, allow_private: bool) -> bool {
 }
 
 /// Reads an App resource's `_meta.ui` (`csp`, `prefersBorder`).
-pub fn resource_meta(meta: Option<&Map<String, Value>>) -> (AppCsp, Option<bool>) {
+pub(crate) fn resource_meta(meta: Option<&Map<String, Value>>) -> (AppCsp, Option<bool>) {
     let ui = meta.and_then(|m| m.get("ui")).and_then(Value::as_object);
     let csp = ui
         .and_then(|u| u.get("csp"))
@@ -196,7 +196,7 @@ pub fn resource_meta(meta: Option<&Map<String, Value>>) -> (AppCsp, Option<bool>
 }
 
 /// Whether `mime` is the App profile of HTML (parameters in any order, any spacing).
-pub fn is_app_mime(mime: Option<&str>) -> bool {
+pub(crate) fn is_app_mime(mime: Option<&str>) -> bool {
     let Some(mime) = mime else { return false };
     let mut parts = mime.split(';').map(|p| p.trim().to_ascii_lowercase());
     parts.next().as_deref() == Some("text/html")

@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 
 /// What a server inherits on Unix (the TypeScript SDK's list).
-pub const UNIX_INHERITED: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+pub(crate) const UNIX_INHERITED: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
 /// What a server inherits on Windows (the TypeScript SDK's list).
-pub const WINDOWS_INHERITED: &[&str] = &[
+pub(crate) const WINDOWS_INHERITED: &[&str] = &[
     "APPDATA",
     "HOMEDRIVE",
     "HOMEPATH",
@@ -30,7 +30,7 @@ pub const WINDOWS_INHERITED: &[&str] = &[
 ];
 
 /// This platform's allow-list.
-pub const INHERITED: &[&str] = if cfg!(windows) {
+pub(crate) const INHERITED: &[&str] = if cfg!(windows) {
     WINDOWS_INHERITED
 } else {
     UNIX_INHERITED
@@ -42,7 +42,7 @@ const NEVER_INHERITED_SUFFIX: &str = "_API_KEY";
 /// The environment of one server: from `parent` (the app's environment, passed in so tests
 /// need not touch the real one) the [`INHERITED`] names and the `inherit` ones, then `path` as
 /// PATH, then `configured` (the server's own `env`, which wins over everything).
-pub fn server_env<I>(
+pub(crate) fn server_env<I>(
     parent: I,
     path: &OsStr,
     inherit: &[String],
@@ -79,7 +79,7 @@ fn passes(name: &OsStr, value: &OsStr, inherit: &[String]) -> bool {
 }
 
 /// Whether `name` may be inherited at all (provider keys may not).
-pub fn inheritable(name: &str) -> bool {
+pub(crate) fn inheritable(name: &str) -> bool {
     !name.to_ascii_uppercase().ends_with(NEVER_INHERITED_SUFFIX)
 }
 
@@ -98,7 +98,7 @@ fn same_name(a: &str, b: &str) -> bool {
 }
 
 /// The problems of an `inheritEnv` list, one sentence each (empty when it is fine).
-pub fn check_names(names: &[String]) -> Vec<String> {
+pub(crate) fn check_names(names: &[String]) -> Vec<String> {
     let mut problems = Vec::new();
     for name in names {
         if name.is_empty() || name.contains(['=', '\0']) {

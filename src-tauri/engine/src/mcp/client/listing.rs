@@ -14,7 +14,7 @@ use crate::vocab::mcp::{CacheHint, CacheScope, Listed, ProtocolEra};
 use crate::vocab::mcp::{McpError, PromptInfo, ResourceInfo, ToolInfo};
 
 /// The longest a list is kept, whatever the server says (rmcp's own cap).
-pub const MAX_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+pub(crate) const MAX_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// A merged list in our types, `convert` mapping each item.
 pub(super) fn listed<T, U>(list: MergedList<T>, convert: impl Fn(T) -> U) -> Listed<U> {

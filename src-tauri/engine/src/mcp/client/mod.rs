@@ -8,17 +8,17 @@
 //! negotiated down by the server for older ones) when the server does not speak it. Multi
 //! round-trip requests are driven in [`mrtr`], list cache hints read in [`listing`].
 
-pub mod app_documents;
-pub mod backoff;
+pub(crate) mod app_documents;
+pub(crate) mod backoff;
 pub(crate) mod child_env;
-pub mod interact_types;
-pub mod oauth;
-pub mod oauth_client;
-pub mod process;
-pub mod progress;
-pub mod roots;
-pub mod sse;
-pub mod tasks;
+pub(crate) mod interact_types;
+pub(crate) mod oauth;
+pub(crate) mod oauth_client;
+pub(crate) mod process;
+pub(crate) mod progress;
+pub(crate) mod roots;
+pub(crate) mod sse;
+pub(crate) mod tasks;
 
 mod app_resources;
 mod auth;
@@ -74,9 +74,9 @@ const STDERR_TAIL_LINES: usize = 5;
 /// and its call waited for its timeout; now it arrives and is truncated to the supervisor's `Limits`, and
 /// a longer answer fails its call at once ([`capped::CappedLines`]).
 ///
-pub const MAX_STDIO_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_STDIO_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// How often [`McpClient::closed`] checks whether the connection has ended.
-pub const CLOSED_POLL: Duration = Duration::from_millis(100);
+pub(crate) const CLOSED_POLL: Duration = Duration::from_millis(100);
 
 /// rmcp's start-up mode: the stateless era first (`server/discover` with 2026-07-28), and the
 /// `initialize` handshake (offering [`HANDSHAKE_VERSION`]; the server may answer with an older

@@ -32,7 +32,7 @@ use crate::vocab::mcp::{Prompt, ResourceContent};
 /// default, and the other tier-1 SDKs').
 pub const MAX_ROUNDS: usize = 10;
 /// The logger name of the rounds' lines in the server log.
-pub const LOGGER: &str = "switchboard/mrtr";
+pub(crate) const LOGGER: &str = "switchboard/mrtr";
 /// The pause before retrying a round that asked for nothing but carried a `requestState`
 /// (the server is working; it is polled), growing by this much each time, capped at 1 s.
 const STATE_ONLY_PAUSE: Duration = Duration::from_millis(50);

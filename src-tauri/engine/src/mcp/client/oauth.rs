@@ -11,7 +11,7 @@
 
 mod loopback;
 mod machine;
-pub mod net;
+pub(crate) mod net;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,7 +32,7 @@ use crate::vocab::server::canonical_url;
 use crate::vocab::server::{OAuthClient, OAuthGrant};
 
 /// How long we wait, by default, for the user to approve in the browser.
-pub const APPROVAL_WAIT: Duration = Duration::from_secs(300);
+pub(crate) const APPROVAL_WAIT: Duration = Duration::from_secs(300);
 /// The client name sent in dynamic client registration.
 const CLIENT_NAME: &str = "Switchboard";
 

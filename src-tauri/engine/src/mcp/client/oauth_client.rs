@@ -19,10 +19,10 @@ pub fn secret_account(server: &str) -> String {
 }
 
 /// One problem with the `oauth` object: the field (`oauth.clientId`…) and what is wrong.
-pub type Problem = (String, String);
+pub(crate) type Problem = (String, String);
 
 /// Reads an entry's `"oauth"` object, collecting every problem.
-pub fn parse(value: &Value) -> Result<OAuthClient, Vec<Problem>> {
+pub(crate) fn parse(value: &Value) -> Result<OAuthClient, Vec<Problem>> {
     let mut problems = Vec::new();
     let Some(obj) = value.as_object() else {
         return Err(vec![("oauth".into(), "must be an object".into())]);

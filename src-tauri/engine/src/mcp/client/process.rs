@@ -16,11 +16,11 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::OnceCell;
 
 /// How many stderr lines a server keeps.
-pub const STDERR_LINES: usize = 1_000;
+pub(crate) const STDERR_LINES: usize = 1_000;
 /// Longest stored stderr line, in bytes (longer lines are cut, marked with `…`).
 const MAX_LINE_BYTES: usize = 8 * 1024;
 /// How long a server gets to exit on its own once its stdin is closed.
-pub const EXIT_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// How long a server gets between SIGTERM and SIGKILL.
 const TERM_GRACE: Duration = Duration::from_secs(1);
 /// How long the login shell may take to print its PATH.
@@ -29,7 +29,7 @@ const SHELL_TIMEOUT: Duration = Duration::from_secs(5);
 /// Why a server process could not be started.
 #[derive(Debug, thiserror::Error)]
 #[error("{reason}")]
-pub struct SpawnError {
+pub(crate) struct SpawnError {
     /// A sentence for the user (names the command and what to do).
     pub reason: String,
 }
@@ -65,7 +65,7 @@ impl StderrLog {
 
 /// What to run: the stdio fields of a [`crate::vocab::Transport::Stdio`].
 #[derive(Clone, Copy, Debug)]
-pub struct Launch<'a> {
+pub(crate) struct Launch<'a> {
     /// The program.
     pub command: &'a str,
     /// Its arguments.
@@ -81,7 +81,7 @@ pub struct Launch<'a> {
 /// A running server process. Dropping it SIGKILLs its process group; call
 /// [`ServerProcess::shutdown`] to end the group politely.
 #[derive(Debug)]
-pub struct ServerProcess {
+pub(crate) struct ServerProcess {
     child: Child,
     pid: Option<u32>,
     stderr: StderrLog,
@@ -104,7 +104,7 @@ impl Drop for ServerProcess {
 impl ServerProcess {
     /// Spawns `launch` with piped stdin/stdout, stderr captured into a [`StderrLog`].
     /// Returns the process and the pipes the transport speaks over.
-    pub async fn spawn(
+    pub(crate) async fn spawn(
         launch: Launch<'_>,
     ) -> Result<(Self, DrainingStdout, ChildStdin), SpawnError> {
         check_cwd(launch)?;
@@ -131,18 +131,18 @@ impl ServerProcess {
     }
 
     /// The leader's pid, which is also the process group id.
-    pub fn pid(&self) -> Option<u32> {
+    pub(crate) fn pid(&self) -> Option<u32> {
         self.pid
     }
 
     /// The server's stderr buffer.
-    pub fn stderr(&self) -> StderrLog {
+    pub(crate) fn stderr(&self) -> StderrLog {
         self.stderr.clone()
     }
 
     /// Ends the server: waits `grace` for it to exit (its stdin must already be closed), then
     /// SIGTERM and SIGKILL to the whole group, then sweeps the group of any grandchildren left.
-    pub async fn shutdown(mut self, grace: Duration) {
+    pub(crate) async fn shutdown(mut self, grace: Duration) {
         let exited = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !exited {
             signal_group(self.pid, GroupSignal::Term);
@@ -243,7 +243,7 @@ fn spawn_error(launch: Launch<'_>, error: &io::Error) -> SpawnError {
 /// exits: a server that writes while it is being stopped (a log line, a notification) must
 /// not die of a broken pipe and fill its stderr with the crash.
 #[derive(Debug)]
-pub struct DrainingStdout(Option<ChildStdout>);
+pub(crate) struct DrainingStdout(Option<ChildStdout>);
 
 impl AsyncRead for DrainingStdout {
     fn poll_read(
@@ -324,7 +324,7 @@ fn signal_group(_pid: Option<u32>, _signal: GroupSignal) {}
 /// count (an orphan's zombie lingers until init reaps it, and some containers' init never
 /// does); elsewhere any member does.
 #[cfg(target_os = "linux")]
-pub fn group_alive(pid: u32) -> bool {
+pub(crate) fn group_alive(pid: u32) -> bool {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return false;
     };

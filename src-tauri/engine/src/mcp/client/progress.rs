@@ -21,16 +21,16 @@ pub struct Progress {
 }
 
 /// Where progress goes, by token.
-pub type ProgressSink = UnboundedSender<Progress>;
+pub(crate) type ProgressSink = UnboundedSender<Progress>;
 
 /// The sinks of one connection's running calls.
 #[derive(Clone, Debug, Default)]
-pub struct ProgressRoutes {
+pub(crate) struct ProgressRoutes {
     sinks: Arc<Mutex<HashMap<String, ProgressSink>>>,
 }
 
 /// Removes a call's sink when the call ends.
-pub struct Registration {
+pub(crate) struct Registration {
     routes: ProgressRoutes,
     token: String,
 }
@@ -47,7 +47,7 @@ impl ProgressRoutes {
     }
 
     /// Sends the progress of token `token` to `sink` until the registration is dropped.
-    pub fn register(&self, token: String, sink: ProgressSink) -> Registration {
+    pub(crate) fn register(&self, token: String, sink: ProgressSink) -> Registration {
         self.lock().insert(token.clone(), sink);
         Registration {
             routes: self.clone(),
@@ -56,7 +56,7 @@ impl ProgressRoutes {
     }
 
     /// Delivers `progress` to the sink of `token`; false when none is registered.
-    pub fn route(&self, token: &str, progress: Progress) -> bool {
+    pub(crate) fn route(&self, token: &str, progress: Progress) -> bool {
         match self.lock().get(token) {
             Some(sink) => sink.send(progress).is_ok(),
             None => false,

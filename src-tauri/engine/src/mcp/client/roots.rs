@@ -11,7 +11,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 /// The setting holding the roots: a JSON array of absolute folder paths.
-pub const ROOTS_SETTING: &str = "mcp.roots";
+pub(crate) const ROOTS_SETTING: &str = "mcp.roots";
 
 /// One root as a server sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -76,7 +76,7 @@ impl Roots {
 
 /// Checks folders the user chose: each absolute and an existing directory, no repeats.
 /// Returns them cleaned (no trailing `/.`), or one message per problem.
-pub fn check(folders: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<String>> {
+pub(crate) fn check(folders: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<String>> {
     let mut problems = Vec::new();
     let mut out: Vec<PathBuf> = Vec::new();
     for folder in folders {
@@ -99,7 +99,7 @@ pub fn check(folders: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<String>> {
 }
 
 /// The folders in a stored setting value (anything but an array of strings counts as none).
-pub fn from_setting(value: Option<&Value>) -> Vec<PathBuf> {
+pub(crate) fn from_setting(value: Option<&Value>) -> Vec<PathBuf> {
     let Some(items) = value.and_then(Value::as_array) else {
         return Vec::new();
     };
@@ -111,7 +111,7 @@ pub fn from_setting(value: Option<&Value>) -> Vec<PathBuf> {
 }
 
 /// The setting value for `folders`.
-pub fn to_setting(folders: &[PathBuf]) -> Value {
+pub(crate) fn to_setting(folders: &[PathBuf]) -> Value {
     let items = folders
         .iter()
         .map(|p| Value::String(p.display().to_string()));

@@ -30,7 +30,7 @@ const BODY_QUOTE_CHARS: usize = 200;
 
 /// Why the transport failed.
 #[derive(Debug, thiserror::Error)]
-pub enum SseError {
+pub(crate) enum SseError {
     /// POSTing a message to the endpoint failed or was refused.
     #[error("sending to the SSE server failed: {0}")]
     Post(String),
@@ -40,7 +40,7 @@ pub enum SseError {
 }
 
 /// A connected legacy HTTP+SSE transport.
-pub struct SseTransport {
+pub(crate) struct SseTransport {
     http: reqwest::Client,
     endpoint: Url,
     headers: HeaderMap,
@@ -61,7 +61,11 @@ impl SseTransport {
     /// Opens the event stream at `url` with `headers` and waits for its `endpoint` event.
     /// Fails with [`McpError::Connect`] when the stream cannot be opened or names a bad
     /// endpoint, and with [`McpError::Timeout`] when no endpoint arrives within `timeout`.
-    pub async fn open(url: &str, headers: HeaderMap, timeout: Duration) -> Result<Self, McpError> {
+    pub(crate) async fn open(
+        url: &str,
+        headers: HeaderMap,
+        timeout: Duration,
+    ) -> Result<Self, McpError> {
         let base = Url::parse(url)
             .map_err(|e| McpError::Connect(format!("invalid SSE URL `{url}`: {e}")))?;
         let http = reqwest::Client::builder()

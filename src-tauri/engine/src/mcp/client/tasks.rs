@@ -24,15 +24,15 @@ use crate::vocab::mcp::{McpError, ResultPart, ToolResult};
 use crate::vocab::task::TaskStatus;
 
 /// How often a task is polled when the server suggests nothing.
-pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
+pub(crate) const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// The fastest we poll, whatever the server suggests.
-pub const MIN_POLL: Duration = Duration::from_millis(100);
+pub(crate) const MIN_POLL: Duration = Duration::from_millis(100);
 /// The slowest we poll, whatever the server suggests.
-pub const MAX_POLL: Duration = Duration::from_secs(30);
+pub(crate) const MAX_POLL: Duration = Duration::from_secs(30);
 /// How long a cancel waits for the task to settle (cancellation is cooperative).
-pub const CANCEL_SETTLE: Duration = Duration::from_secs(2);
+pub(crate) const CANCEL_SETTLE: Duration = Duration::from_secs(2);
 /// How long we ask a server to keep a task's result (handshake era `ttl`).
-pub const TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+pub(crate) const TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// What the server said about a task.
 #[derive(Clone, Debug, PartialEq)]
@@ -138,7 +138,7 @@ fn short(value: &Value) -> String {
 
 /// Whether a plain call's answer says the tool must be run as a task (handshake era: the
 /// server's `-32601`, which the TypeScript SDK sends back as an error result instead).
-pub fn needs_task(answer: &Result<ToolResult, McpError>) -> bool {
+pub(crate) fn needs_task(answer: &Result<ToolResult, McpError>) -> bool {
     const SIGN: &str = "requires task augmentation";
     match answer {
         Err(McpError::ServerError { code, message }) => {
@@ -153,7 +153,7 @@ pub fn needs_task(answer: &Result<ToolResult, McpError>) -> bool {
 }
 
 /// The result of a task that failed with a JSON-RPC error.
-pub fn failed(code: i64, message: &str) -> ToolResult {
+pub(crate) fn failed(code: i64, message: &str) -> ToolResult {
     ToolResult {
         content: vec![ResultPart::Text {
             text: format!("The task failed (error {code}): {message}"),

@@ -30,9 +30,9 @@ use crate::vocab::mcp::ToolAnnotations;
 use crate::vocab::server::Approval;
 
 /// The setting that lets read-only tools run without asking (a JSON boolean).
-pub const AUTO_ALLOW_READ_ONLY: &str = "tools.auto_allow_read_only";
+pub(crate) const AUTO_ALLOW_READ_ONLY: &str = "tools.auto_allow_read_only";
 /// The setting holding the Apps' "Always" grants (a JSON array of [`Grant`]).
-pub const APP_GRANTS_SETTING: &str = "tools.app_grants";
+pub(crate) const APP_GRANTS_SETTING: &str = "tools.app_grants";
 
 /// Whose call an approval is for, and so where an answer is remembered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,7 +78,7 @@ pub enum Decision {
 
 /// Everything a decision depends on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// The user's policy for this tool, if set.
     pub tool_policy: Option<Approval>,
     /// The server's configured default.
@@ -99,7 +99,7 @@ pub struct Inputs {
 /// calling App's grant; then the
 /// tool's own policy; destructive tools are never allowed automatically; then the server's
 /// default; read-only tools run only with the opt-in; otherwise ask.
-pub fn resolve(inputs: Inputs) -> Decision {
+pub(crate) fn resolve(inputs: Inputs) -> Decision {
     let denied = match inputs.tool_policy {
         Some(policy) => policy == Approval::Deny,
         None => inputs.server_approval == Approval::Deny,
@@ -128,7 +128,7 @@ pub fn resolve(inputs: Inputs) -> Decision {
 
 /// Whether a tool counts as destructive: the spec's default for `destructiveHint` is true
 /// for a tool that is not read-only, so a tool without annotations is destructive.
-pub fn destructive(annotations: &ToolAnnotations) -> bool {
+pub(crate) fn destructive(annotations: &ToolAnnotations) -> bool {
     annotations.read_only != Some(true) && annotations.destructive != Some(false)
 }
 
@@ -272,7 +272,7 @@ pub enum Verdict {
 
 /// The policy's decision and, where it asks, the user's answer → run or not. The one table
 /// every caller goes through.
-pub fn verdict(decision: Decision, answer: Option<ApprovalAnswer>) -> Verdict {
+pub(crate) fn verdict(decision: Decision, answer: Option<ApprovalAnswer>) -> Verdict {
     match (decision, answer) {
         (Decision::Deny, _) | (Decision::Ask, Some(ApprovalAnswer::Deny)) => Verdict::Refused,
         (Decision::Allow, _) | (Decision::Ask, Some(_)) => Verdict::Run,

@@ -20,19 +20,19 @@
 //!   offered, events, pending requests, tasks being followed.
 //! - [`turn_start`]: a turn's servers started together, the turn going on after a short wait.
 
-pub mod approval;
+pub(crate) mod approval;
 mod apps;
-pub mod calls;
+pub(crate) mod calls;
 mod client_secret;
-pub mod config;
+pub(crate) mod config;
 mod lifecycle;
-pub mod preview_trust;
+pub(crate) mod preview_trust;
 mod running;
 pub(crate) mod secret_args;
-pub mod server_secrets;
+pub(crate) mod server_secrets;
 mod servers;
 mod tools;
-pub mod trust;
+pub(crate) mod trust;
 mod turn_start;
 
 use std::sync::{Arc, OnceLock};

@@ -35,7 +35,7 @@ fn names<'a>(keys: impl Iterator<Item = &'a String>) -> String {
 }
 
 /// The security-relevant fields of `config` that differ from the defaults, in a fixed order.
-pub fn trust_notes(config: &ServerConfig) -> Vec<TrustNote> {
+pub(crate) fn trust_notes(config: &ServerConfig) -> Vec<TrustNote> {
     let mut notes = Vec::new();
     match config.approval {
         Approval::Allow => notes.push(note("approval", "allow", true)),

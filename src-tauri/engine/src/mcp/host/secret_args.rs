@@ -7,7 +7,7 @@ use crate::vocab::server::{ServerConfig, Transport};
 
 /// The env name a secret argument's value is kept under: `SWITCHBOARD_SECRET_` and the key,
 /// upper-cased, other characters as `_`.
-pub fn secret_env_name(key: &str) -> String {
+pub(crate) fn secret_env_name(key: &str) -> String {
     let key: String = key
         .chars()
         .map(|c| {
@@ -29,7 +29,7 @@ fn placeholder(name: &str) -> String {
 /// Takes each of `secrets` (key, value) out of `config`'s arguments: every occurrence of the
 /// value becomes `${secret:NAME}` and the value is kept as env NAME. Remote servers have no
 /// arguments and are left as they are.
-pub fn seal_secret_args(config: &mut ServerConfig, secrets: &[(String, String)]) {
+pub(crate) fn seal_secret_args(config: &mut ServerConfig, secrets: &[(String, String)]) {
     let Transport::Stdio { args, env, .. } = &mut config.transport else {
         return;
     };
@@ -59,7 +59,7 @@ pub fn seal_secret_args(config: &mut ServerConfig, secrets: &[(String, String)])
 
 /// Fills every `${secret:NAME}` of `config`'s arguments with env NAME's value (a name with
 /// no value is left as written).
-pub fn fill_secret_args(config: &mut ServerConfig) {
+pub(crate) fn fill_secret_args(config: &mut ServerConfig) {
     let Transport::Stdio { args, env, .. } = &mut config.transport else {
         return;
     };

@@ -11,7 +11,7 @@ use crate::vocab::server::canonical_url;
 use crate::vocab::server::{ServerConfig, Transport};
 
 /// Whether `new` runs another program or reaches another endpoint than `old`.
-pub fn identity_changed(old: &Transport, new: &Transport) -> bool {
+pub(crate) fn identity_changed(old: &Transport, new: &Transport) -> bool {
     match (old, new) {
         (
             Transport::Stdio {

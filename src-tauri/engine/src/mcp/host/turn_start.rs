@@ -12,10 +12,10 @@ use crate::EngineError;
 use crate::mcp::supervisor::ServerState;
 
 /// The setting: how many seconds a turn waits for its servers to start.
-pub const SERVER_WAIT: &str = "chat.server_wait_seconds";
+pub(crate) const SERVER_WAIT: &str = "chat.server_wait_seconds";
 
 /// The wait when the setting is absent.
-pub const DEFAULT_SERVER_WAIT: Duration = Duration::from_secs(3);
+pub(crate) const DEFAULT_SERVER_WAIT: Duration = Duration::from_secs(3);
 
 /// What starting a turn's servers came to within the wait.
 #[derive(Clone, Debug, Default, PartialEq)]

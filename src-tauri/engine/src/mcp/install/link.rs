@@ -18,7 +18,7 @@ use crate::vocab::server::{ServerConfig, Transport};
 pub const SCHEME: &str = "switchboard";
 
 /// The longest link accepted, in bytes.
-pub const MAX_LINK_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_LINK_BYTES: usize = 16 * 1024;
 
 /// What an install link would save, shown before anything is saved. Values are not shown.
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
@@ -47,7 +47,7 @@ pub struct LinkPreview {
 }
 
 /// Reads install link `link`: its preview and the configuration it would save.
-pub fn parse(link: &str) -> Result<(LinkPreview, ServerConfig), InstallError> {
+pub(crate) fn parse(link: &str) -> Result<(LinkPreview, ServerConfig), InstallError> {
     let bad = |why: &str| InstallError::Link(why.to_owned());
     if link.len() > MAX_LINK_BYTES {
         return Err(bad(&format!("it is longer than {MAX_LINK_BYTES} bytes")));

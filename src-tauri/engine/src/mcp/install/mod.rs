@@ -3,9 +3,9 @@
 //! from MCP Bundles ([`bundle`]: the manifest, checked unpacking, `mcp_config` substitutions),
 //! from install links ([`link`]), and updates; [`installer`] is the host's side of all four.
 
-pub mod bundle;
+pub(crate) mod bundle;
 mod installer;
-pub mod link;
-pub mod registry;
+pub(crate) mod link;
+pub(crate) mod registry;
 
 pub use installer::{Installed, Installer};

@@ -22,10 +22,10 @@ mod connection;
 #[cfg(test)]
 pub(crate) mod fake_sampler;
 mod handler;
-pub mod interact;
-pub mod sampling_limits;
+pub(crate) mod interact;
+pub(crate) mod sampling_limits;
 mod task_calls;
-pub mod tools;
+pub(crate) mod tools;
 
 use crate::logging::Redactor;
 use crate::mcp::client::McpClient;

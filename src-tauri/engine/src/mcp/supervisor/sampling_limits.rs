@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 use crate::mcp::client::interact_types::SamplingRequest;
 
 /// The setting holding the largest `maxTokens` a sampling request keeps.
-pub const MAX_TOKENS_SETTING: &str = "mcp.sampling_max_tokens";
+pub(crate) const MAX_TOKENS_SETTING: &str = "mcp.sampling_max_tokens";
 /// The largest `maxTokens` a sampling request keeps by default.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// How many sampling requests one server may make per [`WINDOW`] by default.
 pub const DEFAULT_PER_MINUTE: usize = 10;
 /// The window of the rate limit.
-pub const WINDOW: Duration = Duration::from_secs(60);
+pub(crate) const WINDOW: Duration = Duration::from_secs(60);
 
 /// The limits, shared by every server's connection. Cheap to clone; clones share the state.
 #[derive(Clone, Debug)]

@@ -176,7 +176,7 @@ fn describe(state: &ServerState) -> String {
 }
 
 /// Checks `args` against `tool`'s input schema; returns them as an object.
-pub fn validate(tool: &ToolInfo, args: Value) -> Result<Map<String, Value>, ToolError> {
+pub(crate) fn validate(tool: &ToolInfo, args: Value) -> Result<Map<String, Value>, ToolError> {
     let schema = Value::Object(tool.input_schema.clone());
     let validator = jsonschema::validator_for(&schema).map_err(|e| ToolError::BadSchema {
         tool: tool.name.clone(),
@@ -215,7 +215,7 @@ fn pointer(path: &str) -> String {
 
 /// `result` within `limits`: text beyond the budget cut with a marker, binary parts over the
 /// limit replaced by a note. Structured content is kept as it is.
-pub fn truncate(mut result: ToolResult, limits: &Limits) -> ToolResult {
+pub(crate) fn truncate(mut result: ToolResult, limits: &Limits) -> ToolResult {
     let mut budget = limits.max_text_chars;
     for part in &mut result.content {
         match part {

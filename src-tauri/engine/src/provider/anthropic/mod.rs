@@ -14,15 +14,15 @@ use super::{
 };
 
 /// The API version sent in `anthropic-version`.
-pub const API_VERSION: &str = "2023-06-01";
+pub(crate) const API_VERSION: &str = "2023-06-01";
 /// The `max_tokens` sent when the request leaves it unset (Anthropic requires one).
-pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// The smallest thinking budget Anthropic accepts.
 const MIN_THINKING_BUDGET: u32 = 1024;
 
 /// The Anthropic Messages wire format.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Anthropic;
+pub(crate) struct Anthropic;
 
 impl WireFormat for Anthropic {
     fn framing(&self) -> Framing {
@@ -74,7 +74,7 @@ impl WireFormat for Anthropic {
 /// signed thinking blocks of its start, which the neutral history does not keep. While it
 /// thinks, Anthropic's rules are applied rather than sending a request it refuses (see
 /// [`thinking_rules`]).
-pub fn request_body(req: &ChatRequest) -> Value {
+pub(crate) fn request_body(req: &ChatRequest) -> Value {
     let messages = messages(&req.messages);
     let thinking = req
         .thinking
@@ -127,7 +127,7 @@ pub fn request_body(req: &ChatRequest) -> Value {
 
 /// The sampling fields of one request as Anthropic will get them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Sampling {
+pub(crate) struct Sampling {
     /// `max_tokens` (thinking included).
     pub max_tokens: u32,
     /// `temperature`.
@@ -141,7 +141,7 @@ pub struct Sampling {
 /// Anthropic's rules for extended thinking, applied to `s`: a budget of at least 1024 (the one
 /// asked, else half the tokens), `max_tokens` above it (the budget is added when it is not),
 /// no `temperature`, `top_p` only from 0.95 to 1. Returns what was changed or dropped, in words.
-pub fn thinking_rules(s: &mut Sampling, thinking: &Thinking) -> Vec<String> {
+pub(crate) fn thinking_rules(s: &mut Sampling, thinking: &Thinking) -> Vec<String> {
     let mut dropped = Vec::new();
     let asked = thinking.budget().unwrap_or(s.max_tokens / 2);
     let budget = asked.max(MIN_THINKING_BUDGET);
@@ -348,7 +348,7 @@ struct WireError {
 
 /// Decodes one Messages stream.
 #[derive(Default)]
-pub struct Parser {
+pub(crate) struct Parser {
     calls: BTreeMap<usize, PendingCall>,
     emitted_calls: bool,
     usage: Usage,

@@ -32,7 +32,7 @@ const COPIED: [&str; 8] = [
 
 /// The Gemini wire format.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Gemini;
+pub(crate) struct Gemini;
 
 impl WireFormat for Gemini {
     fn framing(&self) -> Framing {
@@ -107,7 +107,7 @@ fn generates_content(model: &Value) -> bool {
 }
 
 /// The JSON body of a `streamGenerateContent` request.
-pub fn request_body(req: &ChatRequest) -> Value {
+pub(crate) fn request_body(req: &ChatRequest) -> Value {
     let mut body = json!({ "contents": contents(&req.messages) });
     if let Some(system) = req.system.as_deref().filter(|s| !s.is_empty()) {
         body["systemInstruction"] = json!({ "parts": [{ "text": system }] });
@@ -223,7 +223,7 @@ fn function_response(content: &str, is_error: bool) -> Value {
 /// [`MAX_REF_DEPTH`] deep), `type` unions turned into `nullable`, `const` into a one-value
 /// `enum`, `oneOf` into `anyOf`, null branches of `anyOf` into `nullable`, single-branch
 /// `allOf` merged, and every other keyword dropped.
-pub fn gemini_schema(schema: &Value) -> Value {
+pub(crate) fn gemini_schema(schema: &Value) -> Value {
     convert(schema, schema, 0)
 }
 
@@ -460,7 +460,7 @@ struct WireError {
 /// Decodes one `streamGenerateContent` stream. Gemini has no end marker, so `Usage` and
 /// `Finish` are emitted when the body ends after a finish reason was seen.
 #[derive(Default)]
-pub struct Parser {
+pub(crate) struct Parser {
     calls: usize,
     usage: Option<Usage>,
     finish: Option<String>,

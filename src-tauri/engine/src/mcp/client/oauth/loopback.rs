@@ -13,7 +13,7 @@ use tokio::net::{TcpListener, TcpStream};
 use super::OAuthError;
 
 /// The path the authorization server redirects to.
-pub const CALLBACK_PATH: &str = "/callback";
+pub(crate) const CALLBACK_PATH: &str = "/callback";
 /// The longest request head we read.
 const MAX_HEAD: usize = 16 * 1024;
 /// How long one connection may take to send its request head.

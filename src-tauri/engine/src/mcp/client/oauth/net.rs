@@ -29,7 +29,10 @@ const MAX_BODY: usize = 1024 * 1024;
 /// addresses only when `allow_private` (the user's per-server setting) or when `url` is itself
 /// local (the user pointed us at a server on this machine or network); then rmcp's own policy
 /// applies (loopback only beside a loopback server).
-pub async fn manager(url: &str, allow_private: bool) -> Result<AuthorizationManager, OAuthError> {
+pub(crate) async fn manager(
+    url: &str,
+    allow_private: bool,
+) -> Result<AuthorizationManager, OAuthError> {
     let local = url::Url::parse(url).is_ok_and(|u| netguard::url_is_local(&u));
     let manager = match (allow_private, local) {
         (true, _) => AuthorizationManager::new_allowing_private_addresses(url).await?,
@@ -44,14 +47,14 @@ pub async fn manager(url: &str, allow_private: bool) -> Result<AuthorizationMana
 
 /// An OAuth HTTP client that reaches public addresses only.
 #[derive(Debug)]
-pub struct PublicOAuthHttp {
+pub(crate) struct PublicOAuthHttp {
     follow: reqwest::Client,
     stop: reqwest::Client,
 }
 
 impl PublicOAuthHttp {
     /// Both clients (following redirects, and not) with the public-only resolver.
-    pub fn new() -> Result<Self, OAuthError> {
+    pub(crate) fn new() -> Result<Self, OAuthError> {
         let build = |redirect: Policy| {
             reqwest::Client::builder()
                 .timeout(TIMEOUT)
@@ -79,7 +82,7 @@ fn public_redirect(attempt: Attempt) -> reqwest::redirect::Action {
 }
 
 /// Refuses a URL naming a local host (`localhost`, a non-public IP literal).
-pub fn check_host(url: &url::Url) -> Result<(), String> {
+pub(crate) fn check_host(url: &url::Url) -> Result<(), String> {
     match url.host_str() {
         Some(host) if !netguard::is_local_host(host) => Ok(()),
         Some(host) => Err(format!(

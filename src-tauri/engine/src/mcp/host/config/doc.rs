@@ -11,7 +11,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 /// The named entries of a document, in order, names possibly repeated.
-pub type Entries = Vec<(String, Value)>;
+pub(crate) type Entries = Vec<(String, Value)>;
 
 /// The key holding the servers in Claude Desktop's file.
 const SERVERS_KEY: &str = "mcpServers";
@@ -20,7 +20,7 @@ const SERVERS_KEY: &str = "mcpServers";
 const ENTRY_FIELDS: &[&str] = &["command", "url", "args", "serverUrl", "baseUrl"];
 
 /// Reads `text` into its entries, or one message saying why it cannot.
-pub fn read(text: &str) -> Result<Entries, String> {
+pub(crate) fn read(text: &str) -> Result<Entries, String> {
     match parse_doc(text) {
         Ok(doc) => entries(doc),
         Err(first) => match pasted_entry(text) {

@@ -20,7 +20,7 @@ use crate::vocab::server::{ServerSpec, Transport};
 use doc::Entries;
 
 /// The longest server name accepted, in characters.
-pub const MAX_NAME_CHARS: usize = 64;
+pub(crate) const MAX_NAME_CHARS: usize = 64;
 
 /// Validation of a config built outside a document (e.g. in a form).
 impl ServerConfig {

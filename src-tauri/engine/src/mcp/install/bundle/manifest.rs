@@ -12,7 +12,7 @@ use crate::vocab::error::InstallError;
 
 /// The manifest fields this app uses (unknown fields are ignored).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// The manifest format's version (`dxt_version` in older bundles).
     #[serde(alias = "dxt_version")]
     pub manifest_version: String,
@@ -46,14 +46,14 @@ pub struct Manifest {
 
 /// The author.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct Author {
+pub(crate) struct Author {
     /// Name.
     pub name: String,
 }
 
 /// The server section.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct Server {
+pub(crate) struct Server {
     /// `node`, `python`, `binary` or `uv`.
     #[serde(rename = "type")]
     pub kind: String,
@@ -65,7 +65,7 @@ pub struct Server {
 
 /// How to start it.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct McpConfig {
+pub(crate) struct McpConfig {
     /// The program.
     pub command: String,
     /// Its arguments.
@@ -118,7 +118,7 @@ pub struct UserConfigField {
 
 /// Compatibility requirements.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-pub struct Compatibility {
+pub(crate) struct Compatibility {
     /// `darwin`, `win32`, `linux`.
     #[serde(default)]
     pub platforms: Vec<String>,
@@ -138,7 +138,7 @@ fn folder_safe(s: &str) -> bool {
 
 impl Manifest {
     /// Parses and checks `json`; the message lists every problem.
-    pub fn parse(json: &[u8]) -> Result<Self, String> {
+    pub(crate) fn parse(json: &[u8]) -> Result<Self, String> {
         let m: Self = serde_json::from_slice(json)
             .map_err(|e| format!("its manifest.json does not validate: {e}"))?;
         let mut problems = Vec::new();
@@ -180,7 +180,7 @@ impl Manifest {
 
     /// The value(s) of each `user_config` key: given, else the default; a required key
     /// without either, a wrong type or an unknown key is an error.
-    pub fn user_values(
+    pub(crate) fn user_values(
         &self,
         given: &BTreeMap<String, String>,
     ) -> Result<BTreeMap<String, Vec<String>>, InstallError> {

@@ -16,15 +16,16 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-pub use manifest::{Manifest, NamedItem, UserConfigField};
-pub use unpack::{Limits, MAX_TOTAL_BYTES, unpack};
+pub(crate) use manifest::Manifest;
+pub use manifest::{NamedItem, UserConfigField};
+pub(crate) use unpack::{Limits, MAX_TOTAL_BYTES, unpack};
 
 use crate::vocab::error::InstallError;
 use crate::vocab::server::ServerSource;
 use crate::vocab::server::{ServerConfig, Transport};
 
 /// This computer's platform as manifests name it (`darwin`, `win32`, `linux`).
-pub const PLATFORM: &str = match std::env::consts::OS.as_bytes() {
+pub(crate) const PLATFORM: &str = match std::env::consts::OS.as_bytes() {
     b"macos" => "darwin",
     b"windows" => "win32",
     _ => std::env::consts::OS,
@@ -88,7 +89,7 @@ pub struct BundleInstall {
 
 /// Reads and checks the bundle at `file` (manifest, every entry's path, sizes, the entry
 /// point) without unpacking it.
-pub fn preview(file: &Path) -> Result<BundlePreview, InstallError> {
+pub(crate) fn preview(file: &Path) -> Result<BundlePreview, InstallError> {
     let bytes = read_file(file)?;
     let listing = unpack::check(file, &bytes, Limits::default())?;
     let m = listing.manifest;
@@ -129,7 +130,7 @@ pub(crate) fn read_file(file: &Path) -> Result<Vec<u8>, InstallError> {
 }
 
 /// A refusal of the bundle `file`, saying why.
-pub fn refused(file: &Path, reason: &str) -> InstallError {
+pub(crate) fn refused(file: &Path, reason: &str) -> InstallError {
     InstallError::Bundle {
         file: file.display().to_string(),
         reason: reason.to_owned(),
@@ -138,7 +139,7 @@ pub fn refused(file: &Path, reason: &str) -> InstallError {
 
 /// The configured server for `manifest` unpacked in `dir`, with `values` for its
 /// `user_config` (defaults for the rest; a required one missing is an error).
-pub fn server_config(
+pub(crate) fn server_config(
     manifest: &Manifest,
     dir: &Path,
     request: &BundleInstall,

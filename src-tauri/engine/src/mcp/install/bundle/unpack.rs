@@ -14,13 +14,13 @@ use super::{Manifest, read_file, refused};
 use crate::vocab::error::InstallError;
 
 /// The most entries a bundle may have.
-pub const MAX_ENTRIES: usize = 10_000;
+pub(crate) const MAX_ENTRIES: usize = 10_000;
 /// The most bytes a bundle may unpack to (and the largest bundle file read).
-pub const MAX_TOTAL_BYTES: u64 = 512 * 1024 * 1024;
+pub(crate) const MAX_TOTAL_BYTES: u64 = 512 * 1024 * 1024;
 
 /// How much a bundle may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// The most entries.
     pub entries: usize,
     /// The most bytes unpacked.
@@ -127,12 +127,12 @@ pub(super) fn check(file: &Path, bytes: &[u8], limits: Limits) -> Result<Listing
 /// Unpacks the bundle at `file` into `<bundles>/<name>/<version>/` and returns its manifest
 /// and that folder. Refused (nothing left on disk) when it does not pass [`check`], when that
 /// version is already there, or when writing fails.
-pub fn unpack(file: &Path, bundles: &Path) -> Result<(Manifest, PathBuf), InstallError> {
+pub(crate) fn unpack(file: &Path, bundles: &Path) -> Result<(Manifest, PathBuf), InstallError> {
     unpack_with(file, bundles, Limits::default())
 }
 
 /// [`unpack`] within `limits`.
-pub fn unpack_with(
+pub(crate) fn unpack_with(
     file: &Path,
     bundles: &Path,
     limits: Limits,

@@ -13,17 +13,17 @@ use super::{RegistryEntry, WireList, parse_one};
 use crate::vocab::error::InstallError;
 
 /// The official registry.
-pub const DEFAULT_REGISTRY: &str = "https://registry.modelcontextprotocol.io";
+pub(crate) const DEFAULT_REGISTRY: &str = "https://registry.modelcontextprotocol.io";
 /// The setting holding the registry's URL (an organisation's own registry works).
-pub const REGISTRY_URL_SETTING: &str = "mcp.registry_url";
+pub(crate) const REGISTRY_URL_SETTING: &str = "mcp.registry_url";
 /// The setting holding how long one registry request may take, in milliseconds.
-pub const REGISTRY_TIMEOUT_SETTING: &str = "mcp.registry_timeout_ms";
+pub(crate) const REGISTRY_TIMEOUT_SETTING: &str = "mcp.registry_timeout_ms";
 /// The default time one request may take.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
 /// The largest answer read (a page of 100 entries is well under 1 MiB).
-pub const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 /// Entries asked for per page.
-pub const PAGE_SIZE: u32 = 30;
+pub(crate) const PAGE_SIZE: u32 = 30;
 
 /// One page of a registry listing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -49,7 +49,7 @@ pub struct RegistryPage {
 
 /// A client of one registry.
 #[derive(Clone, Debug)]
-pub struct RegistryClient {
+pub(crate) struct RegistryClient {
     base: String,
     timeout: Duration,
     http: reqwest::Client,
@@ -58,7 +58,7 @@ pub struct RegistryClient {
 impl RegistryClient {
     /// A client of the registry at `base` (e.g. [`DEFAULT_REGISTRY`]), each request allowed
     /// `timeout`.
-    pub fn new(base: &str, timeout: Duration) -> Result<Self, InstallError> {
+    pub(crate) fn new(base: &str, timeout: Duration) -> Result<Self, InstallError> {
         let url = url::Url::parse(base.trim()).map_err(|e| InstallError::Unreachable {
             url: base.to_owned(),
             reason: format!("not a URL: {e}"),
@@ -85,12 +85,12 @@ impl RegistryClient {
     }
 
     /// The registry's base URL.
-    pub fn base(&self) -> &str {
+    pub(crate) fn base(&self) -> &str {
         &self.base
     }
 
     /// A page of the latest versions matching `query` (empty: all), after `cursor`.
-    pub async fn search(
+    pub(crate) async fn search(
         &self,
         query: &str,
         cursor: Option<&str>,
@@ -118,7 +118,7 @@ impl RegistryClient {
     }
 
     /// Entry `name` at `version` (`None`: the latest).
-    pub async fn entry(
+    pub(crate) async fn entry(
         &self,
         name: &str,
         version: Option<&str>,

@@ -4,15 +4,16 @@
 //! entry and the user's values ([`plan`]). The wire format is the registry API's
 //! (`GET /v0/servers?search=&cursor=&limit=&version=latest`, camelCase JSON).
 
-pub mod client;
-pub mod plan;
+pub(crate) mod client;
+pub(crate) mod plan;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-pub use client::{DEFAULT_REGISTRY, REGISTRY_TIMEOUT_SETTING, REGISTRY_URL_SETTING, RegistryPage};
+pub use client::RegistryPage;
+pub(crate) use client::{DEFAULT_REGISTRY, REGISTRY_TIMEOUT_SETTING, REGISTRY_URL_SETTING};
 pub use plan::{
     FormField, InstallOption, InstallPlan, InstallRequest, RuntimeCheck, UpdatePlan,
     install_options,

@@ -256,7 +256,7 @@ fn unsupported(p: &Package) -> Option<String> {
 }
 
 /// What to install for `program`.
-pub fn runtime_hint(program: &str) -> String {
+pub(crate) fn runtime_hint(program: &str) -> String {
     match program {
         "npx" | "node" | "npm" => "install Node.js (which brings npx): https://nodejs.org".into(),
         "uvx" | "uv" => "install uv (which brings uvx): https://docs.astral.sh/uv/".into(),
@@ -367,7 +367,7 @@ impl Resolver<'_> {
 
 /// The configured server's default name: the entry name's last part, in the characters a
 /// server name allows.
-pub fn default_server_name(entry: &str) -> String {
+pub(crate) fn default_server_name(entry: &str) -> String {
     let last = entry.rsplit('/').next().unwrap_or(entry);
     let clean = |c: char| {
         if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -386,7 +386,7 @@ pub fn default_server_name(entry: &str) -> String {
 
 /// The plan and the configuration (with its real values) for installing `entry` from
 /// `registry` as `request` asks. Checks the values, not the runtime.
-pub fn build(
+pub(crate) fn build(
     entry: &RegistryEntry,
     registry: &str,
     request: &InstallRequest,
@@ -497,7 +497,7 @@ fn index(i: &str) -> usize {
 }
 
 /// The plan shown for `config` (values masked).
-pub fn plan_of(config: &ServerConfig, runtime: Option<RuntimeCheck>) -> InstallPlan {
+pub(crate) fn plan_of(config: &ServerConfig, runtime: Option<RuntimeCheck>) -> InstallPlan {
     let names: Vec<String> = secrets_of(&config.transport).keys().cloned().collect();
     let (command, args, url, stdio) = match &config.transport {
         Transport::Stdio { command, args, .. } => (Some(command.clone()), args.clone(), None, true),
