@@ -118,13 +118,6 @@ impl McpHost {
     pub(crate) fn secrets(&self) -> &Secrets {
         &self.secrets
     }
-
-    fn sampler(&self) -> Arc<dyn Sampler> {
-        match self.sampler.get() {
-            Some(s) => s.clone(),
-            None => Arc::new(NoSampler),
-        }
-    }
 }
 
 /// Refuses every sampling request (no model wired in, e.g. a host built alone in a test).

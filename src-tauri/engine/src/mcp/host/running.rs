@@ -16,6 +16,7 @@ use crate::EngineError;
 use crate::mcp::client::McpClient;
 use crate::mcp::client::roots::{self, ROOTS_SETTING, RootInfo};
 use crate::mcp::supervisor::interact::InteractionAnswer;
+use crate::mcp::supervisor::interact::Sampler;
 use crate::mcp::supervisor::{ServerLogs, ServerState};
 use crate::vocab::error::InteractionError;
 use crate::vocab::error::ToolError;
@@ -75,7 +76,11 @@ impl McpHost {
         id: &str,
         answer: InteractionAnswer,
     ) -> Result<Option<String>, EngineError> {
-        let sampler = self.sampler();
+        // Who answers sampling: the agent, once the engine has set it; else nobody.
+        let sampler: Arc<dyn Sampler> = match self.sampler.get() {
+            Some(s) => s.clone(),
+            None => Arc::new(super::NoSampler),
+        };
         Ok(self
             .supervisor()
             .interactions()
