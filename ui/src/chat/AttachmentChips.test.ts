@@ -29,7 +29,7 @@ test('hostile resource names, servers and URIs on chips stay text', () => {
     mimeType: hostile(i + 3),
     body: { kind: 'text', value: p.payload },
   }));
-  render(AttachmentChips, { attachments, onremove: vi.fn() });
+  render(AttachmentChips, { attachments, onremoveattachment: vi.fn() });
   const root = screen.getByTestId('attachment-chips');
   expect(screen.getAllByTestId('attachment-chip')).toHaveLength(XSS_CORPUS.length);
   // Each chip has two icons: the paperclip and the remove button's cross.
