@@ -55,9 +55,11 @@ lint:
 test-rust:
 	cargo test --workspace
 
-# Type check, vitest, the XSS corpus and math under the window CSP, and the windowed sidebar's
-# layout, in a real Chromium (/usr/bin/chromium).
+# The IPC contract (ui/src/api/commands.ts matches the Rust commands, so that the type check
+# below sees them), type check, vitest, the XSS corpus and math under the window CSP, and the
+# windowed sidebar's layout, in a real Chromium (/usr/bin/chromium).
 test-ui:
+	cargo test --quiet -p switchboard-ipc-contract
 	cd ui && npm run check && npm test && npm run test:xss-browser && npm run test:math-browser && npm run test:sidebar-browser
 
 # The real window under Xvfb through tauri-driver + WebKitWebDriver (the built-in model's
@@ -84,9 +86,11 @@ deb:
 	$(MAKE) ui
 	ui/node_modules/.bin/tauri build --bundles deb
 
-# Rewrites ui/src/bindings.ts from the Rust types.
+# Rewrites ui/src/bindings.ts from the Rust types, then ui/src/api/commands.ts (the typed IPC
+# commands) from the Rust commands and those types.
 bless:
 	SWITCHBOARD_BLESS=1 cargo test --test all bindings
+	SWITCHBOARD_BLESS=1 cargo test -p switchboard-ipc-contract
 
 # Benchmarks (not part of `make test`; results go in the closing notes).
 LANGGRAPH_VENV := $(HOME)/.cache/switchboard/venv-langgraph

@@ -14,23 +14,15 @@
 // docs/screenshots/reasoning-tool-card.png.
 //
 // Usage: node tests/e2e/apps.mjs <path to the debug binary>   (DISPLAY must be set)
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import http from 'node:http';
-import { driver, freePort, runScenario, sleep, until } from './webdriver.mjs';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newChat, root, sleep, testRun, until } from './lib.mjs';
 
-const app = resolve(process.argv[2] ?? '');
-const root = resolve(import.meta.dirname, '../..');
 const fixtures = join(root, 'tests/fixtures/mcp-apps');
-const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-apps-'));
-const children = [];
-// The scripted model: a user message naming an App asks for that App's tool; after a tool
-// result it answers in text. Tool names are taken from the request (provider-safe names).
-let modelUrl = '';
-/** Requests a web page (an App frame) got through to the fake model; must stay empty. */
-const framesReached = [];
+const { dataDir, cli, sqlite, screenshot, launch, fakeModel, run } = testRun('e2e-apps');
+/** The fake model (started by main): its URL, and `fromPages`, the requests a web page (an App
+ * frame) got through to it, which must stay none. */
+let model;
 const SCRIPT = {
   basic: 'get-time',
   monitor: 'get-system-info',
@@ -38,18 +30,11 @@ const SCRIPT = {
   hostile: 'hostile-view',
 };
 
-function sse(res, deltas, finish) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const delta of deltas) {
-    res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
-  }
-  res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake-model', choices: [{ index: 0, delta: {}, finish_reason: finish }] })}\n\n`);
-  res.end('data: [DONE]\n\n');
-}
-
 const ECHOED = 'Hello from Switchboard — 你好 👋';
 
-function answer(body, res) {
+// The scripted model: a user message naming an App asks for that App's tool; after a tool
+// result it answers in text. Tool names are taken from the request (provider-safe names).
+function answer(body) {
   const messages = body.messages ?? [];
   const last = messages.at(-1) ?? {};
   const text = typeof last.content === 'string' ? last.content : JSON.stringify(last.content ?? '');
@@ -57,58 +42,27 @@ function answer(body, res) {
   const echo = tools.find((n) => n.startsWith('everything__') && n.endsWith('echo'));
   if (last.role === 'user' && text.includes('think, then echo') && echo) {
     const call = { index: 0, id: 'call_echo', type: 'function', function: { name: echo, arguments: JSON.stringify({ message: ECHOED }) } };
-    return sse(res, [
-      { role: 'assistant', reasoning_content: 'The user wants a greeting sent through a tool. ' },
-      { reasoning_content: 'server-everything has **echo**, which returns its message unchanged, so I will call it with a bilingual greeting and report what comes back.' },
-      { content: '', tool_calls: [call] },
-    ], 'tool_calls');
+    return {
+      deltas: [
+        { role: 'assistant', reasoning_content: 'The user wants a greeting sent through a tool. ' },
+        { reasoning_content: 'server-everything has **echo**, which returns its message unchanged, so I will call it with a bilingual greeting and report what comes back.' },
+        { content: '', tool_calls: [call] },
+      ],
+      finish: 'tool_calls',
+    };
   }
   if (last.role === 'tool' && last.tool_call_id === 'call_echo') {
-    return sse(res, [{ role: 'assistant', content: `The server echoed the greeting back unchanged:\n\n> ${ECHOED}` }], 'stop');
+    return `The server echoed the greeting back unchanged:\n\n> ${ECHOED}`;
   }
   const wanted = Object.entries(SCRIPT).find(([server]) => last.role === 'user' && text.includes(`show ${server}`));
   const name = wanted && tools.find((n) => n.startsWith(`${wanted[0]}__`) && n.endsWith(wanted[1]));
   if (name) {
     // The hostile App is given a URL that is reachable but outside its CSP: this server's.
-    const args = wanted[0] === 'hostile' ? { probe: `${modelUrl}/v1/models` } : {};
+    const args = wanted[0] === 'hostile' ? { probe: `${model.url}/v1/models` } : {};
     const call = { index: 0, id: `call_${wanted[0]}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
-    return sse(res, [{ role: 'assistant', content: '', tool_calls: [call] }], 'tool_calls');
+    return { deltas: [{ role: 'assistant', content: '', tool_calls: [call] }], finish: 'tool_calls' };
   }
-  const reply = last.role === 'tool' ? 'Here is the App.' : 'MCP Apps';
-  return sse(res, [{ role: 'assistant', content: reply }], 'stop');
-}
-
-function fakeModel() {
-  const server = http.createServer((req, res) => {
-    req.setEncoding('utf8');
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      if (req.headers.origin) framesReached.push(`${req.method} ${req.url} from ${req.headers.origin}`);
-      if (process.env.E2E_APPS_DEBUG) console.log(`fake model: ${req.method} ${req.url} ${raw.slice(0, 400)}`);
-      if (req.url.endsWith('/models')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model' }] }));
-      }
-      try {
-        answer(JSON.parse(raw || '{}'), res);
-      } catch (e) {
-        res.writeHead(400);
-        res.end(String(e));
-      }
-    });
-  });
-  server.on('connection', (s) => s.setNoDelay(true));
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
-
-function cli(...args) {
-  return execFileSync(app, ['--data-dir', dataDir, ...args], { encoding: 'utf8', env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir } });
-}
-
-function sqlite(query) {
-  const py = `import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nr=c.execute(sys.argv[2]).fetchall()\nc.commit()\nprint(json.dumps(r))`;
-  return JSON.parse(execFileSync('python3', ['-c', py, join(dataDir, 'switchboard.db'), query]));
+  return last.role === 'tool' ? 'Here is the App.' : 'MCP Apps';
 }
 
 function configure(modelUrl) {
@@ -127,23 +81,11 @@ function configure(modelUrl) {
   cli('servers', 'import', file);
 }
 
-function screenshot(name) {
-  mkdirSync(join(root, 'docs/screenshots'), { recursive: true });
-  const shot = join(root, `docs/screenshots/${name}.png`);
-  execFileSync('import', ['-window', 'root', shot]);
-  const colours = Number(execFileSync('identify', ['-format', '%k', shot]).toString());
-  if (!(colours > 64)) throw new Error(`the screenshot is blank (${colours} colours): ${shot}`);
-  console.log(`e2e-apps: screenshot ${shot} (${colours} colours)`);
-}
-
 const lastApp = '[data-testid="mcp-app"]:last-of-type';
 
 /** Starts a conversation, asks for server's App and waits for its frame. */
 async function chatFor(wd, server) {
-  await wd.click(await wd.find('[data-testid="new-conversation"]'));
-  const rename = await until('the rename input', () => wd.find('[data-testid="rename-input"]'));
-  await wd.type(rename, `App: ${server}\uE007`);
-  const composer = await until('the composer', () => wd.find('[data-testid="composer"]'));
+  const composer = await newChat(wd, `App: ${server}`);
   await wd.type(composer, `show ${server}\uE007`);
   // The model's call of an unannotated tool asks first: allow it once.
   const allowOnce = '[data-testid="tool-call-card"] > [data-testid="approval-buttons"] [data-decision="allow_once"]';
@@ -251,7 +193,7 @@ async function hostile(wd) {
   for (const refusal of ['refused tools/call', 'refused ui/open-link', 'flood: dropped']) {
     if (!log.includes(refusal)) throw new Error(`the host did not log "${refusal}":\n${log}`);
   }
-  if (framesReached.length) throw new Error(`an App reached the fake model: ${framesReached.join('; ')}`);
+  if (model.fromPages.length) throw new Error(`an App reached the fake model: ${model.fromPages.join('; ')}`);
   if ((await wd.script('return location.origin + location.pathname')) !== url) throw new Error('the App navigated the window');
   const now = sqlite('SELECT count(*) FROM conversations')[0][0];
   if (now !== conversations + 1) throw new Error(`the IPC message handler ran a command: ${now} conversations, expected ${conversations + 1}`);
@@ -264,10 +206,7 @@ async function hostile(wd) {
 
 /** A model that reasons, then calls a plain tool: the reasoning block and the tool card. */
 async function reasoning(wd) {
-  await wd.click(await wd.find('[data-testid="new-conversation"]'));
-  const rename = await until('the rename input', () => wd.find('[data-testid="rename-input"]'));
-  await wd.type(rename, 'Reasoning and a tool\uE007');
-  const composer = await until('the composer', () => wd.find('[data-testid="composer"]'));
+  const composer = await newChat(wd, 'Reasoning and a tool');
   await wd.type(composer, 'Please think, then echo a greeting in English and Chinese.\uE007');
   // echo asks first unless the policy lets it run: allow it once when asked.
   const allowOnce = '[data-testid="tool-call-card"] > [data-testid="approval-buttons"] [data-decision="allow_once"]';
@@ -317,20 +256,9 @@ async function serversReady(wd) {
 }
 
 async function main() {
-  const model = await fakeModel();
-  children.push({ kill: () => model.close() });
-  modelUrl = `http://127.0.0.1:${model.address().port}`;
-  configure(modelUrl);
-  const port = await freePort();
-  const nativePort = await freePort();
-  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
-  });
-  children.push(td);
-  const wd = driver(`http://127.0.0.1:${port}`);
-  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
-  await wd.start({ alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } } });
+  model = await fakeModel(answer, { log: Boolean(process.env.E2E_APPS_DEBUG) });
+  configure(model.url);
+  const wd = await launch();
   try {
     await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
     await serversReady(wd);
@@ -354,4 +282,4 @@ async function main() {
   }
 }
 
-await runScenario('e2e-apps', main, children, dataDir);
+await run(main);

@@ -7,76 +7,24 @@
 // providers.png.
 //
 // Usage: node tests/e2e/assistants.mjs <path to the debug binary>   (DISPLAY must be set)
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import http from 'node:http';
-import { driver, freePort, runScenario, sleep, until } from './webdriver.mjs';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { go, press, sleep, testRun, until } from './lib.mjs';
 
-const app = resolve(process.argv[2] ?? '');
-const root = resolve(import.meta.dirname, '../..');
-const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-assistants-'));
-const children = [];
+const { dataDir, cli, screenshot, launch, fakeModel, run } = testRun('e2e-assistants');
 const PROMPT = 'Answer like a pirate, 海盗 style.';
 const TAB = '\uE004';
 const ENTER = '\uE007';
 /** Every chat request body the fake model got (title requests left out). */
 const requests = [];
 
-function sse(res, text) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const chunk = (delta, finish) =>
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  res.write(chunk({ role: 'assistant', content: text }, null));
-  res.write(chunk({}, 'stop'));
-  res.end('data: [DONE]\n\n');
+/** The fake model's answers: a title to a title request, else a pirate's greeting. */
+function answer(body) {
+  const last = (body.messages ?? []).at(-1)?.content ?? '';
+  if (typeof last === 'string' && last.startsWith('Write a short title')) return 'Pirate talk';
+  requests.push(body);
+  return 'Arr, ahoy!';
 }
-
-function fakeModel() {
-  const server = http.createServer((req, res) => {
-    req.setEncoding('utf8');
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      if (req.url.endsWith('/models')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model' }] }));
-      }
-      const body = JSON.parse(raw || '{}');
-      const last = (body.messages ?? []).at(-1)?.content ?? '';
-      if (typeof last === 'string' && last.startsWith('Write a short title')) return sse(res, 'Pirate talk');
-      requests.push(body);
-      return sse(res, 'Arr, ahoy!');
-    });
-  });
-  server.on('connection', (s) => s.setNoDelay(true));
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
-
-function cli(...args) {
-  return execFileSync(app, ['--data-dir', dataDir, ...args], { encoding: 'utf8', env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir } });
-}
-
-function screenshot(name) {
-  mkdirSync(join(root, 'docs/screenshots'), { recursive: true });
-  const shot = join(root, `docs/screenshots/${name}.png`);
-  execFileSync('import', ['-window', 'root', shot]);
-  const colours = Number(execFileSync('identify', ['-format', '%k', shot]).toString());
-  if (!(colours > 64)) throw new Error(`the screenshot is blank (${colours} colours): ${shot}`);
-  console.log(`e2e-assistants: screenshot ${shot} (${colours} colours)`);
-}
-
-/** Clicks through the page's own `click()` (a toast or a tooltip over the element would make
- * WebDriver's click "intercepted"); fails on an error banner, naming it. */
-async function press(wd, id) {
-  await wd.script('arguments[0].scrollIntoView({block: "center"}); arguments[0].click(); return true;', [{ [wd.ELEMENT]: id }]);
-  const banners = await wd.findAll('[data-testid="error-banner"]');
-  for (const b of banners) throw new Error(`the window shows an error: ${await wd.text(b)}`);
-}
-
-/** Goes to a route of the window (hash routing). */
-const go = (wd, hash) => wd.script(`location.hash = arguments[0]; return true;`, [hash]);
 
 async function makeAssistant(wd) {
   await go(wd, '#/settings/assistants');
@@ -142,24 +90,13 @@ async function settingsShots(wd) {
 }
 
 async function main() {
-  const model = await fakeModel();
-  children.push({ kill: () => model.close() });
-  const url = `http://127.0.0.1:${model.address().port}`;
+  const { url } = await fakeModel(answer);
   cli('providers', 'add', 'fake', '--preset', 'openai-compatible', '--base-url', `${url}/v1`);
   const servers = join(dataDir, 'servers.json');
   writeFileSync(servers, JSON.stringify({ mcpServers: { clock: { builtin: 'time' }, web: { builtin: 'fetch' } } }));
   cli('servers', 'import', servers);
 
-  const port = await freePort();
-  const nativePort = await freePort();
-  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
-  });
-  children.push(td);
-  const wd = driver(`http://127.0.0.1:${port}`);
-  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
-  await wd.start({ alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } } });
+  const wd = await launch();
   try {
     await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
     await makeAssistant(wd);
@@ -170,4 +107,4 @@ async function main() {
   }
 }
 
-await runScenario('e2e-assistants', main, children, dataDir);
+await run(main);

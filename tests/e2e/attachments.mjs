@@ -10,56 +10,20 @@
 // A screenshot of the message with its image goes to docs/screenshots/image-message.png.
 //
 // Usage: node tests/e2e/attachments.mjs <path to the debug binary>   (DISPLAY must be set)
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import http from 'node:http';
-import { driver, freePort, runScenario, sleep, until } from './webdriver.mjs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newChat, sleep, testRun, until } from './lib.mjs';
 
-const app = resolve(process.argv[2] ?? '');
-const root = resolve(import.meta.dirname, '../..');
-const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-attach-'));
-const children = [];
+const { dataDir, cli, sqlite, screenshot, launch, fakeModel, run } = testRun('e2e-attachments');
 const SENTENCE = 'The lighthouse keeper counted forty-two herons at dawn.';
 /** Chat request bodies the fake model received. */
 const requests = [];
 
-function sse(res, text) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const chunk = (delta, finish) =>
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  res.write(chunk({ role: 'assistant', content: text }, null));
-  res.write(chunk({}, 'stop'));
-  res.end('data: [DONE]\n\n');
-}
-
-function fakeModel() {
-  const server = http.createServer((req, res) => {
-    req.setEncoding('utf8');
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      if (req.url.endsWith('/models')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model' }] }));
-      }
-      const body = JSON.parse(raw || '{}');
-      requests.push(body);
-      sse(res, body.stream === false ? 'Title' : 'I see a gradient, and the PDF talks about herons.');
-    });
-  });
-  server.on('connection', (s) => s.setNoDelay(true));
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
-
-function cli(...args) {
-  return execFileSync(app, ['--data-dir', dataDir, ...args], { encoding: 'utf8', env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir } });
-}
-
-function sqlite(query) {
-  const py = `import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nr=c.execute(sys.argv[2]).fetchall()\nc.commit()\nprint(json.dumps(r))`;
-  return JSON.parse(execFileSync('python3', ['-c', py, join(dataDir, 'switchboard.db'), query]));
+/** The fake model's answers: a title when not streamed, else what it saw. */
+function answer(body) {
+  requests.push(body);
+  return body.stream === false ? 'Title' : 'I see a gradient, and the PDF talks about herons.';
 }
 
 /** A one-page PDF showing `line` in Helvetica, with a correct cross-reference table. */
@@ -107,20 +71,8 @@ async function paste(wd, name, type, bytes) {
   );
 }
 
-function screenshot(name) {
-  mkdirSync(join(root, 'docs/screenshots'), { recursive: true });
-  const shot = join(root, `docs/screenshots/${name}.png`);
-  execFileSync('import', ['-window', 'root', shot]);
-  const colours = Number(execFileSync('identify', ['-format', '%k', shot]).toString());
-  if (!(colours > 64)) throw new Error(`the screenshot is blank (${colours} colours): ${shot}`);
-  console.log(`e2e-attachments: screenshot ${shot} (${colours} colours)`);
-}
-
 async function scenario(wd) {
-  await wd.click(await until('the new-chat button', () => wd.find('[data-testid="new-conversation"]')));
-  const rename = await until('the rename input', () => wd.find('[data-testid="rename-input"]'));
-  await wd.type(rename, 'Images and files\uE007');
-  const composer = await until('the composer', () => wd.find('[data-testid="composer"]'));
+  const composer = await newChat(wd, 'Images and files');
 
   await paste(wd, 'gradient.png', 'image/png', png());
   await until('the image thumbnail in the composer', () => wd.find('[data-testid="upload-thumbnail"]'), 30000);
@@ -168,22 +120,11 @@ async function scenario(wd) {
 }
 
 async function main() {
-  const model = await fakeModel();
-  children.push({ kill: () => model.close() });
-  const modelUrl = `http://127.0.0.1:${model.address().port}`;
+  const { url: modelUrl } = await fakeModel(answer);
   cli('providers', 'add', 'fake', '--preset', 'openai-compatible', '--base-url', `${modelUrl}/v1`);
   sqlite(`UPDATE providers SET settings = json_set(settings, '$.defaultModel', 'fake-model')`);
   sqlite(`INSERT INTO settings (key, value) VALUES ('chat.auto_title', 'false') ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
-  const port = await freePort();
-  const nativePort = await freePort();
-  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
-  });
-  children.push(td);
-  const wd = driver(`http://127.0.0.1:${port}`);
-  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
-  await wd.start({ alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } } });
+  const wd = await launch();
   try {
     await scenario(wd);
   } catch (e) {
@@ -195,4 +136,4 @@ async function main() {
   }
 }
 
-await runScenario('e2e-attachments', main, children, dataDir);
+await run(main);

@@ -12,29 +12,25 @@
 // registry-install.png, bundle-preview.png.
 //
 // Usage: node tests/e2e/install.mjs <path to the debug binary>   (DISPLAY must be set)
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import http from 'node:http';
-import { driver, freePort, runScenario, sleep, until } from './webdriver.mjs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { app, go, press, root, sleep, testRun, until } from './lib.mjs';
 
-const app = resolve(process.argv[2] ?? '');
-const root = resolve(import.meta.dirname, '../..');
-const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-install-'));
-const work = mkdtempSync(join(tmpdir(), 'switchboard-e2e-install-work-'));
-const children = [];
+const { dataDir, cli, screenshot, launch, serve, tempDir, run } = testRun('e2e-install');
+const work = tempDir('work');
 const PAGE = 3;
 const SECRET = 'sk-link-secret-value';
 const LINK_CONFIG = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything@2026.8.31'], env: { API_KEY: SECRET } };
 const LINK = `switchboard://mcp/install?name=linked-everything&config=${encodeURIComponent(Buffer.from(JSON.stringify(LINK_CONFIG)).toString('base64'))}`;
 
 /** The registry API over the recorded entries: `search` (a substring of the name),
- * `version=latest`, `cursor` (the name of the previous page's last entry), pages of {@link PAGE}. */
+ * `version=latest`, `cursor` (the name of the previous page's last entry), pages of {@link PAGE};
+ * its base URL. */
 function fakeRegistry() {
   const recorded = JSON.parse(readFileSync(join(root, 'tests/fixtures/registry/servers.json'), 'utf8'));
   const latest = (i) => i._meta?.['io.modelcontextprotocol.registry/official']?.isLatest === true;
-  const server = http.createServer((req, res) => {
+  return serve((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     if (url.pathname !== '/v0/servers') {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -50,29 +46,8 @@ function fakeRegistry() {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ servers: page, metadata }));
   });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }
 
-function cli(...args) {
-  return execFileSync(app, ['--data-dir', dataDir, ...args], { encoding: 'utf8', env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir } });
-}
-
-function screenshot(name) {
-  mkdirSync(join(root, 'docs/screenshots'), { recursive: true });
-  const shot = join(root, `docs/screenshots/${name}.png`);
-  execFileSync('import', ['-window', 'root', shot]);
-  const colours = Number(execFileSync('identify', ['-format', '%k', shot]).toString());
-  if (!(colours > 64)) throw new Error(`the screenshot is blank (${colours} colours): ${shot}`);
-  console.log(`e2e-install: screenshot ${shot} (${colours} colours)`);
-}
-
-/** Clicks through the page's own `click()`; fails on an error banner, naming it. */
-async function press(wd, id) {
-  await wd.script('arguments[0].scrollIntoView({block: "center"}); arguments[0].click(); return true;', [{ [wd.ELEMENT]: id }]);
-  for (const b of await wd.findAll('[data-testid="error-banner"]')) throw new Error(`the window shows an error: ${await wd.text(b)}`);
-}
-
-const go = (wd, hash) => wd.script(`location.hash = arguments[0]; return true;`, [hash]);
 const textOf = async (wd, css) => wd.text(await wd.find(css));
 
 async function cancelTheLink(wd) {
@@ -192,7 +167,7 @@ async function bundle(wd) {
 /** An unlocked Secret Service for this session (the bundle's sensitive value goes to the
  * keychain), its keyrings in a temporary folder so no real keyring is touched. */
 function unlockedKeychain() {
-  const keyrings = mkdtempSync(join(tmpdir(), 'switchboard-e2e-keyrings-'));
+  const keyrings = tempDir('keyrings');
   // Its control socket too: a desktop's own daemon (in the real XDG_RUNTIME_DIR) is left alone;
   // this one answers on the private bus of `dbus-run-session`.
   const out = execFileSync('gnome-keyring-daemon', ['--unlock', '--components=secrets', '--daemonize'], {
@@ -204,26 +179,13 @@ function unlockedKeychain() {
     const [key, ...value] = line.split('=');
     if (key && value.length) process.env[key] = value.join('=');
   }
-  return keyrings;
 }
 
 async function main() {
-  const keyrings = unlockedKeychain();
-  children.push({ kill: () => rmSync(keyrings, { recursive: true, force: true }) });
-  const registry = await fakeRegistry();
-  children.push({ kill: () => registry.close() });
-  const registryUrl = `http://127.0.0.1:${registry.address().port}`;
+  unlockedKeychain();
+  const registryUrl = await fakeRegistry();
 
-  const port = await freePort();
-  const nativePort = await freePort();
-  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
-  });
-  children.push(td);
-  const wd = driver(`http://127.0.0.1:${port}`);
-  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
-  await wd.start({ alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir, '--open-url', LINK] } } });
+  const wd = await launch({ args: ['--open-url', LINK] });
   try {
     await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
     await cancelTheLink(wd);
@@ -247,4 +209,4 @@ async function main() {
   console.log('e2e-install: after the window closed, `servers list` has greeter and not the cancelled link');
 }
 
-await runScenario('e2e-install', main, children, dataDir);
+await run(main);

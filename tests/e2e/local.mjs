@@ -6,17 +6,12 @@
 //
 // Usage: node tests/e2e/local.mjs <path to the debug binary>   (DISPLAY must be set; the GGUF
 // comes from scripts/deps.sh, in ~/.cache/switchboard/models/)
-import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { driver, freePort, runScenario, until } from './webdriver.mjs';
+import { copyFileSync, linkSync, mkdirSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { testRun, until } from './lib.mjs';
 
-const app = resolve(process.argv[2] ?? '');
-const root = resolve(import.meta.dirname, '../..');
-const shot = join(root, 'docs/screenshots/local-model.png');
-const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-local-'));
-const children = [];
+const { dataDir, sqlite, screenshot, launch, run } = testRun('e2e-local');
 
 /** The default model scripts/deps.sh fetched, linked (else copied) into the profile. */
 function provideModel() {
@@ -32,35 +27,10 @@ function provideModel() {
   return gguf;
 }
 
-function sqlite(query) {
-  const py = `import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps(c.execute(sys.argv[2]).fetchall()))`;
-  return JSON.parse(execFileSync('python3', ['-c', py, join(dataDir, 'switchboard.db'), query]));
-}
-
-function screenshot() {
-  mkdirSync(join(root, 'docs/screenshots'), { recursive: true });
-  execFileSync('import', ['-window', 'root', shot]);
-  const colours = Number(execFileSync('identify', ['-format', '%k', shot]).toString());
-  if (!(colours > 64)) throw new Error(`the screenshot is blank (${colours} colours): ${shot}`);
-  console.log(`e2e-local: screenshot ${shot} (${colours} colours)`);
-}
-
 async function main() {
   const gguf = provideModel();
-  const port = await freePort();
-  const nativePort = await freePort();
-  const env = { ...process.env, SWITCHBOARD_DATA_DIR: dataDir, WEBKIT_DISABLE_COMPOSITING_MODE: '1' };
-  delete env.SWITCHBOARD_DEFAULT_GGUF; // the onboarding, not `make run`'s default, picks it
-  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env,
-  });
-  children.push(td);
-  const wd = driver(`http://127.0.0.1:${port}`);
-  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
-  await wd.start({
-    alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } },
-  });
+  // Without `make run`'s default model: the onboarding, not SWITCHBOARD_DEFAULT_GGUF, picks it.
+  const wd = await launch({ env: { SWITCHBOARD_DEFAULT_GGUF: undefined } });
   try {
     const useLocal = await until('the onboarding', () => wd.find('[data-testid="use-local"]')).catch(async (e) => {
       const page = await wd.script('return document.body.innerText').catch(() => '?');
@@ -90,10 +60,10 @@ async function main() {
     if (rows.length !== 1) throw new Error(`expected one stored answer, found ${rows.length}`);
     const provider = sqlite(`SELECT kind FROM providers`);
     if (!provider.some((p) => p[0] === 'local')) throw new Error(`no built-in provider: ${JSON.stringify(provider)}`);
-    screenshot();
+    screenshot('local-model');
   } finally {
     await wd.end().catch(() => {});
   }
 }
 
-await runScenario('e2e-local', main, children, dataDir);
+await run(main);

@@ -1,8 +1,6 @@
-// What the WebDriver runs of the real window share (tests/e2e/*.mjs, bench/ui/app-perf.mjs): a
-// free port on 127.0.0.1, polling with a deadline, and a small W3C WebDriver client for
-// tauri-driver.
+// What every WebDriver run of the real window uses (tests/e2e/lib.mjs, bench/ui/*.mjs): a free
+// port on 127.0.0.1, polling with a deadline, and a small W3C WebDriver client for tauri-driver.
 
-import { rmSync } from 'node:fs';
 import net from 'node:net';
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -77,23 +75,4 @@ export function driver(base, requestMs = 30000) {
       session = undefined;
     },
   };
-}
-
-/** Runs one e2e scenario: prints `<name>: 1 passed, 0 failed` (or the failure), then stops
- * `children`, removes `dataDir` and exits with the scenario's status. */
-export async function runScenario(name, main, children, dataDir) {
-  let failed = false;
-  try {
-    await main();
-    console.log(`${name}: 1 passed, 0 failed`);
-  } catch (e) {
-    failed = true;
-    console.error(`${name}: FAILED: ${e.message}`);
-    console.log(`${name}: 0 passed, 1 failed`);
-  } finally {
-    for (const c of children) c.kill('SIGTERM');
-    await sleep(300);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-  process.exit(failed ? 1 : 0);
 }

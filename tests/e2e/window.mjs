@@ -3,31 +3,14 @@
 // a screenshot (docs/screenshots/main.png) that must not be blank.
 //
 // Usage: node tests/e2e/window.mjs <path to the debug binary>   (DISPLAY must be set)
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { driver, freePort, runScenario, sleep, until } from './webdriver.mjs';
+import { join } from 'node:path';
+import { app, sleep, testRun, until } from './lib.mjs';
 
-const app = resolve(process.argv[2] ?? '');
-const root = resolve(import.meta.dirname, '../..');
-const shot = join(root, 'docs/screenshots/main.png');
-const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+const { dataDir, children, sqlite, screenshot, launch, run } = testRun('e2e');
 const TITLE = 'E2E 测试 conversation';
-const children = [];
-
-function sqlite(query) {
-  const py = `import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps(c.execute(sys.argv[2]).fetchall()))`;
-  return JSON.parse(execFileSync('python3', ['-c', py, join(dataDir, 'switchboard.db'), query]));
-}
-
-function screenshot() {
-  mkdirSync(join(root, 'docs/screenshots'), { recursive: true });
-  execFileSync('import', ['-window', 'root', shot]);
-  const colours = Number(execFileSync('identify', ['-format', '%k', shot]).toString());
-  if (!(colours > 64)) throw new Error(`the screenshot is blank (${colours} colours): ${shot}`);
-  console.log(`e2e: screenshot ${shot} (${colours} colours)`);
-}
 
 // A second launch hands over to the running window and exits, so two processes never write
 // one database.
@@ -99,18 +82,7 @@ async function corruptProfileFailsCleanly() {
 
 async function main() {
   await corruptProfileFailsCleanly();
-  const port = await freePort();
-  const nativePort = await freePort();
-  const td = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, SWITCHBOARD_DATA_DIR: dataDir, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
-  });
-  children.push(td);
-  const wd = driver(`http://127.0.0.1:${port}`);
-  await until('tauri-driver', async () => (await fetch(`http://127.0.0.1:${port}/status`)).ok);
-  await wd.start({
-    alwaysMatch: { 'tauri:options': { application: app, args: ['--data-dir', dataDir] } },
-  });
+  const wd = await launch();
   try {
     const newButton = await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
     await wd.click(newButton);
@@ -130,11 +102,11 @@ async function main() {
     console.log(`e2e: conversation ${id} renamed to "${TITLE}" and found in the SQLite file`);
     webProcessScriptEngineOptions();
     await sleep(500);
-    screenshot();
+    screenshot('main');
     await secondLaunchExits();
   } finally {
     await wd.end().catch(() => {});
   }
 }
 
-await runScenario('e2e', main, children, dataDir);
+await run(main);

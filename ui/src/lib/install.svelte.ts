@@ -3,7 +3,7 @@
 // plan, the bundle being previewed, the install links waiting for confirmation, and updates of
 // servers installed from a registry. Each install refreshes the server list.
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
-import * as api from '../apiInstall';
+import * as api from '../api';
 import type { BundleInstall, BundlePreview, InstallOption, InstallPlan, InstallRequest, Installed, LinkPreview, RegistryEntry, RegistryPage, ServerRecord, UpdatePlan } from '../bindings';
 import { toIpcError } from './errors.svelte';
 import { chooseBundleFile } from './fileDialog';
