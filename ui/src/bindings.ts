@@ -1366,7 +1366,7 @@ url: string, };
  */
 export type ServerLogs = { 
 /**
- * Its stderr (stdio servers), the last [`crate::mcp::client::process::STDERR_LINES`] lines.
+ * Its stderr (stdio servers), its last lines (as many as `STDERR_LINES` in `mcp/client/process.rs`).
  */
 stderr: Array<string>, 
 /**

@@ -4,7 +4,7 @@
 //! frame is served with (built from the resource's declared domains and nothing wider), and
 //! the registry of App documents the shell serves to sandboxed frames.
 //!
-//! The rules for an App's own `tools/call` live in [`super::apps_ops`].
+//! The rules for an App's own `tools/call` live in `mcp/host/apps.rs` and their approval in `mcp/host/approval.rs`.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -167,21 +167,9 @@ impl Policies {
             .is_some_and(|set| set.contains(&pair))
     }
 
-    /// The decision for the model's call of `tool` (with `annotations`) of server `server`
-    /// (its name or id) in `conversation`.
-    pub async fn decide(
-        &self,
-        store: &Store,
-        server: &str,
-        tool: &str,
-        annotations: &ToolAnnotations,
-        conversation: &str,
-    ) -> Result<Decision, StoreError> {
-        (self.decide_as(store, server, tool, annotations, conversation, None)).await
-    }
-
-    /// [`Policies::decide`] for a call by the model (`app` is `None`) or by the App `app`.
-    async fn decide_as(
+    /// The decision for a call of `tool` (with `annotations`) of server `server` (its name or
+    /// id) in `conversation`, by the model (`app` is `None`) or by the App `app`.
+    pub(crate) async fn decide(
         &self,
         store: &Store,
         server: &str,
@@ -335,7 +323,7 @@ impl McpHost {
         let (store, annotations) = (self.store(), &info.annotations);
         let decision = self
             .policies
-            .decide_as(store, server, tool, annotations, conversation, app);
+            .decide(store, server, tool, annotations, conversation, app);
         Ok(decision.await?)
     }
 

@@ -1,6 +1,6 @@
 //! The engine's operations on running servers beyond tools (states, logs, resources, prompts,
 //! restart) and on the client capabilities: answering the servers' requests to the user,
-//! the roots, and the model that answers sampling requests ([`Sampler`] for [`Engine`]).
+//! the roots, and the model that answers sampling requests ([`Sampler`], set by the engine).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

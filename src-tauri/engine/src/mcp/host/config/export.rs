@@ -112,7 +112,7 @@ impl<'a> From<&'a ServerConfig> for Entry<'a> {
     }
 }
 
-/// The configs as an `mcpServers` document (pretty JSON, servers by name); [`parse`] reads
+/// The configs as an `mcpServers` document (pretty JSON, servers by name); [`super::parse`] reads
 /// it back to the same configs.
 pub fn export(configs: &[ServerConfig]) -> String {
     let servers: BTreeMap<&str, Entry<'_>> = configs

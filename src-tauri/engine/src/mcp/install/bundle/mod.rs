@@ -1,6 +1,6 @@
 //! MCP Bundles (`.mcpb`): a zip with a `manifest.json` (the MCPB manifest: name, version,
 //! author, server type and entry point, `mcp_config`, tools, prompts, `user_config`,
-//! compatibility). [`preview`] reads and checks one without unpacking it; [`unpack`] puts it
+//! compatibility). [`preview`] reads and checks one without unpacking it; [`unpack()`] puts it
 //! into `<bundles>/<name>/<version>/` with every path checked (nothing is left on disk when
 //! it is refused); [`server_config`] makes the configured server from the manifest's
 //! `mcp_config` with its substitutions (`${__dirname}`, `${user_config.KEY}`, `${HOME}`…).
