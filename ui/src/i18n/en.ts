@@ -645,6 +645,7 @@ const en = {
   'newchat.assistant': 'Assistant',
   'newchat.none': 'No assistant',
   'newchat.answersWith': 'Answers with {model} on {provider}',
+  'newchat.answersWithHere': 'Answers with {model} on this computer',
   'newchat.noModel': 'No model is chosen for {provider} yet: set one on its card in Settings → Providers.',
   'newchat.pickHint': 'Pick an assistant ({shortcut})',
   'providers.defaultModel': 'Default model',

@@ -646,6 +646,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'newchat.assistant': '助手',
   'newchat.none': '不使用助手',
   'newchat.answersWith': '由 {provider} 上的 {model} 回答',
+  'newchat.answersWithHere': '由本机上的 {model} 回答',
   'newchat.noModel': '{provider} 还没有选定模型：请在“设置 → 服务商”的卡片上设置。',
   'newchat.pickHint': '选择助手（{shortcut}）',
   'providers.defaultModel': '默认模型',

@@ -118,6 +118,29 @@ describe('the registry browser', () => {
     expect(names()).toEqual([db.name, 'a/one']);
   });
 
+  test('a search tried again after a failure shows that it is asking, not the old error beside it', async () => {
+    let answer: ((page: RegistryPage) => void) | undefined;
+    installFakeBackend([], {
+      extra: (cmd, args) => {
+        if (cmd === 'registry_search') {
+          if (args.query !== 'one') throw { kind: 'io', message: 'the MCP Registry could not be reached: refused' };
+          return new Promise<RegistryPage>((resolve) => (answer = resolve));
+        }
+        if (cmd === 'registry_url') return 'http://127.0.0.1:1';
+        if (cmd === 'registry_cached') return null;
+        return undefined;
+      },
+    });
+    render(RegistryBrowser, { onclose: () => {} });
+    expect(await screen.findByTestId('registry-error')).toHaveTextContent('could not be reached');
+    await userEvent.type(screen.getByTestId('registry-search'), 'one{Enter}');
+    expect(await screen.findByText('Asking the registry…')).toBeInTheDocument();
+    expect(screen.queryByTestId('registry-error')).toBeNull();
+    answer!({ ...pages.first!, query: 'one' });
+    await waitFor(() => expect(names()).toEqual([db.name, 'a/one']));
+    expect(screen.queryByText('Asking the registry…')).toBeNull();
+  });
+
   test('the install form masks secrets, offers choices, fills defaults, enforces required values, then shows the exact command', async () => {
     const fake = backend();
     render(RegistryBrowser, { onclose: () => {} });

@@ -66,6 +66,8 @@ class RegistryBrowser {
   private currentCursor: string | null = null;
 
   private async load(cursor: string | null): Promise<void> {
+    // A new attempt replaces the last one's error: never "Asking the registry…" beside it.
+    this.error = null;
     this.loading = true;
     try {
       this.page = await api.registrySearch(this.query, cursor);

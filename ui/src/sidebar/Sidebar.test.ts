@@ -119,6 +119,19 @@ describe('the sidebar', () => {
     expect(await screen.findByRole('link', { name: 'Trip to Chengdu' })).toHaveFocus();
   });
 
+  test('a new chat on the built-in model says it answers on this computer, not “on On this computer”', async () => {
+    const backend = installFakeBackend([], {
+      providers: [providerView({ name: 'On this computer', preset: 'local', settings: { defaultModel: 'smollm2' } })],
+    });
+    const user = userEvent.setup();
+    render(App);
+    await waitFor(() => expect(backend.callsTo('list_conversations')).toHaveLength(1));
+    await user.keyboard('{Control>}{Shift>}n{/Shift}{/Control}');
+    const line = await screen.findByTestId('new-chat-model');
+    expect(line).toHaveTextContent('Answers with smollm2 on this computer');
+    expect(line.textContent).not.toContain('on On this computer');
+  });
+
   test('Ctrl+Shift+N opens a new chat with its assistant picker focused, and the chat starts from the one picked', async () => {
     const backend = installFakeBackend([], {
       providers: [providerView({ name: 'Cloud', settings: { defaultModel: 'gpt-x' } })],

@@ -52,6 +52,19 @@ describe('provider settings', () => {
     expect(await screen.findByRole('article', { name: 'On this computer' })).toBeInTheDocument();
   });
 
+  test('the built-in model’s card has no dangling separator and no key button; a server’s card keeps both', async () => {
+    installFakeBackend([], {
+      providers: [providerView({ name: 'On this computer', preset: 'local' }), providerView({ name: 'Ollama' })],
+    });
+    render(ProvidersSettings);
+    const local = await screen.findByRole('article', { name: 'On this computer' });
+    expect(within(local).getByTestId('provider-subtitle').textContent?.trim()).toBe('On this computer');
+    expect(within(local).queryByRole('button', { name: /key/i })).toBeNull();
+    const ollama = card('Ollama');
+    expect(within(ollama).getByTestId('provider-subtitle')).toHaveTextContent(/^Ollama · http:\/\//);
+    expect(within(ollama).getByRole('button', { name: /key/i })).toBeInTheDocument();
+  });
+
   test('the add form checks the preset, name, URL and required key', async () => {
     installFakeBackend([], { providers: [providerView({ name: 'Ollama' })] });
     const user = userEvent.setup();
