@@ -9,8 +9,9 @@ use tokio::sync::mpsc;
 
 use super::LocalError;
 use super::grammar::{forced_tools, named_call_answered, tool_call_grammar};
-use super::job::{CountTokens, Job, ModelFacts, Piece, Prompt, Sampling, StopFlag, StopOnDrop};
-use super::job::{Finish, Report};
+use super::job::{
+    CountTokens, Finish, Job, ModelFacts, Piece, Prompt, Report, Sampling, StopFlag, StopOnDrop,
+};
 use super::models::ModelsDir;
 use super::output::Shaper;
 use super::runtime::LocalRuntime;
