@@ -101,6 +101,8 @@ const COMMANDS: &[&str] = &[
     "read_resource",
     "get_prompt",
     "detect_ollama",
+    "probe_model",
+    "model_probes",
     "open_app_view",
     "close_app_view",
     "app_call_tool",

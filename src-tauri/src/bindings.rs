@@ -41,6 +41,7 @@ use switchboard_engine::store::{
     MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, ProviderRecord,
     ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
+use switchboard_engine::store::{ModelProbe, ToolSupport};
 use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
 use switchboard_engine::vocab::mcp::{
     Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra, ResourceBody,
@@ -83,6 +84,8 @@ pub fn typescript() -> String {
         declaration::<NewProvider>(&cfg),
         declaration::<ModelInfo>(&cfg),
         declaration::<ConnectionTest>(&cfg),
+        declaration::<ToolSupport>(&cfg),
+        declaration::<ModelProbe>(&cfg),
         declaration::<Transport>(&cfg),
         declaration::<Approval>(&cfg),
         declaration::<OAuthGrant>(&cfg),
@@ -195,7 +198,7 @@ pub fn typescript() -> String {
     #[cfg(feature = "local")]
     let decls = {
         use switchboard_engine::local::LocalModel;
-        use switchboard_engine::local::catalogue::CatalogueModel;
+        use switchboard_engine::local::catalogue::{CatalogueModel, ExpectedSpeed};
         use switchboard_engine::local::gguf::GgufInfo;
         use switchboard_engine::providers::ModelDownloadProgress;
         let mut decls = decls.to_vec();
@@ -203,6 +206,7 @@ pub fn typescript() -> String {
             declaration::<GgufInfo>(&cfg),
             declaration::<LocalModel>(&cfg),
             declaration::<ModelDownloadProgress>(&cfg),
+            declaration::<ExpectedSpeed>(&cfg),
             declaration::<CatalogueModel>(&cfg),
         ]);
         decls

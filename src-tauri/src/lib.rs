@@ -120,6 +120,8 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::mcp_content::read_resource,
         commands::mcp_content::get_prompt,
         commands::providers::detect_ollama,
+        commands::providers::probe_model,
+        commands::providers::model_probes,
         commands::apps::open_app_view,
         commands::apps::close_app_view,
         commands::apps::app_call_tool,

@@ -2,8 +2,16 @@
 //! provider's model settings.
 
 use serde_json::{Value, json};
+use switchboard_engine::Engine;
+use tauri::Manager;
 
-use super::ipc::{harness, invoke};
+use super::ipc::{Harness, harness, invoke};
+
+/// Stops the servers the window's saves started (the mock runtime outlives the test).
+fn shut_down(h: &Harness) {
+    let engine = h.window.state::<Engine>().inner().clone();
+    tauri::async_runtime::block_on(engine.shutdown());
+}
 
 fn stdio(name: &str, command: &str) -> Value {
     json!({ "input": {
@@ -45,6 +53,7 @@ fn a_server_is_edited_in_place_keeping_its_id() {
         .map(|r| r["config"]["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["clock", "files"]);
+    shut_down(&h);
 }
 
 #[test]
@@ -82,6 +91,7 @@ fn a_server_edit_that_takes_another_name_or_breaks_the_config_is_refused() {
     assert_eq!(err["kind"], "not_found", "{err}");
     let listed = invoke(&h, "list_servers", json!({})).unwrap();
     assert_eq!(listed[1]["config"]["transport"]["command"], "uvx");
+    shut_down(&h);
 }
 
 #[test]

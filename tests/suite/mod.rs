@@ -15,6 +15,7 @@ mod ipc_install;
 mod ipc_mcp;
 mod ipc_mcp_content;
 mod ipc_paging;
+mod ipc_servers_start;
 #[cfg(feature = "local")]
 mod local;
 mod mcp_apps;
@@ -25,6 +26,7 @@ mod mcp_mrtr;
 mod mcp_oauth;
 mod mcp_py;
 mod mrtr_server;
+mod probe;
 mod providers;
 mod registry;
 mod security;

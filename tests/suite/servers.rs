@@ -12,6 +12,8 @@ use switchboard_engine::secrets::KeyringSecrets;
 use switchboard_engine::vocab::server::{ServerConfig, Transport};
 use switchboard_engine::{Engine, Paths, Redactor, Secrets};
 
+use tauri::Manager;
+
 use super::ipc::{harness, invoke};
 
 const CLAUDE_DESKTOP: &str = r#"{
@@ -612,7 +614,9 @@ fn servers_are_previewed_imported_added_toggled_exported_and_removed_over_ipc() 
         .unwrap_err(),
         json!({"kind": "invalid_input",
                "message": "invalid JSON at line 1, column 1: EOF while parsing an object"})
-    );
+    ); // The window's saves started the enabled servers; stop them (the runtime outlives the test).
+    let engine = h.window.state::<Engine>().inner().clone();
+    tauri::async_runtime::block_on(engine.shutdown());
 }
 
 #[tokio::test]

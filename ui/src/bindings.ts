@@ -325,6 +325,40 @@ models: number,
 latencyMs: number, };
 
 /**
+ * How a model calls tools, as the probe found.
+ */
+export type ToolSupport = "native" | "prompt" | "none" | "unknown";
+
+/**
+ * One probe's result for one model of one provider.
+ */
+export type ModelProbe = { 
+/**
+ * The provider's id.
+ */
+providerId: string, 
+/**
+ * The model id as the provider knows it.
+ */
+model: string, 
+/**
+ * What the probe found.
+ */
+support: ToolSupport, 
+/**
+ * What it saw, in words: the error when `unknown`, else how the call came.
+ */
+note: string | null, 
+/**
+ * How long the probe took, milliseconds.
+ */
+durationMs: number, 
+/**
+ * When it ran, Unix milliseconds.
+ */
+checkedAt: number, };
+
+/**
  * How to reach a server.
  */
 export type Transport = { "type": "stdio", 
@@ -2880,6 +2914,19 @@ received: number,
 total: number | null, };
 
 /**
+ * A model's expected generation speed on this machine.
+ */
+export type ExpectedSpeed = { 
+/**
+ * Generated tokens per second, rounded to one decimal.
+ */
+tokensPerSecond: number, 
+/**
+ * Whether it was scaled from a speed measured here (else estimated from the CPU).
+ */
+measured: boolean, };
+
+/**
  * One model of the catalogue.
  */
 export type CatalogueModel = { 
@@ -2928,6 +2975,10 @@ license: string,
  */
 minMemoryGib: number, 
 /**
- * Whether it is the one recommended for this machine (set by [`for_this_machine`]).
+ * Whether it is the one recommended for this machine (set by [`for_machine`]).
  */
-recommended: boolean, };
+recommended: boolean, 
+/**
+ * The speed it should generate at on this machine (set by [`for_machine`]).
+ */
+expectedSpeed?: ExpectedSpeed, };

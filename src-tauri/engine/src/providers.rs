@@ -1,6 +1,7 @@
 //! The engine's provider service: add providers from presets, keep their keys in the secret
 //! store (never in SQLite), list them with a masked key status, list their models, test the
-//! connection, and build a client for the agent loop.
+//! connection, build a client for the agent loop, and probe how a model calls tools
+//! (`providers/probe.rs`).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -16,8 +17,12 @@ mod local;
 #[cfg(feature = "local")]
 mod local_models;
 #[cfg(feature = "local")]
+mod local_speed;
+#[cfg(feature = "local")]
 pub use local_models::ModelDownloadProgress;
 mod prices;
+mod probe;
+mod probe_script;
 mod vision;
 pub use prices::{ModelPrice, PriceTable, builtin as builtin_prices};
 pub use vision::known as known_vision;
@@ -133,6 +138,8 @@ pub struct Providers {
     http: std::sync::Arc<std::sync::OnceLock<reqwest::Client>>,
     /// What providers said of their models (context window, vision), per provider id and model.
     facts: context::Facts,
+    /// The tool-use probes running now.
+    probes: probe::Probes,
     /// The built-in model's folder and runtime (started on first use).
     #[cfg(feature = "local")]
     local: crate::providers::local::Local,
@@ -146,6 +153,7 @@ impl Providers {
             secrets,
             http: Default::default(),
             facts: Default::default(),
+            probes: Default::default(),
             #[cfg(feature = "local")]
             local: local::Local::new(std::path::PathBuf::from("models")),
         }
@@ -347,7 +355,11 @@ impl Providers {
     ) -> Result<Box<dyn Provider>, EngineError> {
         if record.kind == crate::vocab::ProviderKind::Local {
             #[cfg(feature = "local")]
-            return Ok(Box::new(self.local.provider(self.store()).await?));
+            return Ok(Box::new(local_speed::Timed::new(
+                self.local.provider(self.store()).await?,
+                self.store().clone(),
+                self.models_dir(),
+            )));
             #[cfg(not(feature = "local"))]
             return Err(ProviderError::Local(
                 "this build of Switchboard has no built-in model (the `local` feature is off)"

@@ -1,22 +1,23 @@
 //! Commands over the built-in model's models folder: list, import, remove, download (with
-//! progress on a channel, and a cancel), the recommended models, and the built-in provider's
-//! default model.
+//! progress on a channel, and a cancel), the recommended models with their expected speed here,
+//! and the built-in provider's default model.
 
 use std::path::Path;
 
 use switchboard_engine::Engine;
 use switchboard_engine::local::LocalModel;
-use switchboard_engine::local::catalogue::{self, CatalogueModel};
+use switchboard_engine::local::catalogue::CatalogueModel;
 use switchboard_engine::providers::{ModelDownloadProgress, ProviderView};
 use tauri::State;
 use tauri::ipc::Channel;
 
 use super::CmdResult;
 
-/// The recommended models, the one for this machine's memory marked.
+/// The recommended models, each with the speed to expect on this machine, the one for its
+/// memory and speed marked.
 #[tauri::command]
-pub fn model_catalogue() -> Vec<CatalogueModel> {
-    catalogue::for_this_machine()
+pub async fn model_catalogue(engine: State<'_, Engine>) -> CmdResult<Vec<CatalogueModel>> {
+    Ok(engine.providers().model_catalogue().await?)
 }
 
 /// The models in the models folder, with their GGUF facts.

@@ -1,12 +1,12 @@
-//! Commands over model providers: presets, add, list, key, settings, remove, models, test. Keys go in;
-//! only their masked status ever comes back.
+//! Commands over model providers: presets, add, list, key, settings, remove, models, test, and
+//! the tool-use probe of a model. Keys go in; only their masked status ever comes back.
 
 use switchboard_engine::Engine;
 use switchboard_engine::local_ollama::LocalOllama;
 use switchboard_engine::provider::ModelInfo;
 use switchboard_engine::provider::presets::Preset;
 use switchboard_engine::providers::{ConnectionTest, NewProvider, ProviderView};
-use switchboard_engine::store::ProviderSettings;
+use switchboard_engine::store::{ModelProbe, ProviderSettings};
 use tauri::State;
 
 use super::CmdResult;
@@ -77,4 +77,22 @@ pub async fn test_provider(engine: State<'_, Engine>, id: String) -> CmdResult<C
 #[tauri::command]
 pub async fn detect_ollama(engine: State<'_, Engine>) -> CmdResult<Option<LocalOllama>> {
     Ok(engine.providers().detect_ollama().await)
+}
+
+/// Probes how `model` of provider `id` calls tools (natively, only in prompt mode, not at all)
+/// and keeps the result; joins the probe of that model already running. It runs on its own
+/// task, bounded in time: a failure is the result `unknown` with its reason, not an error.
+#[tauri::command]
+pub async fn probe_model(
+    engine: State<'_, Engine>,
+    id: String,
+    model: String,
+) -> CmdResult<ModelProbe> {
+    Ok(engine.providers().probe_model(&id, &model).await?)
+}
+
+/// What the tool-use probe last found of each probed model of provider `id`.
+#[tauri::command]
+pub async fn model_probes(engine: State<'_, Engine>, id: String) -> CmdResult<Vec<ModelProbe>> {
+    Ok(engine.providers().model_probes(&id).await?)
 }

@@ -1,5 +1,7 @@
 //! Commands over the MCP server configuration: list, preview and run an import of an
-//! `mcpServers` document, add, edit, enable/disable, remove and export.
+//! `mcpServers` document, add, edit, enable/disable, remove and export. What the window saves
+//! runs at once: each command that saves or switches servers then has the engine bring them
+//! in line with it (`McpHost::follow_config`): started in the background, stopped, restarted.
 
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::{Conflict, ImportPreview, ImportReport};
@@ -35,47 +37,73 @@ pub async fn preview_import_servers(
     Ok(engine.mcp().preview_import(&json, on_conflict).await?)
 }
 
-/// Imports the servers of an `mcpServers` document, all or nothing.
+/// Imports the servers of an `mcpServers` document, all or nothing; the enabled ones added or
+/// replaced begin to start.
 #[tauri::command]
 pub async fn import_servers(
     engine: State<'_, Engine>,
     json: String,
     replace: bool,
 ) -> CmdResult<ImportReport> {
-    Ok(engine
+    let report = engine
         .mcp()
         .import_servers(&json, conflict(replace))
-        .await?)
+        .await?;
+    let saved: Vec<String> = report
+        .added
+        .iter()
+        .chain(&report.replaced)
+        .cloned()
+        .collect();
+    engine.mcp().follow_config(&saved).await;
+    Ok(report)
 }
 
-/// Adds one server.
+/// Adds one server; when enabled it begins to start (its state arrives as events; a start
+/// that fails is its Failed state, not this command's error).
 #[tauri::command]
 pub async fn add_server(engine: State<'_, Engine>, input: ServerConfig) -> CmdResult<ServerRecord> {
-    Ok(engine.mcp().add_server(input).await?)
+    let record = engine.mcp().add_server(input).await?;
+    engine
+        .mcp()
+        .follow_config(std::slice::from_ref(&record.id))
+        .await;
+    Ok(record)
 }
 
 /// Replaces the configuration of a server (by id or name); its id stays (its tool policies
-/// too, unless its command, args, URL or transport changed).
+/// too, unless its command, args, URL or transport changed). A running server restarts on
+/// the new configuration; a disabled one stops.
 #[tauri::command]
 pub async fn update_server(
     engine: State<'_, Engine>,
     id: String,
     input: ServerConfig,
 ) -> CmdResult<ServerRecord> {
-    Ok(engine.mcp().update_server(&id, input).await?)
+    let record = engine.mcp().update_server(&id, input).await?;
+    engine
+        .mcp()
+        .follow_config(std::slice::from_ref(&record.id))
+        .await;
+    Ok(record)
 }
 
-/// Turns a server (by id or name) on or off.
+/// Turns a server (by id or name) on, which begins to start it, or off, which stops it.
 #[tauri::command]
 pub async fn set_server_enabled(
     engine: State<'_, Engine>,
     id: String,
     enabled: bool,
 ) -> CmdResult<ServerRecord> {
-    Ok(engine.mcp().set_server_enabled(&id, enabled).await?)
+    let record = engine.mcp().set_server_enabled(&id, enabled).await?;
+    engine
+        .mcp()
+        .follow_config(std::slice::from_ref(&record.id))
+        .await;
+    Ok(record)
 }
 
-/// Removes a server (by id or name).
+/// Removes a server (by id or name), stopping it if it runs.
 #[tauri::command]
 pub async fn remove_server(engine: State<'_, Engine>, id: String) -> CmdResult<()> {
     Ok(engine.mcp().remove_server(&id).await?)

@@ -42,6 +42,7 @@ import type {
   ModelDownloadProgress,
   ModelInfo,
   ModelPrice,
+  ModelProbe,
   NewConversation,
   NewProvider,
   Page,
@@ -783,7 +784,8 @@ export function listModels(): Promise<LocalModel[]> {
 }
 
 /**
- * The recommended models, the one for this machine's memory marked.
+ * The recommended models, each with the speed to expect on this machine, the one for its
+ * memory and speed marked.
  *
  * Command `model_catalogue`.
  */
@@ -922,6 +924,26 @@ export function testProvider(args: { id: string }): Promise<ConnectionTest> {
  */
 export function detectOllama(): Promise<LocalOllama | null> {
   return call<LocalOllama | null>('detect_ollama');
+}
+
+/**
+ * Probes how `model` of provider `id` calls tools (natively, only in prompt mode, not at all)
+ * and keeps the result; joins the probe of that model already running. It runs on its own
+ * task, bounded in time: a failure is the result `unknown` with its reason, not an error.
+ *
+ * Command `probe_model`.
+ */
+export function probeModel(args: { id: string; model: string }): Promise<ModelProbe> {
+  return call<ModelProbe>('probe_model', args);
+}
+
+/**
+ * What the tool-use probe last found of each probed model of provider `id`.
+ *
+ * Command `model_probes`.
+ */
+export function modelProbes(args: { id: string }): Promise<ModelProbe[]> {
+  return call<ModelProbe[]>('model_probes', args);
 }
 
 // src-tauri/src/commands/servers.rs

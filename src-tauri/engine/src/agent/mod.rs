@@ -14,6 +14,7 @@ pub mod history;
 mod lane;
 pub(crate) mod learned_modes;
 mod phase;
+mod probed_modes;
 pub(crate) mod sampling;
 mod setup;
 mod tasks;

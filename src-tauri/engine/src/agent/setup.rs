@@ -89,7 +89,7 @@ impl Setup {
             }
         };
         let client = agent.providers().client_of(record.clone());
-        let learned = super::learned_modes::load(agent.store(), &record.id);
+        let learned = super::probed_modes::prompt_only(agent.store(), &record, &model);
         let tools = async {
             if with_tools {
                 tools_of(agent, &settings).await

@@ -1,6 +1,6 @@
 //! The SQLite store: opening the file (WAL, foreign keys, busy timeout), running the embedded
 //! migrations after a backup, refusing corrupt or newer databases, and the typed repositories
-//! for conversations, messages and assistants.
+//! for conversations, messages, assistants and what the tool-use probe found of each model.
 //!
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
@@ -20,6 +20,7 @@ mod import;
 mod mcp_servers;
 mod messages;
 mod page;
+mod probes;
 mod providers;
 mod search;
 #[cfg(test)]
@@ -48,6 +49,7 @@ pub use messages::{
     Message, MessageStatus, MessageUpdate, MessageWrite, NewMessage, Role, TokenUsage,
 };
 pub use page::{Page, PageRequest, now_ms};
+pub use probes::{ModelProbe, ToolSupport};
 pub use providers::{ProviderRecord, ProviderSettings};
 pub use search::{SearchHit, Segment};
 pub use tasks::TaskRecord;

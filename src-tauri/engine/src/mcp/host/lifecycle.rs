@@ -18,21 +18,41 @@ impl McpHost {
     pub async fn start_servers(&self) -> Result<Vec<(String, ServerState)>, EngineError> {
         let mut configs = Vec::new();
         for record in self.store().list_servers().await? {
-            configs.push(self.server_secrets().runnable(record).await?);
+            let config = record.config.clone();
+            if !(config.enabled && config.auto_start) {
+                continue;
+            }
+            match self.server_secrets().runnable(record).await {
+                Ok(runnable) => configs.push(runnable),
+                Err(error) => self.supervisor().fail(&config.name, error.to_string()),
+            }
         }
-        Ok(self.supervisor().start_all(&configs).await)
+        let starts: Vec<_> = {
+            let _begun = self.lifecycle.lock().await;
+            let supervisor = self.supervisor();
+            (configs.into_iter())
+                .map(|c| {
+                    let name = c.name.clone();
+                    let outcome = supervisor.launch(c);
+                    async move { (name, outcome.await) }
+                })
+                .collect()
+        };
+        Ok(futures::future::join_all(starts).await)
     }
 
     /// Starts the configured server `name` (its name or id), even when disabled or not
-    /// auto-started, and waits until it is Ready; fails with the reason otherwise.
+    /// auto-started, and waits until it is Ready; fails with the reason otherwise. A server
+    /// already starting is waited for.
     pub async fn start_server(&self, name: &str) -> Result<(), EngineError> {
         let record = self.store().find_server(name).await?;
         let server = record.config.name.clone();
-        match self
-            .supervisor()
-            .start(self.server_secrets().runnable(record).await?)
-            .await
-        {
+        let config = self.server_secrets().runnable(record).await?;
+        let outcome = {
+            let _begun = self.lifecycle.lock().await;
+            self.supervisor().launch(config)
+        };
+        match outcome.await {
             ServerState::Ready { .. } => Ok(()),
             ServerState::Failed { reason } => Err(ToolError::StartFailed { server, reason }.into()),
             other => Err(ToolError::NotReady {
@@ -45,6 +65,7 @@ impl McpHost {
 
     /// Stops server `name` (its configured name) and waits until its process is gone.
     pub async fn stop_server(&self, name: &str) -> bool {
+        let _stopping = self.lifecycle.lock().await;
         self.supervisor().stop(name).await
     }
 

@@ -19,12 +19,15 @@
 //! - [`tools`]: what the agent and the shell read of running servers — the tools a model is
 //!   offered, events, pending requests, tasks being followed.
 //! - [`turn_start`]: a turn's servers started together, the turn going on after a short wait.
+//! - [`follow`]: the window's servers follow their configuration (a server saved or switched
+//!   on starts at once, one switched off stops).
 
 pub(crate) mod approval;
 mod apps;
 pub(crate) mod calls;
 mod client_secret;
 pub(crate) mod config;
+mod follow;
 mod lifecycle;
 pub(crate) mod preview_trust;
 mod running;
@@ -33,7 +36,7 @@ pub(crate) mod server_secrets;
 mod servers;
 mod tools;
 pub(crate) mod trust;
-mod turn_start;
+pub(crate) mod turn_start;
 
 use std::sync::{Arc, OnceLock};
 
@@ -67,6 +70,9 @@ pub struct McpHost {
     sampler: Arc<OnceLock<Arc<dyn Sampler>>>,
     /// Where MCP Bundles are unpacked (none: bundles cannot be installed).
     bundles_dir: Option<std::path::PathBuf>,
+    /// Held while a server is stopped or begins to start, so that one server's stop and its
+    /// next start never overlap (two runs of one name would share its slot).
+    lifecycle: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for McpHost {
@@ -92,6 +98,7 @@ impl McpHost {
             app_views: AppViews::default(),
             sampler: Arc::default(),
             bundles_dir: None,
+            lifecycle: Arc::default(),
         }
     }
 

@@ -154,7 +154,7 @@ impl McpHost {
     /// name not taken), and its id stays. An env or header value sent back masked keeps the
     /// stored value. Its tool policies stay unless its command, args,
     /// URL or transport changed (see [`super::trust`]). A running server keeps its old
-    /// configuration until it is restarted.
+    /// configuration until it is restarted ([`McpHost::follow_config`] restarts it).
     pub async fn update_server(
         &self,
         id_or_name: &str,
@@ -191,11 +191,13 @@ impl McpHost {
         Ok(masked(updated))
     }
 
-    /// Removes the server with this id or name (and, for a bundle, its unpacked folder).
+    /// Removes the server with this id or name (and, for a bundle, its unpacked folder); a
+    /// running one is stopped first, so its tools are no longer offered.
     pub async fn remove_server(&self, id_or_name: &str) -> Result<(), EngineError> {
         let record = self.store().find_server(id_or_name).await?;
         self.store().delete_server(&record.id).await?;
         tracing::info!(server = %record.config.name, "removed an MCP server");
+        self.follow_config(&[]).await;
         self.server_secrets()
             .forget_server_secrets(&record.id, &record.config)
             .await;

@@ -27,9 +27,10 @@ pub struct ServerTools {
 
 impl McpHost {
     /// The tools a model is offered from `servers` (every supervised server when `None`), in
-    /// order, each with its server: a list whose cache hint ran out is listed again first (all
-    /// such servers concurrently), the others are reused with no request; App-only tools are
-    /// left out.
+    /// order, each with its server: a server still starting (just added or switched on) is
+    /// waited for, up to the [`super::turn_start::SERVER_WAIT`] setting; a list whose cache
+    /// hint ran out is listed again first (all such servers concurrently), the others are
+    /// reused with no request; App-only tools are left out.
     pub async fn model_tools(&self, servers: Option<&[String]>) -> Vec<(String, ToolInfo)> {
         let all: Vec<String>;
         let servers = match servers {
@@ -44,9 +45,29 @@ impl McpHost {
                 &all
             }
         };
+        self.wait_while_starting(servers).await;
         let mut tools = self.supervisor.current_tools_for(servers).await;
         tools.retain(|(_, t)| visible_to_model(t.ui.as_ref()));
         tools
+    }
+
+    /// Waits until none of `servers` is starting, or the server wait has passed.
+    async fn wait_while_starting(&self, servers: &[String]) {
+        let starting = || {
+            (servers.iter())
+                .any(|name| matches!(self.supervisor.state(name), Some(ServerState::Starting)))
+        };
+        if !starting() {
+            return;
+        }
+        let deadline = tokio::time::Instant::now() + self.server_wait().await;
+        let mut events = self.supervisor.subscribe();
+        while starting() {
+            match tokio::time::timeout_at(deadline, events.recv()).await {
+                Err(_) | Ok(Err(broadcast::error::RecvError::Closed)) => return,
+                Ok(_) => {}
+            }
+        }
     }
 
     /// Every supervised server with its state and the tools a model is offered from it, from

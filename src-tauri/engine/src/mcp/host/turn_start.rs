@@ -79,10 +79,13 @@ impl McpHost {
                 }
             };
             pending.push(name.clone());
-            let supervisor = self.supervisor().clone();
             // The start itself runs in the supervisor's own task; this only awaits its outcome,
             // so leaving it behind does not stop the server.
-            starts.spawn(async move { (name, supervisor.start(config).await) });
+            let outcome = {
+                let _begun = self.lifecycle.lock().await;
+                self.supervisor().launch(config)
+            };
+            starts.spawn(async move { (name, outcome.await) });
         }
         let collect = async {
             while let Some(joined) = starts.join_next().await {

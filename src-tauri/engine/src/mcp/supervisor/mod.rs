@@ -23,6 +23,7 @@ mod connection;
 pub(crate) mod fake_sampler;
 mod handler;
 pub(crate) mod interact;
+mod runs;
 pub(crate) mod sampling_limits;
 mod task_calls;
 pub(crate) mod tools;
@@ -40,6 +41,7 @@ use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{ServerInfo, ToolInfo};
 use crate::vocab::server::ServerConfig;
 use connection::{End, connect, list_tools, serve};
+use runs::Begun;
 
 /// How many events the broadcast channel buffers for a slow subscriber.
 const EVENT_CAPACITY: usize = 256;
@@ -346,26 +348,30 @@ impl Supervisor {
     }
 
     /// Starts one server (unless it is already running) and returns once it is Ready or
-    /// Failed (or stopped meanwhile), with that state.
+    /// Failed (or stopped meanwhile), with that state. A server already starting is waited
+    /// for; one running otherwise answers its state at once.
     pub async fn start(&self, config: ServerConfig) -> ServerState {
-        let (first_tx, first_rx) = oneshot::channel();
-        {
-            let mut slots = self.inner.lock();
-            let slot = slots.entry(config.name.clone()).or_default();
-            if slot.run.as_ref().is_some_and(|r| !r.task.is_finished()) {
-                return slot.state.clone();
+        self.launch(config).await
+    }
+
+    /// Begins starting one server now (see [`Self::start`]) and returns what waits for the
+    /// outcome: by the time this returns, the server's state reads Starting (published), so
+    /// the start itself may be left to run in the background by dropping the future.
+    pub fn launch(
+        &self,
+        config: ServerConfig,
+    ) -> impl std::future::Future<Output = ServerState> + Send + 'static {
+        let name = config.name.clone();
+        let events = self.subscribe();
+        let begun = self.begin(config);
+        let this = self.clone();
+        async move {
+            match begun {
+                Begun::New(first) => first.await.unwrap_or(ServerState::Stopped),
+                Begun::Running(ServerState::Starting) => this.settled(&name, events).await,
+                Begun::Running(state) => state,
             }
-            slot.config = Some(config.clone());
-            let stop = CancellationToken::new();
-            let task = tokio::spawn(supervise(
-                Arc::clone(&self.inner),
-                config,
-                stop.clone(),
-                first_tx,
-            ));
-            slot.run = Some(Run { stop, task });
         }
-        first_rx.await.unwrap_or(ServerState::Stopped)
     }
 
     /// Stops server `name` and waits until its process is gone. `false` if it was not running.
@@ -453,7 +459,10 @@ async fn supervise(
     let mut first = Some(first);
     let mut failures = 0u32;
     loop {
-        inner.publish(name, ServerState::Starting);
+        // The first start's Starting was published when it began (`Supervisor::begin`).
+        if first.is_none() {
+            inner.publish(name, ServerState::Starting);
+        }
         let connected = tokio::select! {
             biased;
             () = stop.cancelled() => return settle(&inner, name, ServerState::Stopped, &mut first),

@@ -5,6 +5,7 @@
 mod builtin;
 mod capabilities;
 mod faults;
+mod follow;
 mod http;
 mod policy;
 mod process;
