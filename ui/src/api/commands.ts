@@ -971,7 +971,8 @@ export function previewImportServers(args: {
 }
 
 /**
- * Imports the servers of an `mcpServers` document, all or nothing.
+ * Imports the servers of an `mcpServers` document, all or nothing; the enabled ones added or
+ * replaced begin to start.
  *
  * Command `import_servers`.
  */
@@ -980,7 +981,8 @@ export function importServers(args: { json: string; replace: boolean }): Promise
 }
 
 /**
- * Adds one server.
+ * Adds one server; when enabled it begins to start (its state arrives as events; a start
+ * that fails is its Failed state, not this command's error).
  *
  * Command `add_server`.
  */
@@ -990,7 +992,8 @@ export function addServer(args: { input: ServerConfig }): Promise<ServerRecord> 
 
 /**
  * Replaces the configuration of a server (by id or name); its id stays (its tool policies
- * too, unless its command, args, URL or transport changed).
+ * too, unless its command, args, URL or transport changed). A running server restarts on
+ * the new configuration; a disabled one stops.
  *
  * Command `update_server`.
  */
@@ -999,7 +1002,7 @@ export function updateServer(args: { id: string; input: ServerConfig }): Promise
 }
 
 /**
- * Turns a server (by id or name) on or off.
+ * Turns a server (by id or name) on, which begins to start it, or off, which stops it.
  *
  * Command `set_server_enabled`.
  */
@@ -1008,7 +1011,7 @@ export function setServerEnabled(args: { id: string; enabled: boolean }): Promis
 }
 
 /**
- * Removes a server (by id or name).
+ * Removes a server (by id or name), stopping it if it runs.
  *
  * Command `remove_server`.
  */
