@@ -148,6 +148,64 @@ async fn a_tool_the_user_names_is_called_with_arguments_that_follow_its_schema()
     ));
 }
 
+fn calls_in(got: &[ProviderEvent]) -> Vec<&switchboard_engine::provider::ToolCall> {
+    got.iter()
+        .filter_map(|e| match e {
+            ProviderEvent::ToolCall { call } => Some(call),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_required_call_follows_a_schema_of_every_supported_kind() {
+    let _one = super::one_at_a_time().await;
+    let schema = json!({ "type": "object", "properties": {
+        "city": { "type": "string" }, "days": { "type": "integer" },
+        "warm": { "type": "boolean" }, "unit": { "enum": ["c", "f"] },
+        "spots": { "type": "array", "items": { "type": "number" }, "maxItems": 3 },
+        "note": { "type": ["string", "null"] } },
+        "required": ["city", "days", "warm", "unit", "spots"] });
+    let tool = ToolSpec {
+        name: "forecast".into(),
+        description: "The forecast for the next days.".into(),
+        parameters: schema.clone(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    let mut req = request("Describe the weather of Paris for the next days.", vec![tool]);
+    req.params.max_tokens = Some(200);
+    req.extra.insert("tool_choice".into(), json!("required"));
+    let got = events(&provider, req).await;
+    let calls = calls_in(&got);
+    assert_eq!(calls.len(), 1, "{got:?}");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&calls[0].arguments), "{:?}", calls[0]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_calls_an_offered_tool_nobody_named_and_chats_when_none_fits() {
+    let _one = super::one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    let ask = request(
+        "What's the weather like in Paris today?",
+        vec![weather_tool()],
+    );
+    let got = events(&provider, ask).await;
+    let calls = calls_in(&got);
+    assert_eq!(calls.len(), 1, "{got:?}");
+    assert_eq!(calls[0].name, "weather__get_weather");
+    assert!(calls[0].arguments["location"].is_string(), "{:?}", calls[0]);
+    let chat = request("Hi! How are you today?", vec![weather_tool()]);
+    let got = events(&provider, chat).await;
+    assert!(calls_in(&got).is_empty(), "{got:?}");
+    assert!(
+        got.iter().any(|e| matches!(e, ProviderEvent::TextDelta { text } if !text.trim().is_empty())),
+        "{got:?}"
+    );
+}
+
 fn switchboard(data: &std::path::Path, args: &[String]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("--data-dir")

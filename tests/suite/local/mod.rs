@@ -100,7 +100,7 @@ pub(super) fn start(
         render: Box::new(move |_, _| {
             Ok(Prompt {
                 text,
-                grammar: None,
+                hold: None,
                 tools: Vec::new(),
             })
         }),

@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 
 /// The largest `maxItems` spelled out (beyond it an array is unbounded).
 const MAX_BOUNDED_ITEMS: u64 = 32;
+/// The most `enum` values spelled out; a longer list is left open (any JSON value) and the
+/// arguments are checked after the call, since thousands of alternatives slow every token.
+const MAX_ENUM: usize = 256;
 
 /// The shared rules every grammar may use.
 const PRIMITIVES: &str = r#"ws ::= [ ]?
@@ -43,6 +46,13 @@ impl Grammar {
             return literal(c);
         }
         if let Some(Value::Array(options)) = s.get("enum") {
+            if options.len() > MAX_ENUM {
+                tracing::info!(
+                    values = options.len(),
+                    "an enum too long for the grammar is left open"
+                );
+                return "value".into();
+            }
             let alts: Vec<String> = options.iter().map(literal).collect();
             return group(&alts);
         }

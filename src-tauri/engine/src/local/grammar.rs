@@ -1,105 +1,113 @@
-//! Constrained tool calls: when a turn requires a tool, the answer is held to a llama.cpp GBNF
-//! grammar that only admits a call — `{"name": "<tool>", "arguments": {…}}` with the
-//! arguments following the tool's JSON Schema (converted by [`super::gbnf`]), wrapped
-//! in `<tool_call>` tags for templates that teach them. Even a very small model then writes a
-//! call that parses. Which tools a request forces is decided here too ([`forced_tools`]).
+//! The grammar a tool call is held to: a llama.cpp GBNF grammar whose calls are
+//! `{"name": <an offered tool>, "arguments": {…}}` objects (`"tool"` and `"parameters"` are
+//! accepted as the keys too, as prompt mode and Llama 3.x write them), with the arguments
+//! following the tool's JSON Schema (converted by [`super::gbnf`]). It has one root rule per
+//! shape a call is written in ([`Form`]): `<tool_call>` tags, fenced blocks, bare objects or
+//! arrays, Mistral's `[TOOL_CALLS]` and Llama's `<|python_tag|>`. When the decoder sees a call
+//! begin in one of these shapes ([`super::hold`]), the rest of the answer is held to that root.
+//! Which tools `tool_choice` forces is decided here too ([`forced_tools`]).
 
 use serde_json::Value;
 
 use super::LocalError;
 use super::gbnf::{Grammar, literal};
-use crate::provider::{ChatMessage, ChatRequest, ToolSpec, UserPart};
+use crate::provider::{ChatRequest, ToolSpec};
 
-/// The tools a request forces a call to: `tool_choice` in its extra fields (`"required"`, or a
-/// named function, as OpenAI spells it), else the tools the user's latest message names (when
-/// it is the last message: a tool result is answered freely). Empty: nothing is forced.
+/// A shape in which a call is written; each is a root rule of the call grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `<tool_call>{…}</tool_call>` blocks (Hermes, Qwen and the templates that teach them).
+    Tagged,
+    /// A fenced code block holding a call or an array of calls (prompt mode).
+    Fenced,
+    /// A bare call object, or an array of them.
+    Bare,
+    /// `[TOOL_CALLS]` then an array of calls (Mistral).
+    Mistral,
+    /// `<|python_tag|>` then a call (Llama 3.x).
+    Python,
+}
+
+impl Form {
+    /// The grammar's root rule for this shape.
+    pub fn root(self) -> &'static str {
+        match self {
+            Self::Tagged => "tagged",
+            Self::Fenced => "fenced",
+            Self::Bare => "bare",
+            Self::Mistral => "mistral",
+            Self::Python => "python",
+        }
+    }
+
+    /// The shape a template teaches: its own markers, else a bare object (the grammar of a
+    /// call forced from the first token).
+    pub(crate) fn taught_by(template: &str, native: bool) -> Self {
+        if native && template.contains("<tool_call>") {
+            Self::Tagged
+        } else if native && template.contains("[TOOL_CALLS]") {
+            Self::Mistral
+        } else {
+            Self::Bare
+        }
+    }
+}
+
+/// The roots every call grammar has, one per [`Form`].
+const FORMS: &str = r#"tagged ::= tag-block ( "\n" "\n"? tag-block )*
+tag-block ::= "<tool_call>" "\n"? ws call ws "\n"? "</tool_call>"
+fenced ::= fence-block ( "\n" "\n"? fence-block )*
+fence-block ::= "```" ( "json" | "tool_call" | "JSON" )? "\n" bare "\n"? "```"
+bare ::= call | call-list
+call-list ::= "[" ws call ( "," "\n"? ws call )* ws "]"
+mistral ::= "[TOOL_CALLS]" ws call-list
+python ::= "<|python_tag|>" call
+name-key ::= "\"name\"" | "\"tool\""
+arguments-key ::= "\"arguments\"" | "\"parameters\""
+"#;
+
+/// The tools a request forces a call to, from `tool_choice` in its extra fields:
+/// `"required"` (or `"any"`) forces one of all, a named function (as OpenAI spells it) forces
+/// that one. Empty: nothing is forced, and the model chooses between answering and calling.
 pub(crate) fn forced_tools(req: &ChatRequest) -> Vec<&ToolSpec> {
     match req.extra.get("tool_choice") {
-        Some(Value::String(s)) if s == "required" || s == "any" => {
-            return req.tools.iter().collect();
-        }
-        Some(Value::String(_)) => return Vec::new(),
+        Some(Value::String(s)) if s == "required" || s == "any" => req.tools.iter().collect(),
         Some(choice @ Value::Object(_)) => {
             let name = choice
                 .pointer("/function/name")
                 .or_else(|| choice.get("name"))
                 .and_then(Value::as_str);
-            return req
-                .tools
+            req.tools
                 .iter()
                 .filter(|t| Some(t.name.as_str()) == name)
-                .collect();
+                .collect()
         }
-        _ => {}
+        _ => Vec::new(),
     }
-    let Some(ChatMessage::User { parts }) = req.messages.last() else {
-        return Vec::new();
-    };
-    let text = UserPart::text_of(parts);
-    req.tools
-        .iter()
-        .filter(|t| names_tool(&text, &t.name))
-        .collect()
 }
 
-/// Whether every tool the user's latest message names has been called and answered since
-/// (and no `tool_choice` says otherwise): the request named its tools and got them.
-pub(crate) fn named_call_answered(req: &ChatRequest) -> bool {
-    if req.extra.contains_key("tool_choice") {
-        return false;
-    }
-    let Some(at) = req
-        .messages
-        .iter()
-        .rposition(|m| matches!(m, ChatMessage::User { .. }))
-    else {
-        return false;
-    };
-    let ChatMessage::User { parts } = &req.messages[at] else {
-        return false;
-    };
-    let text = UserPart::text_of(parts);
-    let mut named = req
-        .tools
-        .iter()
-        .filter(|t| names_tool(&text, &t.name))
-        .peekable();
-    let answered = |name: &str| {
-        req.messages[at + 1..]
-            .iter()
-            .any(|m| matches!(m, ChatMessage::Tool { name: n, .. } if n == name))
-    };
-    named.peek().is_some() && named.all(|t| answered(&t.name))
+/// Whether the request lets the model call no tool at all (`tool_choice: "none"`).
+pub(crate) fn calls_refused(req: &ChatRequest) -> bool {
+    matches!(req.extra.get("tool_choice"), Some(Value::String(s)) if s == "none")
 }
 
-/// Whether `text` names the tool: its provider-safe name, or the tool's own name after the
-/// server prefix (`server__tool`), as a whole word.
-fn names_tool(text: &str, safe: &str) -> bool {
-    let own = safe.rsplit_once("__").map_or(safe, |(_, t)| t);
-    [safe, own].iter().any(|name| {
-        text.match_indices(name).any(|(at, _)| {
-            let before = text[..at].chars().next_back();
-            let after = text[at + name.len()..].chars().next();
-            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-            !word(before) && !word(after)
-        })
-    })
-}
-
-/// The grammar for a call to one of `tools`: `{"name": …, "arguments": {…}}`, the name
-/// first; `tagged` wraps it in `<tool_call>` tags.
-pub(crate) fn tool_call_grammar(tools: &[&ToolSpec], tagged: bool) -> Result<String, LocalError> {
+/// The grammar for calls to `tools`, with a root rule per [`Form`] (and `root`, the bare
+/// shape). A tool whose schema the converter cannot express gets open arguments (any JSON
+/// object), checked after the call like every call's.
+pub(crate) fn call_grammar(tools: &[&ToolSpec]) -> Result<String, LocalError> {
     let mut g = Grammar::new();
     let calls: Vec<String> = tools
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let arguments = g.value(&t.parameters, &format!("arguments-{i}"));
+            let arguments = match &t.parameters {
+                Value::Object(_) => g.value(&t.parameters, &format!("arguments-{i}")),
+                _ => "object".into(),
+            };
             format!(
-                "\"{{\" ws {} ws \":\" ws {} ws \",\" ws {} ws \":\" ws {arguments} ws \"}}\"",
-                literal(&Value::from("name")),
+                "\"{{\" ws name-key ws \":\" ws {} ws \",\" ws arguments-key ws \":\" ws \
+                 {arguments} ws \"}}\"",
                 literal(&Value::String(t.name.clone())),
-                literal(&Value::from("arguments")),
             )
         })
         .collect();
@@ -108,12 +116,10 @@ pub(crate) fn tool_call_grammar(tools: &[&ToolSpec], tagged: bool) -> Result<Str
         [one] => one.clone(),
         many => format!("( {} )", many.join(" | ")),
     };
-    let root = if tagged {
-        format!("\"<tool_call>\\n\" {call} \"\\n</tool_call>\"")
-    } else {
-        call
-    };
-    Ok(g.finish(&root))
+    let mut text = g.finish("bare");
+    text.push_str(&format!("call ::= {call}\n"));
+    text.push_str(FORMS);
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -123,6 +129,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::provider::ChatMessage;
 
     fn weather() -> ToolSpec {
         ToolSpec {
@@ -144,24 +151,13 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_named_by_the_user_is_forced_and_a_mere_mention_inside_a_word_is_not() {
-        assert_eq!(forced_tools(&request("Use get_weather for Paris")).len(), 1);
-        assert!(forced_tools(&request("Use forget_weathers")).is_empty());
-        let mut answered = request("Use get_weather");
-        answered.messages.push(ChatMessage::Tool {
-            call_id: "c".into(),
-            name: "weather__get_weather".into(),
-            content: "18".into(),
-            is_error: false,
-        });
-        assert!(forced_tools(&answered).is_empty());
-        assert!(named_call_answered(&answered));
-        assert!(!named_call_answered(&request("Use get_weather")));
-        assert!(!named_call_answered(&request("What is the weather?")));
+    fn a_tool_named_by_the_user_is_not_forced_the_model_chooses() {
+        assert!(forced_tools(&request("Use get_weather for Paris")).is_empty());
+        assert!(!calls_refused(&request("Use get_weather for Paris")));
     }
 
     #[test]
-    fn tool_choice_required_or_named_forces_a_call() {
+    fn tool_choice_required_or_named_forces_a_call_and_none_refuses_calls() {
         let mut req = request("hello");
         req.extra.insert("tool_choice".into(), json!("required"));
         assert_eq!(forced_tools(&req).len(), 1);
@@ -172,20 +168,42 @@ mod tests {
         assert_eq!(forced_tools(&req).len(), 1);
         req.extra.insert("tool_choice".into(), json!("none"));
         assert!(forced_tools(&req).is_empty());
+        assert!(calls_refused(&req));
     }
 
     #[test]
-    fn the_grammar_names_the_tool_and_its_arguments() {
+    fn the_grammar_has_a_root_per_form_naming_the_tool_and_its_arguments() {
         let tool = weather();
-        let plain = tool_call_grammar(&[&tool], false).unwrap();
-        assert!(plain.contains("root ::="), "{plain}");
-        assert!(plain.contains("weather__get_weather"), "{plain}");
-        assert!(plain.contains("city"), "{plain}");
-        let tagged = tool_call_grammar(&[&tool], true).unwrap();
-        assert!(
-            tagged.starts_with("root ::= \"<tool_call>\\n\" \"{\""),
-            "{tagged}"
-        );
-        assert!(tagged.contains("\"\\n</tool_call>\"\n"), "{tagged}");
+        let g = call_grammar(&[&tool]).unwrap();
+        assert!(g.starts_with("root ::= bare\n"), "{g}");
+        for form in [
+            Form::Tagged,
+            Form::Fenced,
+            Form::Bare,
+            Form::Mistral,
+            Form::Python,
+        ] {
+            assert!(g.contains(&format!("\n{} ::= ", form.root())), "{g}");
+        }
+        assert!(g.contains("weather__get_weather"), "{g}");
+        assert!(g.contains("city"), "{g}");
+    }
+
+    #[test]
+    fn a_schema_that_is_not_an_object_gets_open_arguments() {
+        let odd = ToolSpec {
+            name: "odd".into(),
+            description: String::new(),
+            parameters: json!(true),
+        };
+        let g = call_grammar(&[&odd]).unwrap();
+        assert!(g.contains("arguments-key ws \":\" ws object ws"), "{g}");
+    }
+
+    #[test]
+    fn the_template_decides_the_form_of_a_forced_call() {
+        assert_eq!(Form::taught_by("{{ '<tool_call>' }}", true), Form::Tagged);
+        assert_eq!(Form::taught_by("[TOOL_CALLS]", true), Form::Mistral);
+        assert_eq!(Form::taught_by("<tool_call>", false), Form::Bare);
     }
 }

@@ -10,6 +10,8 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::LocalError;
+pub use super::grammar::Form;
+pub use super::hold::Hold;
 
 /// How the runtime behaves.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,8 +57,8 @@ pub struct ModelFacts {
 pub struct Prompt {
     /// The rendered text (special tokens written as text are parsed as such).
     pub text: String,
-    /// A GBNF grammar (root rule `root`) the answer must follow.
-    pub grammar: Option<String>,
+    /// How the answer's tool calls are held to the offered tools; `None`: they are not.
+    pub hold: Option<Hold>,
     /// The tools the answer may call (their provider-safe names); none: it is prose.
     pub tools: Vec<String>,
 }
@@ -163,6 +165,8 @@ pub enum Finish {
     Length,
     /// A stop text appeared.
     StopText,
+    /// The answer went round in a loop (the same stretch of tokens again and again).
+    Repeating,
     /// A stop request, or the receiver went away.
     Stopped,
 }

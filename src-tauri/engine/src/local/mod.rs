@@ -6,8 +6,9 @@
 //! - [`session`]: the model's context, KV-cache slots kept per conversation (a follow-up
 //!   evaluates only its new tokens), the decode and sampling loop.
 //! - [`template`]: the model's own Jinja chat template rendered with minijinja (ChatML when it
-//!   has none); [`grammar`]: a forced tool call held to a grammar from the tool's schema
-//!   ([`gbnf`] converts JSON Schema);
+//!   has none); [`hold`]: a tool call the model begins is held to the offered tools by the
+//!   call grammar ([`grammar`]; [`gbnf`] converts JSON Schema), [`decode`] decides token by
+//!   token what the answer streams, holds, takes back or ends;
 //!   [`output`]: reasoning and call markers in the answer.
 //! - [`provider`]: all of it as a [`crate::provider::Provider`]; [`models`]: the models folder
 //!   ([`gguf`] reads each file's facts from its header);
@@ -15,11 +16,13 @@
 //!   recommended models as data and the one for this machine's memory.
 
 pub mod catalogue;
+mod decode;
 pub mod download;
 mod error;
 pub mod gbnf;
 pub mod gguf;
 pub(crate) mod grammar;
+pub(crate) mod hold;
 pub mod job;
 pub(crate) mod models;
 pub(crate) mod output;

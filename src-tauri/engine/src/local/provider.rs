@@ -8,9 +8,13 @@ use futures::{StreamExt, stream};
 use tokio::sync::mpsc;
 
 use super::LocalError;
-use super::grammar::{forced_tools, named_call_answered, tool_call_grammar};
+use serde_json::Value;
+
+use super::grammar::{Form, call_grammar, calls_refused, forced_tools};
+use super::hold::spent_calls;
 use super::job::{
-    CountTokens, Finish, Job, ModelFacts, Piece, Prompt, Report, Sampling, StopFlag, StopOnDrop,
+    CountTokens, Finish, Hold, Job, ModelFacts, Piece, Prompt, Report, Sampling, StopFlag,
+    StopOnDrop,
 };
 use super::models::ModelsDir;
 use super::output::Shaper;
@@ -19,11 +23,12 @@ use super::template::{self, CHATML, TemplateInput, supports_tools};
 use crate::provider::prompt_tools::{scan_tool_calls, to_prompt_request};
 use crate::provider::{
     ChatMessage, ChatRequest, EventStream, FinishReason, ModelInfo, Provider, ProviderError,
-    ProviderEvent, Usage,
+    ProviderEvent, ToolSpec, Usage,
 };
 
-/// The most tokens an answer gets when the request sets no limit.
-const DEFAULT_MAX_TOKENS: u32 = 2048;
+/// The most tokens an answer gets when the request (the chat's settings) sets no limit: about
+/// 750 words, a long answer for a model on this computer; a chat can raise it.
+const DEFAULT_MAX_TOKENS: u32 = 1024;
 
 /// The built-in provider: models from a folder, run by one [`LocalRuntime`].
 #[derive(Clone, Debug)]
@@ -109,24 +114,21 @@ pub(crate) fn fitted_prompt(
     }
 }
 
-/// The prompt for `req` with the model's template, the grammar of a forced call, and the
-/// tools the answer may call.
+/// The prompt for `req` with the model's template, the tools the answer may call and how its
+/// calls are held ([`hold`]).
 ///
-/// A model whose template does not know tools gets them in prompt mode. Such models are the
-/// small ones, which tend to call a tool again and again: once the tool the user named has
-/// been called and answered, their follow-up is asked without tools, so it is prose.
+/// A model whose template does not know tools gets them in prompt mode. Whenever tools are
+/// offered the model chooses between answering and calling; a call it begins is held to the
+/// offered tools (unless the request's `switchboard_hold_calls` is `false`), and
+/// `tool_choice` can force one from the first token.
 pub(crate) fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, LocalError> {
     let template = facts.chat_template.as_deref().unwrap_or(CHATML);
     let native = supports_tools(template);
-    // The request as rendered, and whether its answer may call the tools.
-    let (shaped, may_call) = if native {
-        (req.clone(), true)
-    } else if named_call_answered(req) {
-        (answer_request(req), false)
-    } else if !req.tools.is_empty() || has_tool_history(req) {
-        (to_prompt_request(req), true)
+    let prompt_mode = !native && (!req.tools.is_empty() || has_tool_history(req));
+    let shaped = if prompt_mode {
+        to_prompt_request(req)
     } else {
-        (req.clone(), true)
+        req.clone()
     };
     let offered = if native { req.tools.as_slice() } else { &[] };
     let input = TemplateInput {
@@ -138,23 +140,39 @@ pub(crate) fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, Lo
         eos_token: facts.eos_token.clone(),
     };
     let text = template::render(template, &input)?;
-    let forced = forced_tools(req);
-    let grammar = if forced.is_empty() {
-        None
-    } else {
-        let tagged = native && template.contains("<tool_call>");
-        Some(tool_call_grammar(&forced, tagged)?)
-    };
-    let tools = if may_call {
-        req.tools.iter().map(|t| t.name.clone()).collect()
-    } else {
-        Vec::new()
-    };
     Ok(Prompt {
         text,
-        grammar,
-        tools,
+        hold: hold(req, Form::taught_by(template, native))?,
+        tools: req.tools.iter().map(|t| t.name.clone()).collect(),
     })
+}
+
+/// How the answer's calls are held: to the tools `tool_choice` forces, from the first token
+/// in the template's form; else, when tools are offered and holding is on, to all of them
+/// from where a call begins.
+fn hold(req: &ChatRequest, form: Form) -> Result<Option<Hold>, LocalError> {
+    let hold = |tools: &[&ToolSpec], forced: Option<Form>| -> Result<_, LocalError> {
+        Ok(Some(Hold {
+            grammar: call_grammar(tools)?,
+            forced,
+            names: req.tools.iter().map(|t| t.name.clone()).collect(),
+            spent: spent_calls(req),
+            call_ratio: req
+                .extra
+                .get("switchboard_call_ratio")
+                .and_then(Value::as_f64)
+                .map(|r| r as f32),
+        }))
+    };
+    let forced = forced_tools(req);
+    if !forced.is_empty() {
+        return hold(&forced, Some(form));
+    }
+    let off = req.extra.get("switchboard_hold_calls") == Some(&Value::Bool(false));
+    if req.tools.is_empty() || calls_refused(req) || off {
+        return Ok(None);
+    }
+    hold(&req.tools.iter().collect::<Vec<_>>(), None)
 }
 
 /// Whether the conversation holds tool calls or results.
@@ -164,43 +182,6 @@ fn has_tool_history(req: &ChatRequest) -> bool {
         ChatMessage::Tool { .. } => true,
         ChatMessage::User { .. } => false,
     })
-}
-
-/// The request for a prose answer after the named tools were called: no tools, the calls left
-/// out, and their results told in plain words.
-fn answer_request(req: &ChatRequest) -> ChatRequest {
-    let mut messages = Vec::new();
-    let mut results: Vec<String> = Vec::new();
-    for m in &req.messages {
-        match m {
-            ChatMessage::Tool {
-                name,
-                content,
-                is_error,
-                ..
-            } => {
-                let outcome = if *is_error { "failed" } else { "returned" };
-                let tool = name.rsplit_once("__").map_or(name.as_str(), |(_, t)| t);
-                results.push(format!("{tool} {outcome}: {}", content.trim()));
-                continue;
-            }
-            ChatMessage::Assistant { text, .. } if text.trim().is_empty() => {}
-            ChatMessage::Assistant { text, .. } => messages.push(ChatMessage::Assistant {
-                text: text.clone(),
-                tool_calls: Vec::new(),
-            }),
-            user => messages.push(user.clone()),
-        }
-    }
-    if !results.is_empty() {
-        let told = format!("{}\n\nAnswer with this.", results.join("\n"));
-        messages.push(ChatMessage::user(told));
-    }
-    ChatRequest {
-        messages,
-        tools: Vec::new(),
-        ..req.clone()
-    }
 }
 
 impl Provider for LocalProvider {
@@ -268,7 +249,7 @@ fn events(
 /// Usage and finish for a report.
 fn end_events(report: &Report) -> Vec<ProviderEvent> {
     let reason = match report.finish {
-        Finish::Length => FinishReason::Length,
+        Finish::Length | Finish::Repeating => FinishReason::Length,
         Finish::Eos | Finish::StopText | Finish::Stopped => FinishReason::Stop,
     };
     vec![

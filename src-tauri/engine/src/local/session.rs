@@ -1,8 +1,10 @@
 //! One resident model's context and what is kept in it: a few KV-cache slots (one llama.cpp
 //! sequence each), each holding the tokens of one conversation. A job reuses the slot whose
 //! cached tokens its prompt continues, evaluates only the tokens after the common prefix, then
-//! samples token by token until the end-of-generation token, the token limit, a stop text or a
-//! stop request (checked before every token).
+//! samples token by token until the end-of-generation token, the token limit, a stop text, a
+//! loop or a stop request (checked before every token); what each token means for the answer
+//! is decided by [`super::decode`], which may take the answer back a few tokens (a tool call
+//! begins and is held to the call grammar from its first token).
 
 use std::num::NonZeroU32;
 use std::path::Path;
@@ -12,15 +14,14 @@ use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
-use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::{DecodeError, LlamaCppError};
 
 use super::LocalError;
+use super::decode::{Decoder, Openers, Step, openers};
 use super::job::{
-    Finish, Job, ModelFacts, Piece, PieceSender, Report, RuntimeOptions, Sampling, StopFlag,
+    Finish, Hold, Job, ModelFacts, Piece, PieceSender, Report, RuntimeOptions, Sampling, StopFlag,
 };
-use super::text::{StopText, Utf8Pieces};
 
 /// One KV-cache sequence and the tokens it holds.
 #[derive(Debug, Default)]
@@ -40,6 +41,8 @@ pub(crate) struct Session<'m> {
     slots: Vec<Slot>,
     clock: u64,
     facts: ModelFacts,
+    /// The vocabulary's call openers, found at the first held answer.
+    openers: Option<Openers>,
 }
 
 fn backend_error(what: &str, e: impl std::fmt::Display) -> LocalError {
@@ -81,6 +84,7 @@ impl<'m> Session<'m> {
             slots: (0..slots).map(|_| Slot::default()).collect(),
             clock: 0,
             facts,
+            openers: None,
         })
     }
 
@@ -92,8 +96,7 @@ impl<'m> Session<'m> {
             let tools = prompt.tools.clone();
             let _ = out.send(Ok(Piece::Started { thinking, tools }));
             let tokens = self.tokenize(&prompt.text);
-            let grammar = prompt.grammar.as_deref();
-            self.generate(&tokens, &job.sampling, grammar, &job.stop, out)
+            self.generate(&tokens, &job.sampling, prompt.hold, &job.stop, out)
         });
         let _ = match result {
             Ok(report) => out.send(Ok(Piece::Done(report))),
@@ -114,7 +117,7 @@ impl<'m> Session<'m> {
         &mut self,
         tokens: &[LlamaToken],
         sampling: &Sampling,
-        grammar: Option<&str>,
+        hold: Option<Hold>,
         stop: &StopFlag,
         out: &PieceSender,
     ) -> Result<Report, LocalError> {
@@ -129,40 +132,53 @@ impl<'m> Session<'m> {
         let reused = self.prepare_slot(slot, tokens)?;
         self.eval(slot, &tokens[reused..], reused)?;
         self.slots[slot].prompt_len = tokens.len();
-        let mut sampler = sampler(self.model, sampling, grammar)?;
-        let mut utf8 = Utf8Pieces::default();
-        let mut stop_text = StopText::new(sampling.stop.clone());
+        let mut decoder = Decoder::new(sampling, hold);
+        let mut sampler = decoder.sampler(self.model);
         let vocab = self.model.vocab();
         let mut generated = 0;
         let finish = loop {
-            if stop.is_stopped() {
-                break Finish::Stopped;
+            let step = if stop.is_stopped() {
+                decoder.end(Finish::Stopped)
+            } else if generated >= sampling.max_tokens as usize
+                || self.slots[slot].tokens.len() >= n_ctx
+            {
+                decoder.end(Finish::Length)
+            } else {
+                if decoder.deciding() {
+                    let openers = self.openers.get_or_insert_with(|| openers(self.model));
+                    if decoder.decide(self.ctx.get_logits_ith(-1), openers) {
+                        sampler = decoder.sampler(self.model);
+                    }
+                }
+                let token = sampler.sample(&self.ctx, -1);
+                if vocab.is_eog(token) {
+                    decoder.end_of_generation()
+                } else {
+                    generated += 1;
+                    decoder.push(token, &vocab.token_to_piece(token, true, None))
+                }
+            };
+            match step {
+                Step::Go(text) => {
+                    if !text.is_empty() && out.send(Ok(Piece::Text(text))).is_err() {
+                        break Finish::Stopped;
+                    }
+                    let token = decoder.token(decoder.kept() - 1);
+                    let at = self.slots[slot].tokens.len();
+                    self.eval(slot, &[token], at)?;
+                }
+                Step::Rewind { keep } => {
+                    self.rewind(slot, tokens.len() + keep)?;
+                    sampler = decoder.sampler(self.model);
+                }
+                Step::End(finish, text) => {
+                    if !text.is_empty() {
+                        let _ = out.send(Ok(Piece::Text(text)));
+                    }
+                    break finish;
+                }
             }
-            if generated >= sampling.max_tokens as usize || self.slots[slot].tokens.len() >= n_ctx {
-                break Finish::Length;
-            }
-            let token = sampler.sample(&self.ctx, -1);
-            if vocab.is_eog(token) {
-                break Finish::Eos;
-            }
-            generated += 1;
-            let text = utf8.push(&vocab.token_to_piece(token, true, None));
-            let (ready, hit) = stop_text.push(&text);
-            if !ready.is_empty() && out.send(Ok(Piece::Text(ready))).is_err() {
-                break Finish::Stopped;
-            }
-            if hit {
-                break Finish::StopText;
-            }
-            let at = self.slots[slot].tokens.len();
-            self.eval(slot, &[token], at)?;
         };
-        if finish != Finish::StopText {
-            let rest = stop_text.finish(&utf8.finish());
-            if !rest.is_empty() {
-                let _ = out.send(Ok(Piece::Text(rest)));
-            }
-        }
         Ok(Report {
             prompt_tokens: tokens.len(),
             reused,
@@ -170,6 +186,23 @@ impl<'m> Session<'m> {
             generated,
             finish,
         })
+    }
+
+    /// Takes the slot's sequence back to its first `len` tokens, with the logits of the last
+    /// one ready for sampling (it is evaluated again unless it is the last evaluated).
+    fn rewind(&mut self, slot: usize, len: usize) -> Result<(), LocalError> {
+        let held = self.slots[slot].tokens.len();
+        if len >= held {
+            return Ok(());
+        }
+        let last = self.slots[slot].tokens[len - 1];
+        let seq = u32::try_from(slot).unwrap_or(0);
+        let from = u32::try_from(len - 1).unwrap_or(u32::MAX);
+        self.ctx
+            .clear_kv_cache_seq(Some(seq), Some(from), None)
+            .map_err(|e| backend_error("cannot take the answer back", e))?;
+        self.slots[slot].tokens.truncate(len - 1);
+        self.eval(slot, &[last], len - 1)
     }
 
     /// The slot for a prompt: one whose last prompt it continues (the longest such), else an
@@ -264,31 +297,6 @@ impl<'m> Session<'m> {
             }
         }
     }
-}
-
-/// The sampler chain: the grammar first, then greedy (temperature 0) or top-p, temperature and
-/// a seeded draw.
-fn sampler(
-    model: &LlamaModel,
-    sampling: &Sampling,
-    grammar: Option<&str>,
-) -> Result<LlamaSampler, LocalError> {
-    let mut chain = Vec::new();
-    if let Some(grammar) = grammar {
-        let g = LlamaSampler::grammar(model, grammar, "root")
-            .map_err(|e| LocalError::Grammar(e.to_string()))?;
-        chain.push(g);
-    }
-    if sampling.temperature <= 0.0 {
-        chain.push(LlamaSampler::greedy());
-    } else {
-        if sampling.top_p < 1.0 {
-            chain.push(LlamaSampler::top_p(sampling.top_p, 1));
-        }
-        chain.push(LlamaSampler::temp(sampling.temperature));
-        chain.push(LlamaSampler::dist(sampling.seed));
-    }
-    Ok(LlamaSampler::chain_simple(chain))
 }
 
 /// The length of the common prefix of two token lists.
