@@ -22,6 +22,9 @@ pub(crate) const TOOL: &str = "get_weather";
 /// The most tokens one answer may take: a call is some 20, and a model that reasons first
 /// gets room for a short thought.
 pub(crate) const MAX_TOKENS: u32 = 256;
+/// The same for the built-in model, which is told not to think (and generates on this
+/// machine's CPU, where every token counts).
+pub(crate) const LOCAL_MAX_TOKENS: u32 = 128;
 /// The question: it needs the tool, and does not name it (a named tool would have the
 /// built-in model hold its answer to the call at once).
 const QUESTION: &str = "What is the weather in Paris right now?";
@@ -97,7 +100,10 @@ pub(crate) fn first_request(model: &str, asking: Asking) -> ChatRequest {
         tools: vec![weather_tool()],
         params: SamplingParams {
             temperature: Some(0.0),
-            max_tokens: Some(MAX_TOKENS),
+            max_tokens: Some(match asking {
+                Asking::Http => MAX_TOKENS,
+                Asking::Local { .. } => LOCAL_MAX_TOKENS,
+            }),
             seed: Some(7),
             ..Default::default()
         },
@@ -260,6 +266,7 @@ mod tests {
         let local = Asking::Local { native: true };
         let first = first_request("m.gguf", local);
         assert_eq!(first.thinking.as_ref().map(|t| t.enabled), Some(false));
+        assert_eq!(first.params.max_tokens, Some(LOCAL_MAX_TOKENS));
         let held = second_request(&first, local);
         assert_eq!(held.extra["tool_choice"], "required");
         assert_eq!(held.tools, first.tools);
