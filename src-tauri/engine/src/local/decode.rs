@@ -33,21 +33,52 @@ const LOOP_SPAN: usize = 96;
 /// fence, chat and general knowledge 0.007–0.02; 0.1 lies between.
 pub(crate) const CALL_RATIO: f32 = 0.1;
 
-/// Tokens that open a call (their text, leading spaces aside, starts a fence, a JSON object
-/// or a template's call marker), with the form the call then takes.
-pub(crate) type Openers = Vec<(LlamaToken, Form)>;
+/// What the first decisions look for in a vocabulary, each list in token order.
+#[derive(Debug, Default)]
+pub(crate) struct Marks {
+    /// Tokens that open a call (their text, leading spaces aside, starts a fence, a JSON
+    /// object or a template's call marker), with the form the call then takes.
+    pub(crate) openers: Vec<(LlamaToken, Form)>,
+    /// Tokens that, after a fence, name a call's language (`json`, `tool…`).
+    pub(crate) call_langs: Vec<LlamaToken>,
+}
 
-/// The openers of a vocabulary, in token order.
-pub(crate) fn openers(model: &LlamaModel) -> Openers {
+/// The marks of a vocabulary.
+pub(crate) fn marks(model: &LlamaModel) -> Marks {
     let vocab = model.vocab();
-    (0..model.n_vocab())
-        .map(LlamaToken)
-        .filter_map(|t| {
-            let bytes = vocab.token_to_piece(t, true, None);
-            let piece = String::from_utf8_lossy(&bytes);
-            opener_form(piece.trim_start()).map(|f| (t, f))
-        })
-        .collect()
+    let mut marks = Marks::default();
+    for t in (0..model.n_vocab()).map(LlamaToken) {
+        let bytes = vocab.token_to_piece(t, true, None);
+        let piece = String::from_utf8_lossy(&bytes);
+        if let Some(form) = opener_form(piece.trim_start()) {
+            marks.openers.push((t, form));
+        }
+        let lower = piece.to_ascii_lowercase();
+        if !lower.is_empty() && (lower.starts_with("json") || lower.starts_with("tool")) {
+            marks.call_langs.push(t);
+        }
+    }
+    marks
+}
+
+/// The summed weight of `set` (sorted) in `logits`, its likeliest token, and the weight of the
+/// likeliest token outside it (weights relative to the likeliest token overall).
+fn weigh(logits: &[f32], set: &[LlamaToken]) -> (f32, Option<LlamaToken>, f32) {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let (mut sum, mut best, mut best_p, mut other) = (0.0, None, 0.0, 0.0_f32);
+    for (i, logit) in logits.iter().enumerate() {
+        let t = LlamaToken(i32::try_from(i).unwrap_or(i32::MAX));
+        let p = (logit - max).exp();
+        if set.binary_search(&t).is_ok() {
+            sum += p;
+            if p > best_p {
+                (best, best_p) = (Some(t), p);
+            }
+        } else {
+            other = other.max(p);
+        }
+    }
+    (sum, best, other)
 }
 
 fn opener_form(piece: &str) -> Option<Form> {
@@ -101,6 +132,10 @@ pub(crate) struct Decoder {
     banned: Vec<LlamaToken>,
     /// Whether the first token's choice between answering and calling is still to be made.
     deciding: bool,
+    /// The first decision opened a fence; its language decides between a call and code.
+    fence_open: bool,
+    /// The first token may not open a call ([`Hold::answer_first`]).
+    answer_first: bool,
     call_ratio: f32,
     /// The held calls complete so far, and the answer's length after the last of them.
     held_calls: usize,
@@ -112,8 +147,13 @@ impl Decoder {
     pub(crate) fn new(sampling: &Sampling, hold: Option<Hold>) -> Self {
         let forced = hold.as_ref().and_then(|h| h.forced);
         Self {
-            deciding: hold.is_some() && forced.is_none(),
-            call_ratio: hold.as_ref().and_then(|h| h.call_ratio).unwrap_or(CALL_RATIO),
+            deciding: hold.as_ref().is_some_and(|h| !h.answer_first) && forced.is_none(),
+            answer_first: hold.as_ref().is_some_and(|h| h.answer_first && forced.is_none()),
+            fence_open: false,
+            call_ratio: hold.as_ref().map_or(CALL_RATIO, |h| {
+                let ratio = h.call_ratio.unwrap_or(CALL_RATIO);
+                if h.spent.is_empty() { ratio } else { ratio.max(1.0) }
+            }),
             held_calls: 0,
             held_cut: 0,
             stop_text: StopText::new(sampling.stop.clone()),
@@ -182,45 +222,80 @@ impl Decoder {
         LlamaSampler::chain_simple(chain)
     }
 
+    /// Whether the first token must begin prose: then [`Decoder::ban_openers`] and a new
+    /// sampler.
+    pub(crate) fn answers_first(&self) -> bool {
+        self.answer_first && self.tokens.is_empty()
+    }
+
+    /// Bans the call openers for the next token.
+    pub(crate) fn ban_openers(&mut self, marks: &Marks) {
+        self.answer_first = false;
+        self.banned.extend(marks.openers.iter().map(|(t, _)| *t));
+    }
+
     /// Whether the first token is still to be chosen between answering and calling.
     pub(crate) fn deciding(&self) -> bool {
         self.deciding && self.tokens.is_empty()
     }
 
     /// The first decision, from the first token's `logits`: when the openers of one form
-    /// together are at least [`CALL_RATIO`] as likely as the likeliest other token, the answer
-    /// is a call in that form, held from its first token. Small models that would call put
-    /// real weight on a call's opener even when prose wins by a little; one that is chatting
-    /// puts almost none. Returns whether the sampler must change.
-    pub(crate) fn decide(&mut self, logits: &[f32], openers: &Openers) -> bool {
+    /// together are at least the call ratio ([`CALL_RATIO`]) as likely as the likeliest other
+    /// token, the answer begins with the likeliest of them, which is returned; the model then
+    /// writes on freely, and a call it begins is held ([`Watch`]). Small models that would
+    /// call put real weight on a call's opener even when prose wins by a little; one that is
+    /// chatting puts almost none; a fence opened for code goes on as code. Once this turn's
+    /// calls have been answered, an opener must be the likeliest token (ratio 1): the model
+    /// answers unless it clearly calls again.
+    pub(crate) fn decide(&mut self, logits: &[f32], marks: &Marks) -> Option<LlamaToken> {
         self.deciding = false;
-        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let p = |t: LlamaToken| usize::try_from(t.0).map_or(0.0, |i| (logits[i] - max).exp());
-        let mut by_form: Vec<(Form, f32)> = Vec::new();
-        for &(t, form) in openers {
-            match by_form.iter_mut().find(|(f, _)| *f == form) {
-                Some((_, sum)) => *sum += p(t),
-                None => by_form.push((form, p(t))),
-            }
-        }
-        let best_other = (0..logits.len())
-            .map(|i| LlamaToken(i32::try_from(i).unwrap_or(i32::MAX)))
-            .filter(|t| openers.binary_search_by_key(&t.0, |(o, _)| o.0).is_err())
-            .map(p)
-            .fold(0.0, f32::max);
-        let Some((form, open)) = by_form
+        // The form whose openers weigh most, then those openers against every other token.
+        let forms = [Form::Fenced, Form::Bare, Form::Tagged, Form::Mistral, Form::Python];
+        let (form, (open, token, other)) = forms
             .into_iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-        else {
-            return false;
-        };
-        tracing::debug!(?form, open, best_other, "the first token: answer or call");
-        if open < self.call_ratio * best_other {
-            return false;
+            .map(|f| {
+                let set: Vec<LlamaToken> = marks
+                    .openers
+                    .iter()
+                    .filter(|(_, of)| *of == f)
+                    .map(|(t, _)| *t)
+                    .collect();
+                (f, set)
+            })
+            .filter(|(_, set)| !set.is_empty())
+            .map(|(f, set)| {
+                let all: Vec<LlamaToken> = marks.openers.iter().map(|(t, _)| *t).collect();
+                let (open, token, _) = weigh(logits, &set);
+                let (_, _, other) = weigh(logits, &all);
+                (f, (open, token, other))
+            })
+            .max_by(|a, b| a.1.0.total_cmp(&b.1.0))?;
+        tracing::debug!(?form, open, other, "the first token: answer or call");
+        let token = token.filter(|_| open >= self.call_ratio * other)?;
+        self.fence_open = form == Form::Fenced;
+        Some(token)
+    }
+
+    /// Whether the answer is a fence the first decision opened, its language still to come.
+    pub(crate) fn deciding_fence(&self) -> bool {
+        self.fence_open && self.tokens.len() == 1
+    }
+
+    /// The second decision, after a fence the first one opened: when the tokens that name a
+    /// call's language (`json`, `tool_call`) weigh at least the call ratio of the likeliest
+    /// other token, the answer is a call, held from its first token; else the fence goes on
+    /// (code, say).
+    pub(crate) fn decide_fence(&mut self, logits: &[f32], marks: &Marks) -> Option<Step> {
+        self.fence_open = false;
+        let (call, _, other) = weigh(logits, &marks.call_langs);
+        tracing::debug!(call, other, "the fence: a call or code");
+        if call < self.call_ratio * other {
+            return None;
         }
-        self.held = Some((0, form));
+        self.rewind(0);
         self.watch = None;
-        true
+        self.held = Some((0, Form::Fenced));
+        Some(Step::Rewind { keep: 0 })
     }
 
     /// How many generated tokens are kept.
@@ -427,12 +502,15 @@ mod tests {
     }
 
     #[test]
-    fn the_first_token_opens_a_call_when_its_openers_weigh_enough_and_not_otherwise() {
-        let openers: Openers = vec![
-            (LlamaToken(3), Form::Fenced),
-            (LlamaToken(4), Form::Fenced),
-            (LlamaToken(7), Form::Bare),
-        ];
+    fn the_first_token_is_a_call_opener_when_openers_weigh_enough_and_not_otherwise() {
+        let marks = Marks {
+            openers: vec![
+                (LlamaToken(3), Form::Fenced),
+                (LlamaToken(4), Form::Fenced),
+                (LlamaToken(7), Form::Bare),
+            ],
+            call_langs: vec![LlamaToken(5)],
+        };
         // Token 0 is the likeliest prose; the fences together weigh 0.6 of it.
         let ln = |p: f32| p.ln();
         let mut logits = vec![ln(0.01); 10];
@@ -442,16 +520,58 @@ mod tests {
         logits[7] = ln(0.2);
         let mut d = Decoder::new(&Sampling::default(), Some(hold()));
         assert!(d.deciding());
-        assert!(d.decide(&logits, &openers));
-        assert_eq!(d.held, Some((0, Form::Fenced)));
+        assert_eq!(d.decide(&logits, &marks), Some(LlamaToken(3)));
         assert!(!d.deciding());
+        // The fence's language: json weighs 0.2 of python (token 0) → a call from the start.
+        assert_eq!(d.push(LlamaToken(3), b"```"), Step::Go(String::new()));
+        assert!(d.deciding_fence());
+        logits[5] = ln(0.2);
+        assert_eq!(d.decide_fence(&logits, &marks), Some(Step::Rewind { keep: 0 }));
+        assert_eq!(d.held, Some((0, Form::Fenced)));
+        // Once a call of this turn has been answered, the opener must be the likeliest token.
+        let mut answered = hold();
+        answered.spent = vec![("weather".into(), serde_json::json!({}))];
+        let mut d = Decoder::new(&Sampling::default(), Some(answered));
+        assert_eq!(d.decide(&logits, &marks), None);
         logits[3] = ln(0.02);
         logits[4] = ln(0.02);
         logits[7] = ln(0.05);
         let mut d = Decoder::new(&Sampling::default(), Some(hold()));
-        assert!(!d.decide(&logits, &openers));
-        assert_eq!(d.held, None);
+        assert_eq!(d.decide(&logits, &marks), None);
         assert!(!Decoder::new(&Sampling::default(), None).deciding());
+    }
+
+    #[test]
+    fn after_this_turns_results_in_prompt_mode_the_answer_begins_in_prose() {
+        let marks = Marks {
+            openers: vec![(LlamaToken(3), Form::Fenced)],
+            call_langs: Vec::new(),
+        };
+        let mut h = hold();
+        h.answer_first = true;
+        let mut d = Decoder::new(&Sampling::default(), Some(h));
+        assert!(d.answers_first() && !d.deciding());
+        d.ban_openers(&marks);
+        assert_eq!(d.banned, vec![LlamaToken(3)]);
+        assert!(!d.answers_first());
+        d.push(LlamaToken(0), b"It");
+        assert!(d.banned.is_empty(), "only the first token is held to prose");
+    }
+
+    #[test]
+    fn a_fence_for_code_goes_on_as_code() {
+        let marks = Marks {
+            openers: vec![(LlamaToken(3), Form::Fenced)],
+            call_langs: vec![LlamaToken(5)],
+        };
+        let mut logits = vec![(0.01_f32).ln(); 10];
+        logits[0] = 0.0;
+        logits[3] = 0.0;
+        let mut d = Decoder::new(&Sampling::default(), Some(hold()));
+        assert_eq!(d.decide(&logits, &marks), Some(LlamaToken(3)));
+        d.push(LlamaToken(3), b"```");
+        assert_eq!(d.decide_fence(&logits, &marks), None);
+        assert_eq!(d.held, None);
     }
 
     #[test]

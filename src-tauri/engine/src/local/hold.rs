@@ -29,6 +29,11 @@ pub struct Hold {
     pub spent: Vec<(String, Value)>,
     /// The first decision's ratio when the request sets one (`switchboard_call_ratio`).
     pub call_ratio: Option<f32>,
+    /// The answer must begin in prose (no call opener as its first token): a model in prompt
+    /// mode whose calls of this turn were answered. Small models call again and again from a
+    /// result; beginning in prose, they answer from it, and a call later in the answer is
+    /// still held.
+    pub answer_first: bool,
 }
 
 /// Keys that open a call when they come first in a JSON object.

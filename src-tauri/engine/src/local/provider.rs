@@ -142,21 +142,25 @@ pub(crate) fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, Lo
     let text = template::render(template, &input)?;
     Ok(Prompt {
         text,
-        hold: hold(req, Form::taught_by(template, native))?,
+        hold: hold(req, Form::taught_by(template, native), prompt_mode)?,
         tools: req.tools.iter().map(|t| t.name.clone()).collect(),
     })
 }
 
 /// How the answer's calls are held: to the tools `tool_choice` forces, from the first token
 /// in the template's form; else, when tools are offered and holding is on, to all of them
-/// from where a call begins.
-fn hold(req: &ChatRequest, form: Form) -> Result<Option<Hold>, LocalError> {
+/// from where a call begins (in prompt mode, after this turn's results, not from the first
+/// token: [`Hold::answer_first`]).
+fn hold(req: &ChatRequest, form: Form, prompt_mode: bool) -> Result<Option<Hold>, LocalError> {
+    let spent = spent_calls(req);
+    let answer_first = prompt_mode && !spent.is_empty();
     let hold = |tools: &[&ToolSpec], forced: Option<Form>| -> Result<_, LocalError> {
         Ok(Some(Hold {
+            answer_first: answer_first && forced.is_none(),
             grammar: call_grammar(tools)?,
             forced,
             names: req.tools.iter().map(|t| t.name.clone()).collect(),
-            spent: spent_calls(req),
+            spent: spent.clone(),
             call_ratio: req
                 .extra
                 .get("switchboard_call_ratio")

@@ -18,7 +18,7 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::{DecodeError, LlamaCppError};
 
 use super::LocalError;
-use super::decode::{Decoder, Openers, Step, openers};
+use super::decode::{Decoder, Marks, Step, marks};
 use super::job::{
     Finish, Hold, Job, ModelFacts, Piece, PieceSender, Report, RuntimeOptions, Sampling, StopFlag,
 };
@@ -41,8 +41,8 @@ pub(crate) struct Session<'m> {
     slots: Vec<Slot>,
     clock: u64,
     facts: ModelFacts,
-    /// The vocabulary's call openers, found at the first held answer.
-    openers: Option<Openers>,
+    /// What the first decisions look for in the vocabulary, found at the first held answer.
+    marks: Option<Marks>,
 }
 
 fn backend_error(what: &str, e: impl std::fmt::Display) -> LocalError {
@@ -84,7 +84,7 @@ impl<'m> Session<'m> {
             slots: (0..slots).map(|_| Slot::default()).collect(),
             clock: 0,
             facts,
-            openers: None,
+            marks: None,
         })
     }
 
@@ -133,6 +133,9 @@ impl<'m> Session<'m> {
         self.eval(slot, &tokens[reused..], reused)?;
         self.slots[slot].prompt_len = tokens.len();
         let mut decoder = Decoder::new(sampling, hold);
+        if decoder.answers_first() {
+            decoder.ban_openers(self.marks.get_or_insert_with(|| marks(self.model)));
+        }
         let mut sampler = decoder.sampler(self.model);
         let vocab = self.model.vocab();
         let mut generated = 0;
@@ -144,13 +147,28 @@ impl<'m> Session<'m> {
             {
                 decoder.end(Finish::Length)
             } else {
-                if decoder.deciding() {
-                    let openers = self.openers.get_or_insert_with(|| openers(self.model));
-                    if decoder.decide(self.ctx.get_logits_ith(-1), openers) {
+                if decoder.deciding_fence() {
+                    let marks = self.marks.get_or_insert_with(|| marks(self.model));
+                    if let Some(Step::Rewind { keep }) =
+                        decoder.decide_fence(self.ctx.get_logits_ith(-1), marks)
+                    {
+                        self.rewind(slot, tokens.len() + keep)?;
                         sampler = decoder.sampler(self.model);
                     }
                 }
-                let token = sampler.sample(&self.ctx, -1);
+                let opener = if decoder.deciding() {
+                    let marks = self.marks.get_or_insert_with(|| marks(self.model));
+                    decoder.decide(self.ctx.get_logits_ith(-1), marks)
+                } else {
+                    None
+                };
+                let token = match opener {
+                    Some(token) => {
+                        sampler.accept(token);
+                        token
+                    }
+                    None => sampler.sample(&self.ctx, -1),
+                };
                 if vocab.is_eog(token) {
                     decoder.end_of_generation()
                 } else {
