@@ -63,7 +63,8 @@ test-ui:
 	cd ui && npm run check && npm test && npm run test:xss-browser && npm run test:math-browser && npm run test:sidebar-browser
 
 # The real window under Xvfb through tauri-driver + WebKitWebDriver (the built-in model's
-# onboarding and a generated answer included; installing from the registry, a link and a bundle).
+# onboarding and a generated answer included; installing from the registry, a link and a bundle;
+# a server added in the form starting at once and its tool called by the built-in model).
 test-e2e:
 	cargo build --bin switchboard
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/window.mjs "$(BIN)"
@@ -72,6 +73,7 @@ test-e2e:
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/assistants.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/attachments.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/install.mjs "$(BIN)"
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/first-run.mjs "$(BIN)"
 
 # The official MCP conformance suite (client mode) against our CLI, in a private network
 # namespace; every client scenario of both protocol eras (2025-11-25, 2026-07-28); known failures
