@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 
 /// The largest `maxItems` spelled out (beyond it an array is unbounded).
 const MAX_BOUNDED_ITEMS: u64 = 32;
+/// Keywords the grammar does not hold; what they constrain is left open and checked after
+/// the call (the host validates every call's arguments against the tool's schema).
+const OPEN_KEYS: [&str; 6] = ["$ref", "patternProperties", "pattern", "allOf", "not", "if"];
 /// The most `enum` values spelled out; a longer list is left open (any JSON value) and the
 /// arguments are checked after the call, since thousands of alternatives slow every token.
 const MAX_ENUM: usize = 256;
@@ -42,6 +45,9 @@ impl Grammar {
         let Value::Object(s) = schema else {
             return "value".into();
         };
+        if let Some(key) = OPEN_KEYS.iter().find(|k| s.contains_key(**k)) {
+            tracing::info!(key, "a schema keyword the grammar cannot hold; left open");
+        }
         if let Some(c) = s.get("const") {
             return literal(c);
         }

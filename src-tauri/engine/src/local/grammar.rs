@@ -201,6 +201,25 @@ mod tests {
     }
 
     #[test]
+    fn schemas_the_grammar_cannot_hold_are_left_open_not_refused() {
+        let huge: Vec<String> = (0..10_000).map(|i| format!("v{i}")).collect();
+        let odd = ToolSpec {
+            name: "odd".into(),
+            description: String::new(),
+            parameters: json!({ "type": "object", "properties": {
+                "tree": { "$ref": "#" },
+                "pick": { "enum": huge },
+                "tags": { "type": "object", "patternProperties": { "^x-": { "type": "string" } } },
+            }, "required": ["tree", "pick", "tags"] }),
+        };
+        let g = call_grammar(&[&odd]).unwrap();
+        assert!(g.len() < 10_000, "{g}");
+        assert!(g.contains(r#"\"tree\"" ws ":" ws value"#), "{g}");
+        assert!(g.contains(r#"\"pick\"" ws ":" ws value"#), "{g}");
+        assert!(g.contains(r#"\"tags\"" ws ":" ws object"#), "{g}");
+    }
+
+    #[test]
     fn the_template_decides_the_form_of_a_forced_call() {
         assert_eq!(Form::taught_by("{{ '<tool_call>' }}", true), Form::Tagged);
         assert_eq!(Form::taught_by("[TOOL_CALLS]", true), Form::Mistral);
