@@ -5,7 +5,8 @@ case's tools, `tool_choice: "auto"`, temperature 0. Writes one JSON line per cas
 `bench/tools/tools.rs` writes: {id, category, calls: [{name, arguments}], text, unparsed,
 seconds, generated_tokens}. `unparsed` holds calls whose arguments are not JSON or whose name
 is not an offered tool, and answers whose text looks like a call (a `<tool_call>` tag, a
-`{"name": ...` object, an offered tool's name followed by `(`) but made none.
+`{"name": ...` or `{"tool": ...` object, an `"arguments"` key, an offered tool's name followed
+by `(`) but made none.
 
 Usage: python llama_server.py MODEL.gguf CASES.jsonl OUT.jsonl MAX_TOKENS
 """
@@ -41,8 +42,9 @@ def call_like(text, names):
     if "<tool_call>" in text:
         found.append("<tool_call> tag")
     squeezed = "".join(text.split())
-    if '{"name":' in squeezed or '{"function":' in squeezed:
-        found.append("JSON object naming a function")
+    keys = ['{"name":', '{"function":', '{"tool":', '{"tool_name":', '"arguments":']
+    if any(k in squeezed for k in keys):
+        found.append("JSON object naming a function or giving arguments")
     if any(f"{n}(" in squeezed for n in names):
         found.append("an offered tool's name followed by (")
     return [{"raw": text, "error": f"text looks like a call: {why}"} for why in found]

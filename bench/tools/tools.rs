@@ -5,8 +5,8 @@
 //! and the answers are written as JSONL for `bfcl.py score` to check with BFCL's own checker:
 //! `{id, category, calls: [{name, arguments}], text, unparsed, seconds, generated_tokens}`.
 //! `unparsed` holds the calls that did not parse: the provider's `ToolCallInvalid` events and
-//! text that looks like a call (a `<tool_call>` tag, a `{"name": …` object, an offered tool's
-//! name followed by `(`) but did not become one.
+//! text that looks like a call (a `<tool_call>` tag, a `{"name": …` or `{"tool": …` object,
+//! an `"arguments"` key, an offered tool's name followed by `(`) but did not become one.
 //!
 //! Rows (`SWITCHBOARD_TOOLS_ROWS`, comma-separated, default all):
 //! - `held`: the request as the app sends it (`switchboard.jsonl`);
@@ -173,16 +173,23 @@ async fn answer(provider: &LocalProvider, req: ChatRequest) -> Answer {
 }
 
 /// Text that looks like a tool call but did not become one: a `<tool_call>` tag, a JSON
-/// object opening with a `"name"` or `"function"` key, or an offered tool's name followed by
-/// `(` (a call written as code).
+/// object opening with a `"name"`, `"function"`, `"tool"` or `"tool_name"` key or holding an
+/// `"arguments"` key, or an offered tool's name followed by `(` (a call written as code).
 fn call_like(text: &str, tools: &[ToolSpec]) -> Vec<Value> {
     let mut found = Vec::new();
     if text.contains("<tool_call>") {
         found.push("<tool_call> tag");
     }
     let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    if squeezed.contains("{\"name\":") || squeezed.contains("{\"function\":") {
-        found.push("JSON object naming a function");
+    let keys = [
+        "{\"name\":",
+        "{\"function\":",
+        "{\"tool\":",
+        "{\"tool_name\":",
+        "\"arguments\":",
+    ];
+    if keys.iter().any(|k| squeezed.contains(k)) {
+        found.push("JSON object naming a function or giving arguments");
     }
     let named = tools
         .iter()
