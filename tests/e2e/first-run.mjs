@@ -100,6 +100,11 @@ async function askTheTime(wd) {
     return /Tools: [1-9]/.test(text) ? text.trim() : null;
   });
   console.log(`e2e-first-run: the new chat says ${tools}`);
+  // Temperature 0, set in the chat's settings as a user would: SmolLM2-135M's held call is
+  // greedy anyway, and a greedy answer makes the check of what it quotes reproducible.
+  await wd.click(await wd.find('[data-testid="chat-settings-button"]'));
+  await wd.type(await wd.find('[data-testid="setting-temperature"]'), '0\uE004');
+  await wd.click(await wd.find('[data-testid="chat-settings-button"]'));
   await wd.type(composer, `${QUESTION}\uE007`);
   // The default policy asks: allow each call once, as a user would, until the turn is over
   // (over on three polls in a row: a step's end is not the turn's).

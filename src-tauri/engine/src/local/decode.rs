@@ -170,9 +170,9 @@ impl Decoder {
         }
     }
 
-    /// The sampler for the next token: the call grammar's root while a call is held, else the
-    /// free chain (repetition penalty, banned tokens); then greedy, or top-p, temperature and a
-    /// seeded draw. A grammar llama.cpp refuses lets the call go on unheld (it is checked after the call
+    /// The sampler for the next token: the call grammar's root and greedy while a call is
+    /// held, else the free chain (repetition penalty, banned tokens) then greedy, or top-p,
+    /// temperature and a seeded draw. A grammar llama.cpp refuses lets the call go on unheld (it is checked after the call
     /// like any other), with a log line.
     pub(crate) fn sampler(&mut self, model: &LlamaModel) -> LlamaSampler {
         let mut chain = Vec::new();
@@ -210,7 +210,8 @@ impl Decoder {
             ));
         }
         let s = &self.sampling;
-        if s.temperature <= 0.0 {
+        // A held call is decoded greedily: its likeliest name and arguments, not a draw.
+        if s.temperature <= 0.0 || self.held.is_some() {
             chain.push(LlamaSampler::greedy());
         } else {
             if s.top_p < 1.0 {
@@ -361,6 +362,9 @@ impl Decoder {
     pub(crate) fn end(&mut self, finish: Finish) -> Step {
         let rest = self.utf8.finish();
         self.answer.push_str(&rest);
+        if let Some((at, form)) = self.held {
+            tracing::debug!(?form, call = &self.answer[at.min(self.answer.len())..], "held");
+        }
         let (mut ready, hit) = self.stop_text.push(&self.answer[self.sent..]);
         self.sent = self.answer.len();
         if hit {

@@ -56,7 +56,7 @@ impl Form {
 /// The roots every call grammar has, one per [`Form`].
 const FORMS: &str = r#"tagged ::= tag-block ( "\n" "\n"? tag-block )*
 tag-block ::= "<tool_call>" "\n"? ws call ws "\n"? "</tool_call>"
-fenced ::= fence-block ( "\n" "\n"? fence-block )*
+fenced ::= fence-block
 fence-block ::= "```" ( "json" | "tool_call" | "JSON" )? "\n" bare "\n"? "```"
 bare ::= call | call-list
 call-list ::= "[" ws call ( "," "\n"? ws call )* ws "]"

@@ -31,7 +31,7 @@ To call a tool, reply with a fenced JSON code block holding one object with the 
 {"tool": "tool_name", "arguments": {"argument_name": "value"}}
 ```
 
-- One block per call; to call several tools, write several blocks.
+- One block per reply; to call several tools at once, put an array of such objects in it.
 - Put only the JSON object in the block: no comments, no other text.
 - `arguments` is a JSON object that follows the tool's parameters; use {} when it has none.
 - Use only the tools listed above, spelled exactly as listed.
@@ -148,9 +148,16 @@ fn prompt_messages(messages: &[ChatMessage]) -> Vec<ChatMessage> {
             other => other.clone(),
         });
     }
+    if !results.is_empty() {
+        results.push(ANSWER_WITH_RESULTS.to_owned());
+    }
     flush_results(&mut results, &mut out);
     out
 }
+
+/// The line after results that end the conversation (the model answers next): small models
+/// otherwise describe the result's format or call the tool again.
+const ANSWER_WITH_RESULTS: &str = "Use these results to answer the question.";
 
 fn flush_results(results: &mut Vec<String>, out: &mut Vec<ChatMessage>) {
     if !results.is_empty() {

@@ -20,7 +20,7 @@ use crate::provider::{
 #[test]
 fn the_system_prompt_lists_each_tool_and_how_to_call() {
     let prompt = tools_system_prompt(&[search_spec()]);
-    let want = "# Tools\n\nYou can call these tools. Each has a name, a description and its parameters as a JSON Schema.\n\n## search\nSearch the web.\nParameters: {\"properties\":{\"query\":{\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}\n\n# How to call a tool\n\nTo call a tool, reply with a fenced JSON code block holding one object with the tool's name and its arguments:\n\n```json\n{\"tool\": \"tool_name\", \"arguments\": {\"argument_name\": \"value\"}}\n```\n\n- One block per call; to call several tools, write several blocks.\n- Put only the JSON object in the block: no comments, no other text.\n- `arguments` is a JSON object that follows the tool's parameters; use {} when it has none.\n- Use only the tools listed above, spelled exactly as listed.\n- After your calls, stop: the results come back in the next message.\n- When no tool is needed, answer normally, without any JSON block.";
+    let want = "# Tools\n\nYou can call these tools. Each has a name, a description and its parameters as a JSON Schema.\n\n## search\nSearch the web.\nParameters: {\"properties\":{\"query\":{\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}\n\n# How to call a tool\n\nTo call a tool, reply with a fenced JSON code block holding one object with the tool's name and its arguments:\n\n```json\n{\"tool\": \"tool_name\", \"arguments\": {\"argument_name\": \"value\"}}\n```\n\n- One block per reply; to call several tools at once, put an array of such objects in it.\n- Put only the JSON object in the block: no comments, no other text.\n- `arguments` is a JSON object that follows the tool's parameters; use {} when it has none.\n- Use only the tools listed above, spelled exactly as listed.\n- After your calls, stop: the results come back in the next message.\n- When no tool is needed, answer normally, without any JSON block.";
     assert_eq!(prompt, want);
     assert_eq!(tools_system_prompt(&[]), "");
 }
@@ -105,6 +105,32 @@ fn a_native_request_is_rewritten_into_prompt_mode() {
             ChatMessage::user("thanks"),
         ];
     assert_eq!(to_prompt_request(&req), want);
+}
+
+#[test]
+fn results_that_end_the_conversation_ask_for_the_answer() {
+    let mut req = request();
+    req.messages.push(ChatMessage::Assistant {
+        text: String::new(),
+        tool_calls: vec![ToolCall {
+            id: "c1".into(),
+            name: "search".into(),
+            arguments: json!({"query": "rust"}),
+        }],
+    });
+    req.messages.push(ChatMessage::Tool {
+        call_id: "c1".into(),
+        name: "search".into(),
+        content: "[\"r1\"]".into(),
+        is_error: false,
+    });
+    let got = to_prompt_request(&req);
+    let Some(ChatMessage::User { parts }) = got.messages.last() else {
+        panic!("{got:?}");
+    };
+    let text = UserPart::text_of(parts);
+    assert!(text.starts_with("Tool result for search:"), "{text}");
+    assert!(text.ends_with("\n\nUse these results to answer the question."), "{text}");
 }
 
 /// When a fake provider refuses tools.
