@@ -173,7 +173,10 @@ async fn a_required_call_follows_a_schema_of_every_supported_kind() {
     };
     let dir = tempfile::tempdir().unwrap();
     let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
-    let mut req = request("Describe the weather of Paris for the next days.", vec![tool]);
+    let mut req = request(
+        "Describe the weather of Paris for the next days.",
+        vec![tool],
+    );
     req.params.max_tokens = Some(200);
     req.extra.insert("tool_choice".into(), json!("required"));
     let got = events(&provider, req).await;
@@ -201,7 +204,8 @@ async fn the_model_calls_an_offered_tool_nobody_named_and_chats_when_none_fits()
     let got = events(&provider, chat).await;
     assert!(calls_in(&got).is_empty(), "{got:?}");
     assert!(
-        got.iter().any(|e| matches!(e, ProviderEvent::TextDelta { text } if !text.trim().is_empty())),
+        got.iter()
+            .any(|e| matches!(e, ProviderEvent::TextDelta { text } if !text.trim().is_empty())),
         "{got:?}"
     );
 }

@@ -12,8 +12,8 @@ use llama_cpp_2::token::logit_bias::LlamaLogitBias;
 use super::grammar::Form;
 use super::hold::{Hold, Scan, Watch, repeats_spent};
 use super::job::{Finish, Sampling};
-use crate::provider::prompt_tools::extract_tool_calls;
 use super::text::{StopText, Utf8Pieces};
+use crate::provider::prompt_tools::extract_tool_calls;
 
 /// Repeated tokens are penalized over this many of the last ones (Ollama's default), outside
 /// a held call.
@@ -148,17 +148,26 @@ impl Decoder {
         let forced = hold.as_ref().and_then(|h| h.forced);
         Self {
             deciding: hold.as_ref().is_some_and(|h| !h.answer_first) && forced.is_none(),
-            answer_first: hold.as_ref().is_some_and(|h| h.answer_first && forced.is_none()),
+            answer_first: hold
+                .as_ref()
+                .is_some_and(|h| h.answer_first && forced.is_none()),
             fence_open: false,
             call_ratio: hold.as_ref().map_or(CALL_RATIO, |h| {
                 let ratio = h.call_ratio.unwrap_or(CALL_RATIO);
-                if h.spent.is_empty() { ratio } else { ratio.max(1.0) }
+                if h.spent.is_empty() {
+                    ratio
+                } else {
+                    ratio.max(1.0)
+                }
             }),
             held_calls: 0,
             held_cut: 0,
             stop_text: StopText::new(sampling.stop.clone()),
             sampling: sampling.clone(),
-            watch: hold.as_ref().filter(|_| forced.is_none()).map(|_| Watch::default()),
+            watch: hold
+                .as_ref()
+                .filter(|_| forced.is_none())
+                .map(|_| Watch::default()),
             held: forced.map(|f| (0, f)),
             hold,
             tokens: Vec::new(),
@@ -251,7 +260,13 @@ impl Decoder {
     pub(crate) fn decide(&mut self, logits: &[f32], marks: &Marks) -> Option<LlamaToken> {
         self.deciding = false;
         // The form whose openers weigh most, then those openers against every other token.
-        let forms = [Form::Fenced, Form::Bare, Form::Tagged, Form::Mistral, Form::Python];
+        let forms = [
+            Form::Fenced,
+            Form::Bare,
+            Form::Tagged,
+            Form::Mistral,
+            Form::Python,
+        ];
         let (form, (open, token, other)) = forms
             .into_iter()
             .map(|f| {
@@ -327,7 +342,10 @@ impl Decoder {
             return self.end(Finish::Eos);
         }
         if looping(&self.tokens) {
-            tracing::info!(tokens = self.tokens.len(), "the answer repeats itself; ended");
+            tracing::info!(
+                tokens = self.tokens.len(),
+                "the answer repeats itself; ended"
+            );
             return self.end(Finish::Repeating);
         }
         let (ready, hit) = self.stop_text.push(&self.answer[self.sent..safe]);
@@ -363,7 +381,11 @@ impl Decoder {
         let rest = self.utf8.finish();
         self.answer.push_str(&rest);
         if let Some((at, form)) = self.held {
-            tracing::debug!(?form, call = &self.answer[at.min(self.answer.len())..], "held");
+            tracing::debug!(
+                ?form,
+                call = &self.answer[at.min(self.answer.len())..],
+                "held"
+            );
         }
         let (mut ready, hit) = self.stop_text.push(&self.answer[self.sent..]);
         self.sent = self.answer.len();
@@ -385,7 +407,9 @@ impl Decoder {
         if calls.len() <= self.held_calls {
             return false;
         }
-        let (newest, before) = calls.split_last().map_or((None, &[][..]), |(n, b)| (Some(n), b));
+        let (newest, before) = calls
+            .split_last()
+            .map_or((None, &[][..]), |(n, b)| (Some(n), b));
         let repeated = newest.is_some_and(|n| {
             before
                 .iter()
@@ -498,7 +522,10 @@ mod tests {
         let mut d = Decoder::new(&Sampling::default(), Some(h));
         let (_, steps) = step_text(&mut d, &["{\"tool\""]);
         assert_eq!(steps, vec![Step::Rewind { keep: 0 }]);
-        step_text(&mut d, &["{\"tool\": \"weather\", \"arguments\": {\"city\": \"Rome\"}}"]);
+        step_text(
+            &mut d,
+            &["{\"tool\": \"weather\", \"arguments\": {\"city\": \"Rome\"}}"],
+        );
         assert_eq!(d.end_of_generation(), Step::Rewind { keep: 0 });
         assert_eq!(d.banned, tokens(&[100]));
         let (out, _) = step_text(&mut d, &["It is 20 C in Rome."]);
@@ -530,7 +557,10 @@ mod tests {
         assert_eq!(d.push(LlamaToken(3), b"```"), Step::Go(String::new()));
         assert!(d.deciding_fence());
         logits[5] = ln(0.2);
-        assert_eq!(d.decide_fence(&logits, &marks), Some(Step::Rewind { keep: 0 }));
+        assert_eq!(
+            d.decide_fence(&logits, &marks),
+            Some(Step::Rewind { keep: 0 })
+        );
         assert_eq!(d.held, Some((0, Form::Fenced)));
         // Once a call of this turn has been answered, the opener must be the likeliest token.
         let mut answered = hold();

@@ -130,7 +130,10 @@ fn results_that_end_the_conversation_ask_for_the_answer() {
     };
     let text = UserPart::text_of(parts);
     assert!(text.starts_with("Tool result for search:"), "{text}");
-    assert!(text.ends_with("\n\nUse these results to answer the question."), "{text}");
+    assert!(
+        text.ends_with("\n\nUse these results to answer the question."),
+        "{text}"
+    );
 }
 
 /// When a fake provider refuses tools.
