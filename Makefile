@@ -134,7 +134,8 @@ bench-local:
 # Tool calls on public data: the Berkeley Function Calling Leaderboard's simple, multiple,
 # parallel and irrelevance cases (bfcl-eval's data and AST checker) answered by the built-in
 # model (held, unheld, and the held decoding cost) and by llama-cpp-python's server, on SmolLM2
-# 135M and Gemma 3 270M: accuracy, calls that did not parse, median seconds per case.
+# 135M Instruct and Gemma 3 270M (a base model, prompted in ChatML: no other small instruct
+# GGUF is on PyPI or npm): accuracy, calls that did not parse, median seconds per case.
 # CASES=N takes a spread of N cases per category (default all); results in bench/tools/results/.
 bench-tools:
 	scripts/deps.sh run

