@@ -121,7 +121,8 @@ def load_jsonl(path):
 
 
 def score_row(handler, cases, answers, prompts, truths):
-    """Per category: correct, total, unparsed calls, answers with any, median seconds."""
+    """Per category: correct of the cases answered (a run still going, or stopped, is scored
+    on what it answered; N in the table is that count), unparsed calls, median seconds."""
     by_id = {a["id"]: a for a in answers}
     out = {}
     for short, bfcl in CATEGORIES.items():
@@ -152,11 +153,13 @@ def score_row(handler, cases, answers, prompts, truths):
             seconds.append(answer["seconds"])
             tokens.append(answer.get("generated_tokens") or 0)
         answered = len(ids) - missing
+        if not answered:
+            continue
         out[short] = {
             "cases": len(ids),
             "answered": answered,
             "correct": correct,
-            "accuracy": correct / len(ids),
+            "accuracy": correct / answered,
             "unparsed_calls": unparsed,
             "answers_with_unparsed": with_unparsed,
             "errors": errors,
@@ -202,7 +205,7 @@ def cmd_score(args):
         for short, r in cats.items():
             secs = "-" if r["median_seconds"] is None else f"{r['median_seconds']:.2f}"
             toks = "-" if r["median_generated_tokens"] is None else f"{r['median_generated_tokens']:.0f}"
-            print(f"{label:<44} {short:<12} {r['cases']:>4} {r['accuracy']:>8.1%} "
+            print(f"{label:<44} {short:<12} {r['answered']:>4} {r['accuracy']:>8.1%} "
                   f"{r['unparsed_calls']:>9} {secs:>7} {toks:>8} {r['errors']:>6}")
     if costs:
         print()
