@@ -5,9 +5,9 @@
 //! confirmations, registry plans, approved-is-applied digests, redirects and bounded parsers.
 
 mod app_approval;
+mod app_csp;
 mod approved_applied;
 mod bounded_parsers;
-mod app_csp;
 mod env;
 #[cfg(unix)]
 mod file_modes;
