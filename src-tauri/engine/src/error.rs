@@ -130,6 +130,7 @@ fn install_kind(e: &InstallError) -> ErrorKind {
         InstallError::Malformed { .. }
         | InstallError::Plan(_)
         | InstallError::Link(_)
+        | InstallError::NotAsShown(_)
         | InstallError::RuntimeMissing { .. }
         | InstallError::Bundle { .. } => ErrorKind::InvalidInput,
     }

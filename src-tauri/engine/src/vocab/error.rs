@@ -300,6 +300,10 @@ pub enum InstallError {
     /// An install link was refused; nothing was saved.
     #[error("the install link was refused: {0}")]
     Link(String),
+    /// What would be installed or updated is not what the user was shown (the entry, the
+    /// update or the bundle file changed after the preview); nothing was saved.
+    #[error("nothing was installed: {0}; preview it again")]
+    NotAsShown(String),
     /// Reading or writing a file failed.
     #[error("{0}")]
     Io(String),
