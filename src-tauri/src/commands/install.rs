@@ -121,10 +121,19 @@ pub async fn preview_install_link(
     Ok(engine.installer().preview_install_link(&link).await?)
 }
 
-/// Installs the server of `link`, after the user confirmed it.
+/// Installs the server of `link`, after the user confirmed it and ticked each loader-style
+/// variable it sets (`accepted_risky_env`, the preview's `riskyEnv`).
 #[tauri::command]
-pub async fn install_from_link(engine: State<'_, Engine>, link: String) -> CmdResult<Installed> {
-    Ok(engine.installer().install_from_link(&link).await?)
+pub async fn install_from_link(
+    engine: State<'_, Engine>,
+    link: String,
+    accepted_risky_env: Option<Vec<String>>,
+) -> CmdResult<Installed> {
+    let accepted = accepted_risky_env.unwrap_or_default();
+    Ok(engine
+        .installer()
+        .install_from_link(&link, &accepted)
+        .await?)
 }
 
 /// Install links the app was opened with and not yet shown (each is returned once).

@@ -4,8 +4,11 @@
 //! (`inheritEnv`), the login-shell PATH, and the server's configured `env` on top.
 //!
 //! Provider keys (the app reads `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, … from its environment)
-//! never reach a server by inheritance: names ending in `_API_KEY` cannot be inherited. A user
-//! who means to give a server such a key writes it in that server's `env`.
+//! never reach a server by inheritance: the key variable of every provider preset, and any name
+//! with `KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD` or `CREDENTIAL` in it, cannot be
+//! inherited (a custom provider has no key variable of its own: its key is in the keychain,
+//! and whatever variable a user keeps such a key in is caught by those words). A user who
+//! means to give a server such a value writes it in that server's `env`.
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
@@ -36,8 +39,16 @@ pub(crate) const INHERITED: &[&str] = if cfg!(windows) {
     UNIX_INHERITED
 };
 
-/// The suffix of the names that are never inherited (provider keys).
-const NEVER_INHERITED_SUFFIX: &str = "_API_KEY";
+/// Words (upper case) whose presence in a name keeps it from being inherited: keys, tokens,
+/// secrets and passwords.
+const NEVER_INHERITED_WORDS: &[&str] = &[
+    "KEY",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIAL",
+];
 
 /// The environment of one server: from `parent` (the app's environment, passed in so tests
 /// need not touch the real one) the [`INHERITED`] names and the `inherit` ones, then `path` as
@@ -78,9 +89,15 @@ fn passes(name: &OsStr, value: &OsStr, inherit: &[String]) -> bool {
     listed && inheritable(name)
 }
 
-/// Whether `name` may be inherited at all (provider keys may not).
+/// Whether `name` may be inherited at all: not a provider's key variable, nor a name that
+/// says it holds a key, token, secret or password.
 pub(crate) fn inheritable(name: &str) -> bool {
-    !name.to_ascii_uppercase().ends_with(NEVER_INHERITED_SUFFIX)
+    let upper = name.to_ascii_uppercase();
+    let provider_key = crate::provider::presets::presets()
+        .iter()
+        .filter_map(|p| p.key_env.as_deref())
+        .any(|key| key.eq_ignore_ascii_case(name));
+    !provider_key && !NEVER_INHERITED_WORDS.iter().any(|w| upper.contains(w))
 }
 
 /// Removes `name` (and, on Windows, any spelling of it in another case).
@@ -105,8 +122,8 @@ pub(crate) fn check_names(names: &[String]) -> Vec<String> {
             problems.push(format!("{name:?} is not a variable name"));
         } else if !inheritable(name) {
             problems.push(format!(
-                "{name:?} looks like a provider key and is never inherited; \
-                 put it in \"env\" to give it to this server"
+                "{name:?} looks like a provider key, token, secret or password and is never \
+                 inherited; put it in \"env\" to give it to this server"
             ));
         }
     }
@@ -162,6 +179,22 @@ mod tests {
         let inherit = ["LANG".to_owned(), "OPENAI_API_KEY".to_owned()];
         let got = server_env(app, OsStr::new("/bin"), &inherit, &BTreeMap::new());
         assert_eq!(got, env(&[("LANG", "C.UTF-8"), ("PATH", "/bin")]));
+    }
+
+    #[test]
+    fn names_of_keys_tokens_secrets_and_passwords_are_never_inherited() {
+        let names = [
+            "GEMINI_API_KEY",
+            "MY_LLM_KEY",
+            "GITHUB_TOKEN",
+            "db_password",
+            "CLIENT_SECRET",
+            "HF_TOKEN",
+        ]
+        .map(str::to_owned);
+        let problems = check_names(&names);
+        assert_eq!(problems.len(), names.len(), "{problems:?}");
+        assert!(check_names(&["LANG".to_owned(), "HTTPS_PROXY".to_owned()]).is_empty());
     }
 
     #[test]

@@ -318,8 +318,9 @@ impl Installer {
         Ok(self.start_installed(record).await)
     }
 
-    /// What install link `link` would save (the exact command or URL, env and header names),
-    /// for the confirmation the user sees first; saves nothing.
+    /// What install link `link` would save (the exact command or URL, env and header values,
+    /// grants, loader-style variables to accept), for the confirmation the user sees first;
+    /// saves nothing.
     pub async fn preview_install_link(&self, link: &str) -> Result<LinkPreview, EngineError> {
         let (shown, config) = link::parse(link)?;
         self.name_free(&config.name).await?;
@@ -327,9 +328,14 @@ impl Installer {
     }
 
     /// Installs the server of `link` once the user confirmed [`Self::preview_install_link`]:
-    /// saved (values to the keychain), started, its tools listed.
-    pub async fn install_from_link(&self, link: &str) -> Result<Installed, EngineError> {
-        let (_, config) = link::parse(link)?;
+    /// saved (values to the keychain), started, its tools listed. Refused when the link sets a
+    /// loader-style variable (its preview's `risky_env`) not in `accepted_risky_env`.
+    pub async fn install_from_link(
+        &self,
+        link: &str,
+        accepted_risky_env: &[String],
+    ) -> Result<Installed, EngineError> {
+        let config = link::parse_to_install(link, accepted_risky_env)?;
         tracing::info!(server = %config.name, "installing from an install link");
         let record = self.host.add_server(config).await?;
         Ok(self.start_installed(record).await)

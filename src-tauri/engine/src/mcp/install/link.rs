@@ -3,7 +3,13 @@
 //! "headers"}`), base64 encoded — the shape of Cursor's `cursor://…/mcp/install` links.
 //! [`parse`] reads and checks one and returns what it would save, shown to the user before
 //! anything is saved ([`LinkPreview`]: the exact command, arguments, environment and header
-//! names, URL). A link is untrusted input: bounded, strictly decoded, never run here.
+//! values, URL, and what the server is allowed). A link is untrusted input: bounded, strictly
+//! decoded, never run here. It may give only [`LINK_FIELDS`]: a grant (`approval`,
+//! `allowPrivate`, `inheritEnv`, `cwd`, …) is the user's to give, never a link's. A link that
+//! sets a loader-style variable (`NODE_OPTIONS`, `LD_PRELOAD`, …) is installed only when the
+//! caller passes the names the user accepted ([`parse_to_install`]).
+
+use std::collections::BTreeMap;
 
 use base64::Engine as _;
 use serde::Serialize;
@@ -11,8 +17,10 @@ use ts_rs::TS;
 
 use crate::mcp::host::config;
 use crate::vocab::error::InstallError;
-use crate::vocab::server::secrets_of;
-use crate::vocab::server::{ServerConfig, Transport};
+use crate::vocab::server::{Approval, ServerConfig, Transport};
+
+/// The only fields a link's config may have.
+pub(crate) const LINK_FIELDS: &[&str] = &["type", "command", "args", "env", "url", "headers"];
 
 /// The URL scheme the app registers with the OS.
 pub const SCHEME: &str = "switchboard";
@@ -20,7 +28,8 @@ pub const SCHEME: &str = "switchboard";
 /// The longest link accepted, in bytes.
 pub(crate) const MAX_LINK_BYTES: usize = 16 * 1024;
 
-/// What an install link would save, shown before anything is saved. Values are not shown.
+/// What an install link would save, shown before anything is saved: every value the link
+/// gives, exactly, and the grants the server gets.
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct LinkPreview {
@@ -36,14 +45,47 @@ pub struct LinkPreview {
     pub command: Option<String>,
     /// Its arguments, exactly.
     pub args: Vec<String>,
-    /// The environment variables it gets, by name.
-    pub env_names: Vec<String>,
+    /// The environment variables it gets, with their values as the link gives them.
+    pub env: BTreeMap<String, String>,
     /// The remote URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub url: Option<String>,
-    /// The headers sent, by name.
-    pub header_names: Vec<String>,
+    /// The headers sent, with their values as the link gives them.
+    pub headers: BTreeMap<String, String>,
+    /// Whether its tools run without asking (a link cannot change it: always `ask`).
+    pub approval: Approval,
+    /// Whether it may reach private network addresses (a link cannot grant it).
+    pub allow_private: bool,
+    /// The app's environment variables it also gets (a link cannot grant any).
+    pub inherit_env: Vec<String>,
+    /// The folder it runs in (a link cannot choose one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cwd: Option<String>,
+    /// The loader-style variables it sets (e.g. `NODE_OPTIONS`): the user must accept each
+    /// before it is installed.
+    pub risky_env: Vec<String>,
+}
+
+/// The configuration install link `link` saves, refused when it sets a loader-style variable
+/// that is not in `accepted` (the names the user ticked in the preview).
+pub(crate) fn parse_to_install(
+    link: &str,
+    accepted: &[String],
+) -> Result<ServerConfig, InstallError> {
+    let (shown, config) = parse(link)?;
+    let unaccepted: Vec<&str> = (shown.risky_env.iter())
+        .filter(|name| !accepted.contains(name))
+        .map(String::as_str)
+        .collect();
+    match unaccepted.is_empty() {
+        true => Ok(config),
+        false => Err(InstallError::Link(format!(
+            "it sets {}, which can make the server run other code; accept it in the preview first",
+            unaccepted.join(", ")
+        ))),
+    }
 }
 
 /// Reads install link `link`: its preview and the configuration it would save.
@@ -111,6 +153,13 @@ fn decode(encoded: &str) -> Result<serde_json::Value, InstallError> {
 /// The server `config` describes, checked as an `mcpServers` entry named `name`; only a
 /// command or a URL (a link cannot configure a built-in server).
 fn server_config(name: &str, config: &serde_json::Value) -> Result<ServerConfig, InstallError> {
+    let fields = config.as_object().into_iter().flat_map(|o| o.keys());
+    if let Some(field) = fields.into_iter().find(|f| !LINK_FIELDS.contains(&f.as_str())) {
+        return Err(InstallError::Link(format!(
+            "it sets {field:?}, which a link may not; it may give only {}",
+            LINK_FIELDS.join(", ")
+        )));
+    }
     let doc = serde_json::json!({ "mcpServers": { name: config } });
     let mut parsed = config::parse(&doc.to_string())
         .map_err(|e| InstallError::Link(format!("its config is not a server: {e}")))?;
@@ -127,29 +176,39 @@ fn server_config(name: &str, config: &serde_json::Value) -> Result<ServerConfig,
 }
 
 fn preview(link: &str, config: &ServerConfig) -> LinkPreview {
-    let names = secrets_of(&config.transport).keys().cloned().collect();
     let mut shown = LinkPreview {
         link: link.to_owned(),
         name: config.name.clone(),
         transport: String::new(),
         command: None,
         args: vec![],
-        env_names: vec![],
+        env: BTreeMap::new(),
         url: None,
-        header_names: vec![],
+        headers: BTreeMap::new(),
+        approval: config.approval,
+        allow_private: config.allow_private,
+        inherit_env: config.inherit_env.clone(),
+        cwd: None,
+        risky_env: config::risky_env(config),
     };
     match &config.transport {
-        Transport::Stdio { command, args, .. } => {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
             shown.transport = "stdio".to_owned();
             shown.command = Some(command.clone());
             shown.args = args.clone();
-            shown.env_names = names;
+            shown.env = env.clone();
+            shown.cwd = cwd.as_ref().map(|p| p.display().to_string());
         }
-        Transport::Http { url, .. } | Transport::Sse { url, .. } => {
+        Transport::Http { url, headers } | Transport::Sse { url, headers } => {
             let sse = matches!(config.transport, Transport::Sse { .. });
             shown.transport = if sse { "sse" } else { "http" }.to_owned();
             shown.url = Some(url.clone());
-            shown.header_names = names;
+            shown.headers = headers.clone();
         }
         Transport::Builtin { .. } => {}
     }

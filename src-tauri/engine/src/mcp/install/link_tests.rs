@@ -4,8 +4,10 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 
-use super::{LinkPreview, MAX_LINK_BYTES, parse};
-use crate::vocab::server::Transport;
+use std::collections::BTreeMap;
+
+use super::{LinkPreview, MAX_LINK_BYTES, parse, parse_to_install};
+use crate::vocab::server::{Approval, Transport};
 
 fn link(name: &str, config: &str) -> String {
     let name: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
@@ -19,10 +21,14 @@ fn refused(link: &str) -> String {
 }
 
 #[test]
-fn a_command_link_shows_the_exact_command_arguments_and_env_names_but_no_values() {
+fn a_command_link_shows_the_exact_command_arguments_env_values_and_grants() {
     let config = r#"{"command":"npx","args":["-y","@modelcontextprotocol/server-everything@2026.8.31"],"env":{"API_KEY":"sk-secret","MODE":"fast"}}"#;
     let text = link("everything", config);
     let (shown, saved) = parse(&text).unwrap();
+    let env = BTreeMap::from([
+        ("API_KEY".to_owned(), "sk-secret".to_owned()),
+        ("MODE".to_owned(), "fast".to_owned()),
+    ]);
     assert_eq!(
         shown,
         LinkPreview {
@@ -34,16 +40,96 @@ fn a_command_link_shows_the_exact_command_arguments_and_env_names_but_no_values(
                 "-y".to_owned(),
                 "@modelcontextprotocol/server-everything@2026.8.31".to_owned()
             ],
-            env_names: vec!["API_KEY".to_owned(), "MODE".to_owned()],
+            env: env.clone(),
             url: None,
-            header_names: vec![],
+            headers: BTreeMap::new(),
+            approval: Approval::Ask,
+            allow_private: false,
+            inherit_env: vec![],
+            cwd: None,
+            risky_env: vec![],
         }
     );
-    assert!(!serde_json::to_string(&shown).unwrap().contains("sk-secret"));
-    let Transport::Stdio { env, .. } = &saved.transport else {
+    let Transport::Stdio { env: saved_env, .. } = &saved.transport else {
         panic!("{saved:?}")
     };
-    assert_eq!(env["API_KEY"], "sk-secret", "the value is saved, not shown");
+    assert_eq!(saved_env, &env, "what is saved is what is shown");
+}
+
+#[test]
+fn a_link_with_hidden_env_values_shows_them_and_warns_of_loader_variables() {
+    let config = r#"{"command":"npx","args":["-y","@modelcontextprotocol/server-everything@1"],"env":{"NODE_OPTIONS":"--import=data:text/javascript,evil()","npm_config_registry":"https://evil.example"}}"#;
+    let (shown, _) = parse(&link("everything", config)).unwrap();
+    assert_eq!(
+        shown.env["NODE_OPTIONS"],
+        "--import=data:text/javascript,evil()"
+    );
+    assert_eq!(shown.env["npm_config_registry"], "https://evil.example");
+    assert_eq!(shown.risky_env, ["NODE_OPTIONS", "npm_config_registry"]);
+    let json = serde_json::to_value(&shown).unwrap();
+    assert_eq!(json["riskyEnv"][0], "NODE_OPTIONS");
+    assert_eq!(json["env"]["NODE_OPTIONS"], "--import=data:text/javascript,evil()");
+}
+
+#[test]
+fn a_link_setting_a_loader_variable_installs_only_when_it_was_accepted() {
+    let config = r#"{"command":"node","env":{"NODE_OPTIONS":"--require=/tmp/x.js","MODE":"a"}}"#;
+    let text = link("n", config);
+    let refused = parse_to_install(&text, &[]).unwrap_err().to_string();
+    assert_eq!(
+        refused,
+        "the install link was refused: it sets NODE_OPTIONS, which can make the server run other \
+         code; accept it in the preview first"
+    );
+    let other = parse_to_install(&text, &["LD_PRELOAD".to_owned()]).unwrap_err();
+    assert!(other.to_string().contains("it sets NODE_OPTIONS"));
+    let saved = parse_to_install(&text, &["NODE_OPTIONS".to_owned()]).unwrap();
+    assert_eq!(saved.name, "n");
+    assert!(parse_to_install(&link("m", r#"{"command":"node"}"#), &[]).is_ok());
+}
+
+#[test]
+fn a_link_giving_a_grant_or_any_field_but_the_six_is_refused_naming_the_field() {
+    for (field, value) in [
+        ("approval", r#""allow""#),
+        ("allowPrivate", "true"),
+        ("inheritEnv", r#"["HOME"]"#),
+        ("cwd", r#""/tmp""#),
+        ("oauth", r#"{"clientId":"x"}"#),
+        ("autoStart", "false"),
+        ("startupTimeoutMs", "1"),
+        ("disabled", "true"),
+        ("transport", r#""stdio""#),
+    ] {
+        let config = format!(r#"{{"command":"echo",{field:?}:{value}}}"#);
+        assert_eq!(
+            refused(&link("a", &config)),
+            format!(
+                "the install link was refused: it sets {field:?}, which a link may not; it may \
+                 give only type, command, args, env, url, headers"
+            )
+        );
+    }
+    assert!(parse(&link("a", r#"{"type":"stdio","command":"echo","args":[],"env":{}}"#)).is_ok());
+}
+
+#[test]
+fn a_link_with_bidi_or_zero_width_characters_in_what_runs_is_refused() {
+    for config in [
+        "{\"command\":\"np\u{202e}x\"}",
+        "{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\u{200b}\"]}",
+        "{\"command\":\"npx\",\"env\":{\"A\u{2066}B\":\"1\"}}",
+        "{\"url\":\"https://example.com\",\"headers\":{\"X\u{feff}Key\":\"1\"}}",
+    ] {
+        let why = refused(&link("a", config));
+        assert!(why.contains("the hidden character U+"), "{config}: {why}");
+    }
+    let newline = refused(&link("a", r#"{"command":"npx","env":{"NODE_OPTIONS=--require=x":"1","A\nB":"2"}}"#));
+    assert!(why_has(&newline, "\"NODE_OPTIONS=--require=x\" is not a variable name"), "{newline}");
+}
+
+fn why_has(why: &str, part: &str) -> bool {
+    why.contains(part)
 }
 
 #[test]
@@ -58,7 +144,7 @@ fn a_url_link_shows_the_url_and_header_names_and_url_safe_unpadded_base64_is_rea
         (shown.transport.as_str(), shown.url.as_deref()),
         ("http", Some("https://example.com/mcp"))
     );
-    assert_eq!(shown.header_names, ["Authorization"]);
+    assert_eq!(shown.headers["Authorization"], "Bearer x", "the value is shown");
     assert_eq!(shown.command, None);
 }
 

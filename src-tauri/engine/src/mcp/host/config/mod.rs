@@ -9,6 +9,7 @@
 
 mod doc;
 mod export;
+mod names;
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
@@ -18,6 +19,7 @@ use crate::vocab::error::ConfigError;
 use crate::vocab::server::{Approval, OAuthClient, ServerConfig};
 use crate::vocab::server::{ServerSpec, Transport};
 use doc::Entries;
+pub(crate) use names::risky_env;
 
 /// The longest server name accepted, in characters.
 pub(crate) const MAX_NAME_CHARS: usize = 64;
@@ -84,7 +86,21 @@ fn check_name(name: &str, errors: &mut Vec<String>) {
         errors.push(format!(
             "server \"{short}…\": the name is longer than {MAX_NAME_CHARS} characters"
         ));
+    } else if let Some(c) = names::hidden_char(name) {
+        errors.push(format!(
+            "{}: the name has the hidden character {}",
+            server(name),
+            names::describe(c)
+        ));
     }
+}
+
+/// The end of a message about a hidden character in `what`.
+fn hidden(what: &str, c: char) -> String {
+    format!(
+        "{what} the hidden character {}, which can make it look like something else",
+        names::describe(c)
+    )
 }
 
 /// Collects the problems of one entry into `errors` as it goes.
@@ -108,6 +124,53 @@ impl Checker<'_> {
                 None
             }
         }
+    }
+
+    /// [`Self::string`] without hidden characters (a command, a folder).
+    fn visible_string(&mut self, field: &str) -> Option<String> {
+        let text = self.string(field)?;
+        match names::hidden_char(&text) {
+            None => Some(text),
+            Some(c) => {
+                self.fail(field, &hidden("has", c));
+                None
+            }
+        }
+    }
+
+    /// [`Self::string_list`] without hidden characters in any item (arguments, folders).
+    fn visible_list(&mut self, field: &str) -> Vec<String> {
+        let items = self.string_list(field);
+        for (i, item) in items.iter().enumerate() {
+            if let Some(c) = names::hidden_char(item) {
+                self.fail(field, &hidden(&format!("item {} has", i + 1), c));
+            }
+        }
+        items
+    }
+
+    /// `env` (`header: false`) or `headers`: a [`Self::string_map`] whose names are plain
+    /// variable names or header names.
+    fn named_map(&mut self, field: &str, header: bool) -> BTreeMap<String, String> {
+        let map = self.string_map(field);
+        for name in map.keys() {
+            if let Some(c) = names::hidden_char(name) {
+                self.fail(field, &hidden(&format!("name {name:?} has"), c));
+            } else if header && !names::is_header_name(name) {
+                self.fail(
+                    field,
+                    &format!("name {name:?} is not a header name (letters, digits and !#$%&'*+-.^_`|~)"),
+                );
+            } else if !header && !names::is_env_name(name) {
+                self.fail(
+                    field,
+                    &format!(
+                        "name {name:?} is not a variable name (letters, digits and _, not starting with a digit)"
+                    ),
+                );
+            }
+        }
+        map
     }
 
     fn flag(&mut self, field: &str, default: bool) -> bool {
@@ -189,7 +252,7 @@ impl Checker<'_> {
 
     /// `inheritEnv`: names of the app's variables a stdio server also gets.
     fn inherit_env(&mut self) -> Vec<String> {
-        let names = self.string_list("inheritEnv");
+        let names = self.visible_list("inheritEnv");
         for problem in crate::mcp::client::child_env::check_names(&names) {
             self.fail("inheritEnv", &problem);
         }
@@ -341,7 +404,7 @@ fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport>
     }
     let server = c.string("builtin");
     let allow_private = c.flag("allowPrivate", false);
-    let folders = c.string_list("folders");
+    let folders = c.visible_list("folders");
     let server = server?;
     if !crate::mcp::builtin::BuiltinServer::NAMES.contains(&server.as_str()) {
         c.fail(
@@ -358,12 +421,12 @@ fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport>
 }
 
 fn stdio(c: &mut Checker<'_>, bad_kind: bool) -> Option<Transport> {
-    let command = c.string("command");
-    let args = c.string_list("args");
-    let env = c.string_map("env");
+    let command = c.visible_string("command");
+    let args = c.visible_list("args");
+    let env = c.named_map("env", false);
     let cwd = match c.obj.contains_key("cwd") {
         false => Some(None),
-        true => c.string("cwd").map(|s| Some(s.into())),
+        true => c.visible_string("cwd").map(|s| Some(s.into())),
     };
     if bad_kind {
         return None;
@@ -377,8 +440,8 @@ fn stdio(c: &mut Checker<'_>, bad_kind: bool) -> Option<Transport> {
 }
 
 fn remote(c: &mut Checker<'_>, field: &str, kind: Option<Option<Kind>>) -> Option<Transport> {
-    let url = c.string(field);
-    let headers = c.string_map("headers");
+    let url = c.visible_string(field);
+    let headers = c.named_map("headers", true);
     let url = url?;
     if !is_http_url(&url) {
         c.fail(field, "is not an http(s) URL");
