@@ -1262,7 +1262,8 @@ tools: Array<ToolInfo>,
 startError?: string, };
 
 /**
- * What an install link would save, shown before anything is saved. Values are not shown.
+ * What an install link would save, shown before anything is saved: every value the link
+ * gives, exactly, and the grants the server gets.
  */
 export type LinkPreview = { 
 /**
@@ -1286,17 +1287,38 @@ command?: string,
  */
 args: Array<string>, 
 /**
- * The environment variables it gets, by name.
+ * The environment variables it gets, with their values as the link gives them.
  */
-envNames: Array<string>, 
+env: { [key in string]: string }, 
 /**
  * The remote URL.
  */
 url?: string, 
 /**
- * The headers sent, by name.
+ * The headers sent, with their values as the link gives them.
  */
-headerNames: Array<string>, };
+headers: { [key in string]: string }, 
+/**
+ * Whether its tools run without asking (a link cannot change it: always `ask`).
+ */
+approval: Approval, 
+/**
+ * Whether it may reach private network addresses (a link cannot grant it).
+ */
+allowPrivate: boolean, 
+/**
+ * The app's environment variables it also gets (a link cannot grant any).
+ */
+inheritEnv: Array<string>, 
+/**
+ * The folder it runs in (a link cannot choose one).
+ */
+cwd?: string, 
+/**
+ * The loader-style variables it sets (e.g. `NODE_OPTIONS`): the user must accept each
+ * before it is installed.
+ */
+riskyEnv: Array<string>, };
 
 /**
  * The protocol era spoken with one server, negotiated per server at each connection.
@@ -2738,7 +2760,8 @@ export type AssistantImport = {
  */
 added: number, 
 /**
- * Assistants that were here and were replaced by the file's.
+ * Assistants whose id a different assistant here has: added beside it as a copy under a
+ * new id (the one here is kept as it was).
  */
 updated: number, 
 /**

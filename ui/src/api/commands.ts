@@ -674,11 +674,12 @@ export function previewInstallLink(args: { link: string }): Promise<LinkPreview>
 }
 
 /**
- * Installs the server of `link`, after the user confirmed it.
+ * Installs the server of `link`, after the user confirmed it and ticked each loader-style
+ * variable it sets (`accepted_risky_env`, the preview's `riskyEnv`).
  *
  * Command `install_from_link`.
  */
-export function installFromLink(args: { link: string }): Promise<Installed> {
+export function installFromLink(args: { link: string; acceptedRiskyEnv?: string[] | null }): Promise<Installed> {
   return call<Installed>('install_from_link', args);
 }
 

@@ -66,7 +66,8 @@ export function previewInstallLink(link: string): Promise<LinkPreview> {
   return commands.previewInstallLink({ link });
 }
 
-/** Installs the server of `link`, after the user confirmed it. */
-export function installFromLink(link: string): Promise<Installed> {
-  return commands.installFromLink({ link });
+/** Installs the server of `link`, after the user confirmed it and ticked the loader-style
+ * variables it sets (`acceptedRiskyEnv`). */
+export function installFromLink(link: string, acceptedRiskyEnv: string[] = []): Promise<Installed> {
+  return commands.installFromLink({ link, acceptedRiskyEnv });
 }

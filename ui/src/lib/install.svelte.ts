@@ -192,11 +192,12 @@ class Links {
     }
   }
 
-  /** Installs the first waiting link's server (the user confirmed it). */
-  async confirm(): Promise<Installed> {
+  /** Installs the first waiting link's server (the user confirmed it and ticked the
+   * loader-style variables it sets, `acceptedRiskyEnv`). */
+  async confirm(acceptedRiskyEnv: string[] = []): Promise<Installed> {
     const first = this.pending[0];
     if (!first?.preview) throw new Error('no install link is waiting');
-    const installed = await api.installFromLink(first.link);
+    const installed = await api.installFromLink(first.link, acceptedRiskyEnv);
     this.pending = this.pending.slice(1);
     this.result = installed;
     await servers.load();
