@@ -3,7 +3,8 @@
 //! `insufficient_scope` (step-up: the operation needs more scopes) runs the OAuth flow of
 //! [`crate::mcp::client::oauth`] with the server's challenge and is sent again, at most
 //! [`MAX_AUTHORIZATIONS`] times per request, so a server that never accepts cannot loop us.
-//! Servers may demand authorization at `initialize` or only for later requests.
+//! Servers may demand authorization at `initialize` or only for later requests. Redirects stay
+//! on the server's origin ([`redirect::same_origin`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -21,7 +22,7 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::Sse;
 use tokio::sync::Mutex;
 
-use super::{Bridge, McpClient, convert, header_map, lifecycle};
+use super::{Bridge, McpClient, convert, header_map, lifecycle, redirect};
 use crate::mcp::client::oauth::OAuth;
 use crate::vocab::mcp::McpError;
 use crate::vocab::server::OAuthClient;
@@ -40,8 +41,9 @@ pub(super) async fn connect(
 ) -> Result<McpClient, McpError> {
     let manager = oauth.manager(&spec.credentials, url, spec.allow_private);
     let manager = manager.await.map_err(auth_error)?;
+    let http = redirect::client(reqwest::Client::builder())?;
     let client = Reauthorizing {
-        inner: AuthClient::new(reqwest::Client::new(), manager),
+        inner: AuthClient::new(http, manager),
         flow: Arc::new(Flow {
             oauth: oauth.clone(),
             server: spec.name.clone(),

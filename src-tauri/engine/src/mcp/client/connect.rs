@@ -14,7 +14,7 @@ use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 
 use super::{
     Bridge, HostHandler, MAX_STDIO_MESSAGE_BYTES, McpClient, STDERR_TAIL_LINES, auth, capped,
-    convert, header_map, lifecycle, listen, stdio,
+    convert, header_map, lifecycle, listen, redirect, stdio,
 };
 use crate::mcp::client::oauth::OAuth;
 use crate::mcp::client::process::{Launch, ServerProcess, StderrLog};
@@ -153,7 +153,8 @@ async fn connect_http(
 ) -> Result<McpClient, McpError> {
     let config =
         StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
-    let transport = StreamableHttpClientTransport::from_config(config);
+    let http = redirect::client(reqwest::Client::builder())?;
+    let transport = StreamableHttpClientTransport::with_client(http, config);
     connect_transport(spec, transport, bridge).await
 }
 

@@ -28,6 +28,7 @@ mod convert;
 mod listen;
 mod listing;
 mod mrtr;
+mod redirect;
 mod requests;
 mod stdio;
 mod task_requests;

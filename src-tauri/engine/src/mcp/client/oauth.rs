@@ -9,6 +9,7 @@
 //! logs: a token is only ever sent to the endpoint it was granted for, whatever the server's
 //! configuration becomes (and a change of URL or name, a replace or a removal deletes it).
 
+mod beside;
 mod loopback;
 mod machine;
 pub(crate) mod net;

@@ -2,7 +2,8 @@
 //! ships: GET an event stream, wait for its `endpoint` event (a URL, resolved against the
 //! stream's URL and required to share its origin, so the spec's headers never travel
 //! elsewhere), then POST every outgoing JSON-RPC message to that endpoint and read every
-//! incoming one from the stream's `message` events.
+//! incoming one from the stream's `message` events. Redirects, of the stream and of the POSTs,
+//! stay on the stream's origin too ([`super::redirect::same_origin`]).
 //!
 //! When the stream ends or fails, [`Transport::receive`] returns `None` (rmcp then closes the
 //! connection) and later sends fail with [`SseError::Closed`], naming why.
@@ -68,10 +69,7 @@ impl SseTransport {
     ) -> Result<Self, McpError> {
         let base = Url::parse(url)
             .map_err(|e| McpError::Connect(format!("invalid SSE URL `{url}`: {e}")))?;
-        let http = reqwest::Client::builder()
-            .connect_timeout(timeout)
-            .build()
-            .map_err(|e| McpError::Connect(format!("cannot create an HTTP client: {e}")))?;
+        let http = super::redirect::client(reqwest::Client::builder().connect_timeout(timeout))?;
         let opening = open_stream(&http, &base, &headers);
         let (endpoint, events) = tokio::time::timeout(timeout, opening)
             .await

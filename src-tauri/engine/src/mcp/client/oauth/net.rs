@@ -2,13 +2,17 @@
 //! (its resource metadata names the authorization server, whose metadata names the
 //! registration and token endpoints), so unless the user allowed private addresses for that
 //! server, or the server's own URL is itself local, every one of those requests goes through
-//! [`PublicOAuthHttp`]: names resolve only to public addresses ([`netguard::PublicOnly`]), IP
-//! literals (first request and every redirect) must be public, and bodies are bounded.
+//! [`GuardedOAuthHttp::public`]: names resolve only to public addresses ([`netguard::PublicOnly`]), IP
+//! literals (first request and every redirect) must be public, and bodies are bounded. A local
+//! server's requests resolve by [`Beside`] instead. Every client ignores proxy settings (a
+//! proxy would resolve names for us, past the address checks) and follows redirects only within
+//! the origin a request started at (never to another host, never https → http).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use reqwest::dns::Resolve;
 use reqwest::redirect::{Attempt, Policy};
 use rmcp::transport::auth::{
     AuthorizationManager, OAuthHttpClient, OAuthHttpClientError, OAuthHttpClientFuture,
@@ -16,6 +20,7 @@ use rmcp::transport::auth::{
 };
 
 use super::OAuthError;
+use super::beside::Beside;
 use crate::netguard;
 
 /// How long one OAuth request may take (rmcp's own default).
@@ -27,56 +32,117 @@ const MAX_BODY: usize = 1024 * 1024;
 
 /// An authorization manager for the server at `url`. Its OAuth requests may reach private
 /// addresses only when `allow_private` (the user's per-server setting) or when `url` is itself
-/// local (the user pointed us at a server on this machine or network); then rmcp's own policy
-/// applies (loopback only beside a loopback server).
+/// local (the user pointed us at a server on this machine or network); then [`Beside`] says
+/// which (loopback only beside a loopback server, as rmcp's own policy).
 pub(crate) async fn manager(
     url: &str,
     allow_private: bool,
 ) -> Result<AuthorizationManager, OAuthError> {
-    let local = url::Url::parse(url).is_ok_and(|u| netguard::url_is_local(&u));
+    let parsed = url::Url::parse(url).map_err(|e| OAuthError::Flow(format!("{url}: {e}")))?;
+    let local = netguard::url_is_local(&parsed);
     let manager = match (allow_private, local) {
-        (true, _) => AuthorizationManager::new_allowing_private_addresses(url).await?,
-        (false, true) => AuthorizationManager::new(url).await?,
         (false, false) => {
-            let http = Arc::new(PublicOAuthHttp::new()?);
+            let http = Arc::new(GuardedOAuthHttp::public()?);
             AuthorizationManager::new_with_oauth_http_client(url, http).await?
+        }
+        (false, true) => {
+            let http = Arc::new(GuardedOAuthHttp::beside(Beside::server(&parsed, false))?);
+            AuthorizationManager::new_with_oauth_http_client(url, http).await?
+        }
+        (true, _) => {
+            // Only rmcp's own constructor lets metadata name private hosts; its client is ours.
+            let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
+            let beside = Arc::new(Beside::server(&parsed, true));
+            manager.with_client(client(Policy::custom(same_origin), beside)?)?;
+            manager
         }
     };
     Ok(manager)
 }
 
-/// An OAuth HTTP client that reaches public addresses only.
-#[derive(Debug)]
-pub(crate) struct PublicOAuthHttp {
-    follow: reqwest::Client,
-    stop: reqwest::Client,
+/// An OAuth HTTP client: no proxy, `redirect`, names resolved by `resolver`.
+fn client(redirect: Policy, resolver: Arc<dyn Resolve>) -> Result<reqwest::Client, OAuthError> {
+    reqwest::Client::builder()
+        .timeout(TIMEOUT)
+        .no_proxy()
+        .redirect(redirect)
+        .dns_resolver(resolver)
+        .build()
+        .map_err(|e| OAuthError::Flow(e.to_string()))
 }
 
-impl PublicOAuthHttp {
+/// An OAuth HTTP client that reaches public addresses only, or those [`Beside`] allows.
+#[derive(Debug)]
+pub(crate) struct GuardedOAuthHttp {
+    follow: reqwest::Client,
+    stop: reqwest::Client,
+    /// `None`: public addresses only.
+    beside: Option<Beside>,
+}
+
+impl GuardedOAuthHttp {
     /// Both clients (following redirects, and not) with the public-only resolver.
-    pub(crate) fn new() -> Result<Self, OAuthError> {
-        let build = |redirect: Policy| {
-            reqwest::Client::builder()
-                .timeout(TIMEOUT)
-                .redirect(redirect)
-                .dns_resolver(Arc::new(netguard::PublicOnly::default()))
-                .build()
-                .map_err(|e| OAuthError::Flow(e.to_string()))
-        };
+    pub(crate) fn public() -> Result<Self, OAuthError> {
+        let build = |redirect| client(redirect, Arc::new(netguard::PublicOnly::default()));
         Ok(Self {
             follow: build(Policy::custom(public_redirect))?,
             stop: build(Policy::none())?,
+            beside: None,
         })
+    }
+
+    /// Both clients with a resolver allowing what `beside` allows.
+    pub(crate) fn beside(beside: Beside) -> Result<Self, OAuthError> {
+        let build = |redirect| client(redirect, Arc::new(beside));
+        Ok(Self {
+            follow: build(Policy::custom(same_origin))?,
+            stop: build(Policy::none())?,
+            beside: Some(beside),
+        })
+    }
+
+    /// Refuses a URL whose host this client may not reach (IP literals skip the resolver).
+    fn check(&self, url: &url::Url) -> Result<(), String> {
+        let Some(beside) = self.beside else {
+            return check_host(url);
+        };
+        let ip = match url.host() {
+            Some(url::Host::Ipv4(v4)) => std::net::IpAddr::V4(v4),
+            Some(url::Host::Ipv6(v6)) => std::net::IpAddr::V6(v6),
+            _ => return Ok(()),
+        };
+        match beside.allows(ip) {
+            true => Ok(()),
+            false => Err(format!(
+                "refusing the OAuth request to {url}: {ip} is not an address this server's \
+                 authorization may use"
+            )),
+        }
     }
 }
 
-/// Follows a redirect only to a public IP literal or a name (names are checked on resolution).
-fn public_redirect(attempt: Attempt) -> reqwest::redirect::Action {
+/// Follows a redirect only within the origin the request started at.
+fn same_origin(attempt: Attempt) -> reqwest::redirect::Action {
+    let from = attempt.previous().first().map(url::Url::origin);
+    let to = attempt.url().origin();
+    if from.as_ref().is_some_and(|from| *from != to) {
+        let from = from.map(|o| o.ascii_serialization()).unwrap_or_default();
+        return attempt.error(format!(
+            "refusing the OAuth request's redirect from {from} to another origin ({})",
+            to.ascii_serialization()
+        ));
+    }
     if attempt.previous().len() >= MAX_REDIRECTS {
         return attempt.error("too many redirects");
     }
+    attempt.follow()
+}
+
+/// Follows a redirect only within its origin and to a public IP literal or a name (names are
+/// checked on resolution).
+fn public_redirect(attempt: Attempt) -> reqwest::redirect::Action {
     match check_host(attempt.url()) {
-        Ok(()) => attempt.follow(),
+        Ok(()) => same_origin(attempt),
         Err(refused) => attempt.error(refused),
     }
 }
@@ -95,7 +161,7 @@ pub(crate) fn check_host(url: &url::Url) -> Result<(), String> {
     }
 }
 
-impl OAuthHttpClient for PublicOAuthHttp {
+impl OAuthHttpClient for GuardedOAuthHttp {
     fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
         Box::pin(async move {
             let client = match request.redirect_policy {
@@ -103,7 +169,8 @@ impl OAuthHttpClient for PublicOAuthHttp {
                 _ => &self.stop,
             };
             let request = reqwest::Request::try_from(request.request).map_err(boxed)?;
-            check_host(request.url()).map_err(OAuthHttpClientError::from)?;
+            self.check(request.url())
+                .map_err(OAuthHttpClientError::from)?;
             let response = client.execute(request).await.map_err(boxed)?;
             into_response(response).await
         })
