@@ -1,8 +1,11 @@
 //! Downloading a model into the models folder: from an http(s) URL (a Hugging Face `resolve/`
-//! link, say) into a hidden `.NAME.part` file, resumed with an HTTP `Range` request when the
-//! connection drops (or a later download of the same file starts), checked against a SHA-256
-//! when one is given, and moved into place only when complete. A cancel, a wrong checksum or a
-//! refused URL leaves nothing behind; a disk without room for the file is refused first.
+//! link, say) into a hidden `.NAME.URLHASH.part` file (keyed by the URL, so a part left by
+//! another URL of the same file name is never continued), resumed with an HTTP `Range` request
+//! when the connection drops (or a later download from the same URL starts) — only when the
+//! server's `Content-Range` starts where the part ends, else the part is started over — checked
+//! against a SHA-256 when one is given, and moved into place only when complete. A cancel, a
+//! wrong checksum or a refused URL leaves nothing behind; a disk without room for the file is
+//! refused first.
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +62,14 @@ pub fn file_name(url: &str) -> Result<String, LocalError> {
     Ok(name)
 }
 
+/// The hidden part file of a download of `name` from `url`: `.NAME.HASH.part`, HASH the first
+/// 16 hex digits of the URL's SHA-256.
+fn part_name(name: &str, url: &str) -> String {
+    let digest = Sha256::digest(url.as_bytes());
+    let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!(".{name}.{hash}.part")
+}
+
 /// Downloads `req` into `dir`, resuming a part left by an earlier try; `progress` is told as
 /// bytes arrive. The model is listed only once complete (and verified).
 pub async fn download(
@@ -72,7 +83,9 @@ pub async fn download(
     tokio::fs::create_dir_all(dir.path())
         .await
         .map_err(|e| LocalError::io("cannot create", dir.path(), &e))?;
-    let part = dir.path().join(format!(".{name}.part"));
+    let part = dir.path().join(part_name(&name, &req.url));
+    // A part from before parts were keyed by URL: whose bytes it holds is unknown.
+    let _ = tokio::fs::remove_file(dir.path().join(format!(".{name}.part"))).await;
     let result = tokio::select! {
         r = fetch(client, &req.url, &part, &mut progress) => r,
         () = cancel.cancelled() => Err(LocalError::Cancelled),
@@ -142,7 +155,28 @@ async fn fetch_once(
     };
     let status = response.status();
     let (mut received, total) = match status.as_u16() {
-        206 => (have, total_of_range(&response)),
+        206 => match start_of_range(&response) {
+            Some(start) if start == have => (have, total_of_range(&response)),
+            start if have > 0 => {
+                // Not where the part ends: its bytes cannot be continued; start over.
+                tracing::warn!(url, have, ?start, "the resumed answer starts elsewhere");
+                drop(response);
+                tokio::fs::remove_file(part)
+                    .await
+                    .map_err(|e| LocalError::io("cannot remove", part, &e))?;
+                return Ok(None);
+            }
+            Some(start) => {
+                let reason = format!("the server answered a part starting at byte {start}, not 0");
+                return Err(failed(url, reason));
+            }
+            None => {
+                return Err(failed(
+                    url,
+                    "the server answered a part without a Content-Range",
+                ));
+            }
+        },
         200 => (0, response.content_length()),
         416 if have > 0 => return Ok(Some(have)),
         code => return Err(failed(url, format!("the server answered HTTP {code}"))),
@@ -190,6 +224,13 @@ async fn flush(file: &mut tokio::fs::File, part: &Path) -> Result<(), LocalError
     file.flush()
         .await
         .map_err(|e| LocalError::io("cannot write", part, &e))
+}
+
+/// The first byte of a 206's `Content-Range: bytes a-b/total`.
+fn start_of_range(response: &reqwest::Response) -> Option<u64> {
+    let range = response.headers().get(reqwest::header::CONTENT_RANGE)?;
+    let range = range.to_str().ok()?.trim().strip_prefix("bytes ")?;
+    range.split_once('-')?.0.trim().parse().ok()
 }
 
 /// The full size from a 206's `Content-Range: bytes a-b/total`.
