@@ -198,9 +198,7 @@ impl HttpProvider {
             .await
             .map_err(network_error)?;
         let response = check_status(response, model, self.options.max_retry_after).await?;
-        let body: serde_json::Value = response.json().await.map_err(|e| {
-            ProviderError::MalformedStream(format!("the model's details are not JSON: {e}"))
-        })?;
+        let body = read_json(response, "the model's details").await?;
         Ok(ModelFacts {
             context_window: self.format.parse_context_window(model, &body),
             vision: self.format.parse_vision(model, &body),
@@ -224,12 +222,45 @@ impl Provider for HttpProvider {
                 .await
                 .map_err(network_error)?;
             let response = check_status(response, "", self.options.max_retry_after).await?;
-            let body: serde_json::Value = response.json().await.map_err(|e| {
-                ProviderError::MalformedStream(format!("the model list is not JSON: {e}"))
-            })?;
+            let body = read_json(response, "the model list").await?;
             Ok(self.format.parse_models(&body))
         })
     }
+}
+
+/// The largest model list or model details answer read: a few hundred models take well under
+/// a megabyte; a bigger answer is refused before it fills memory.
+const MAX_JSON_ANSWER_BYTES: usize = 8 * 1024 * 1024;
+
+/// Reads `response`'s body as JSON, at most [`MAX_JSON_ANSWER_BYTES`] of it (stops reading at
+/// the limit); `what` names it in errors ("the model list").
+async fn read_json(
+    response: reqwest::Response,
+    what: &str,
+) -> Result<serde_json::Value, ProviderError> {
+    let too_large = || {
+        ProviderError::MalformedStream(format!(
+            "{what} is larger than {} MiB; refused",
+            MAX_JSON_ANSWER_BYTES / (1024 * 1024)
+        ))
+    };
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_JSON_ANSWER_BYTES as u64)
+    {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(network_error)?;
+        if chunk.len() > MAX_JSON_ANSWER_BYTES - body.len() {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body)
+        .map_err(|e| ProviderError::MalformedStream(format!("{what} is not JSON: {e}")))
 }
 
 fn network_error(e: reqwest::Error) -> ProviderError {
@@ -300,8 +331,25 @@ async fn check_status(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(|s| Duration::from_secs(s).min(max_retry_after));
-    let body = response.text().await.unwrap_or_default();
+    let body = error_body(response).await;
     Err(classify(status.as_u16(), &body, model, retry_after))
+}
+
+/// The most of an error answer's body read (the rest is not waited for).
+const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// An error answer's body as text, its first [`MAX_ERROR_BODY_BYTES`] only.
+async fn error_body(response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    while let Some(Ok(chunk)) = chunks.next().await {
+        let room = MAX_ERROR_BODY_BYTES - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() == MAX_ERROR_BODY_BYTES {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 /// Maps an error status and body to a typed error.
