@@ -271,16 +271,40 @@ impl Drop for DrainingStdout {
     }
 }
 
-/// Reads `stream` line by line into `log` until it closes (lossy UTF-8, long lines cut).
+/// Reads `stream` line by line into `log` until it closes (lossy UTF-8). A line is cut while
+/// read: at most [`MAX_LINE_BYTES`] (and its `\r\n`) are kept; past that the line is logged
+/// at once, marked cut, and the rest of it, however long, is read and dropped.
 async fn capture_lines(stream: impl AsyncRead + Unpin, log: StderrLog) {
     let mut reader = BufReader::new(stream);
-    let mut buf = Vec::new();
+    let mut line = Vec::new();
+    // The current line was too long and is already logged: drop bytes up to its newline.
+    let mut cut = false;
     loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => log.push(decode_line(&buf)),
+        let available = match reader.fill_buf().await {
+            Ok([]) | Err(_) => break,
+            Ok(bytes) => bytes,
+        };
+        let newline = available.iter().position(|&b| b == b'\n');
+        let taken = newline.map_or(available.len(), |i| i + 1);
+        if !cut {
+            let room = (MAX_LINE_BYTES + 2).saturating_sub(line.len());
+            line.extend_from_slice(&available[..taken.min(room)]);
         }
+        reader.consume(taken);
+        if newline.is_some() {
+            if !cut {
+                log.push(decode_line(&line));
+            }
+            line.clear();
+            cut = false;
+        } else if !cut && line.len() > MAX_LINE_BYTES + 1 {
+            log.push(decode_line(&line));
+            line.clear();
+            cut = true;
+        }
+    }
+    if !cut && !line.is_empty() {
+        log.push(decode_line(&line));
     }
 }
 
@@ -444,4 +468,41 @@ pub(in crate::mcp) fn merge_paths(first: &OsStr, second: &OsStr) -> OsString {
         }
     }
     std::env::join_paths(entries).unwrap_or_else(|_| first.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_long_line_is_cut_while_read_and_the_next_line_kept() {
+        let (mut writer, reader) = tokio::io::duplex(64 * 1024);
+        let log = StderrLog::default();
+        let capture = tokio::spawn(capture_lines(reader, log.clone()));
+        writer.write_all(&vec![b'x'; 1024 * 1024]).await.unwrap();
+        // Still no newline: the line's head is already logged, cut.
+        let lines = log.lines();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].len(), MAX_LINE_BYTES + '…'.len_utf8());
+        assert!(lines[0].ends_with('…'));
+        writer.write_all(b"more\r\nnext\r\nlast").await.unwrap();
+        drop(writer);
+        capture.await.unwrap();
+        assert_eq!(log.lines()[1..], ["next".to_owned(), "last".to_owned()]);
+    }
+
+    #[tokio::test]
+    async fn a_line_of_exactly_the_limit_is_kept_whole() {
+        let (mut writer, reader) = tokio::io::duplex(1024);
+        let log = StderrLog::default();
+        let capture = tokio::spawn(capture_lines(reader, log.clone()));
+        let mut line = vec![b'y'; MAX_LINE_BYTES];
+        line.extend_from_slice(b"\r\n");
+        writer.write_all(&line).await.unwrap();
+        drop(writer);
+        capture.await.unwrap();
+        assert_eq!(log.lines(), ["y".repeat(MAX_LINE_BYTES)]);
+    }
 }
