@@ -22,6 +22,15 @@ pub enum LocalError {
         /// The file.
         path: PathBuf,
     },
+    /// A GGUF header that cannot be what it claims (arrays nested too deep, more elements or
+    /// longer strings than the file holds): refused before anything is read from it.
+    #[error("{path} is not a usable GGUF model: {reason}")]
+    BadGguf {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its header.
+        reason: String,
+    },
     /// No model of that name is in the models folder.
     #[error("no model named {name:?} in {dir}")]
     UnknownModel {

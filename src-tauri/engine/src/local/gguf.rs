@@ -3,7 +3,7 @@
 //! chat template knows tools. Only the key/value section is read; arrays (the vocabulary) are
 //! skipped.
 
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -32,53 +32,187 @@ pub struct GgufInfo {
 /// The most key/value pairs, and the longest string, believed (a guard against a corrupt file).
 const MAX_PAIRS: u64 = 1 << 16;
 const MAX_STRING: u64 = 1 << 24;
+/// How deep arrays may nest: llama.cpp writes flat arrays, so an array of arrays of arrays is
+/// already more than any real file holds (a hostile file nesting thousands deep would overflow
+/// the stack).
+pub const MAX_DEPTH: u32 = 3;
 
 /// Reads the facts of the GGUF file at `path`.
 pub fn read_info(path: &Path) -> Result<GgufInfo, LocalError> {
-    let bad = || LocalError::Unloadable {
-        path: path.to_path_buf(),
-    };
     let file = std::fs::File::open(path).map_err(|e| LocalError::io("cannot read", path, &e))?;
-    let mut r = BufReader::new(file);
-    let mut magic = [0u8; 4];
-    r.read_exact(&mut magic).map_err(|_| bad())?;
-    if &magic != b"GGUF" {
-        return Err(bad());
+    let len = file
+        .metadata()
+        .map_err(|e| LocalError::io("cannot read", path, &e))?
+        .len();
+    parse(BufReader::new(file), len).map_err(|fault| fault.at(path))
+}
+
+/// Reads the facts of a GGUF file held in memory (the fuzz target's way in); `name` is what
+/// errors call it.
+pub fn read_info_from(name: &Path, bytes: &[u8]) -> Result<GgufInfo, LocalError> {
+    parse(std::io::Cursor::new(bytes), bytes.len() as u64).map_err(|fault| fault.at(name))
+}
+
+/// Why a header was refused: cut short or unreadable, or a header that cannot be true.
+enum Fault {
+    Unreadable,
+    Bad(String),
+}
+
+impl Fault {
+    fn at(self, path: &Path) -> LocalError {
+        let path = path.to_path_buf();
+        match self {
+            Self::Unreadable => LocalError::Unloadable { path },
+            Self::Bad(reason) => LocalError::BadGguf { path, reason },
+        }
     }
-    let version = u32_of(&mut r).map_err(|_| bad())?;
+}
+
+impl From<std::io::Error> for Fault {
+    fn from(_: std::io::Error) -> Self {
+        Self::Unreadable
+    }
+}
+
+/// A reader that knows how many bytes of the file are left, so that no length is believed
+/// beyond them.
+struct Header<R> {
+    r: R,
+    left: u64,
+}
+
+impl<R: Read + Seek> Header<R> {
+    fn bytes<const N: usize>(&mut self) -> Result<[u8; N], Fault> {
+        let mut b = [0u8; N];
+        self.r.read_exact(&mut b)?;
+        self.left = self.left.saturating_sub(N as u64);
+        Ok(b)
+    }
+
+    fn u32(&mut self) -> Result<u32, Fault> {
+        Ok(u32::from_le_bytes(self.bytes()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, Fault> {
+        Ok(u64::from_le_bytes(self.bytes()?))
+    }
+
+    /// Skips `n` bytes, which must be in the file.
+    fn skip(&mut self, n: u64, what: &str) -> Result<(), Fault> {
+        if n > self.left {
+            return Err(Fault::Bad(format!(
+                "{what} of {n} bytes runs past the end of the file"
+            )));
+        }
+        let by = i64::try_from(n).map_err(|_| Fault::Unreadable)?;
+        self.r.seek_relative(by)?;
+        self.left -= n;
+        Ok(())
+    }
+
+    /// A string's length, which must fit in what is left of the file.
+    fn string_len(&mut self) -> Result<u64, Fault> {
+        let len = self.u64()?;
+        if len > self.left {
+            return Err(Fault::Bad(format!(
+                "a string of {len} bytes runs past the end of the file"
+            )));
+        }
+        Ok(len)
+    }
+
+    fn string(&mut self) -> Result<String, Fault> {
+        let len = self.string_len()?;
+        if len > MAX_STRING {
+            return Err(Fault::Bad(format!(
+                "a string of {len} bytes is longer than {MAX_STRING}"
+            )));
+        }
+        let mut bytes = vec![0u8; usize::try_from(len).map_err(|_| Fault::Unreadable)?];
+        self.r.read_exact(&mut bytes)?;
+        self.left -= len;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// Skips one value of `kind` (arrays whole), `depth` arrays deep, within the reader's
+    /// buffer when it can.
+    fn skip_value(&mut self, kind: u32, depth: u32) -> Result<(), Fault> {
+        if let Some(n) = fixed_size(kind) {
+            return self.skip(n, "a value");
+        }
+        match kind {
+            8 => {
+                let len = self.string_len()?;
+                self.skip(len, "a string")
+            }
+            9 => {
+                if depth >= MAX_DEPTH {
+                    return Err(Fault::Bad(format!(
+                        "its arrays nest deeper than {MAX_DEPTH} levels"
+                    )));
+                }
+                let item = self.u32()?;
+                let count = self.u64()?;
+                let each = min_size(item)
+                    .ok_or_else(|| Fault::Bad(format!("an array holds unknown type {item}")))?;
+                if count.checked_mul(each).is_none_or(|need| need > self.left) {
+                    return Err(Fault::Bad(format!(
+                        "an array of {count} elements does not fit in the file"
+                    )));
+                }
+                match fixed_size(item) {
+                    Some(n) => self.skip(count * n, "an array"),
+                    None => {
+                        for _ in 0..count {
+                            self.skip_value(item, depth + 1)?;
+                        }
+                        Ok(())
+                    }
+                }
+            }
+            _ => Err(Fault::Bad(format!("a value has unknown type {kind}"))),
+        }
+    }
+}
+
+fn parse(r: impl Read + Seek, len: u64) -> Result<GgufInfo, Fault> {
+    let mut r = Header { r, left: len };
+    if &r.bytes::<4>()? != b"GGUF" {
+        return Err(Fault::Unreadable);
+    }
+    let version = r.u32()?;
     if version < 2 {
-        return Err(bad());
+        return Err(Fault::Unreadable);
     }
-    let _tensors = u64_of(&mut r).map_err(|_| bad())?;
-    let pairs = u64_of(&mut r).map_err(|_| bad())?;
-    if pairs > MAX_PAIRS {
-        return Err(bad());
+    let _tensors = r.u64()?;
+    let pairs = r.u64()?;
+    // A pair is at least a key's length, a type and a one-byte value.
+    if pairs > MAX_PAIRS || pairs.saturating_mul(13) > r.left {
+        return Err(Fault::Bad(format!(
+            "{pairs} key/value pairs do not fit in the file"
+        )));
     }
     let mut info = GgufInfo::default();
     let mut context: Vec<(String, u32)> = Vec::new();
     for _ in 0..pairs {
-        let key = string_of(&mut r).map_err(|_| bad())?;
-        let kind = u32_of(&mut r).map_err(|_| bad())?;
+        let key = r.string()?;
+        let kind = r.u32()?;
         match (key.as_str(), kind) {
-            ("general.architecture", 8) => {
-                info.architecture = Some(string_of(&mut r).map_err(|_| bad())?)
-            }
-            ("general.size_label", 8) => {
-                info.size_label = Some(string_of(&mut r).map_err(|_| bad())?)
-            }
+            ("general.architecture", 8) => info.architecture = Some(r.string()?),
+            ("general.size_label", 8) => info.size_label = Some(r.string()?),
             ("tokenizer.chat_template", 8) => {
-                let template = string_of(&mut r).map_err(|_| bad())?;
+                let template = r.string()?;
                 info.has_template = true;
                 info.supports_tools = super::template::supports_tools(&template);
             }
             ("general.file_type", 4 | 5) => {
-                info.quantization =
-                    file_type(u32_of(&mut r).map_err(|_| bad())?).map(str::to_owned);
+                info.quantization = file_type(r.u32()?).map(str::to_owned);
             }
             (k, 4 | 5) if k.ends_with(".context_length") => {
-                context.push((k.to_owned(), u32_of(&mut r).map_err(|_| bad())?));
+                context.push((k.to_owned(), r.u32()?));
             }
-            (_, kind) => skip(&mut r, kind).map_err(|_| bad())?,
+            (_, kind) => r.skip_value(kind, 0)?,
         }
     }
     let wanted = info
@@ -93,30 +227,8 @@ pub fn read_info(path: &Path) -> Result<GgufInfo, LocalError> {
     Ok(info)
 }
 
-fn u32_of(r: &mut impl Read) -> std::io::Result<u32> {
-    let mut b = [0u8; 4];
-    r.read_exact(&mut b)?;
-    Ok(u32::from_le_bytes(b))
-}
-
-fn u64_of(r: &mut impl Read) -> std::io::Result<u64> {
-    let mut b = [0u8; 8];
-    r.read_exact(&mut b)?;
-    Ok(u64::from_le_bytes(b))
-}
-
-fn string_of(r: &mut impl Read) -> std::io::Result<String> {
-    let len = u64_of(r)?;
-    if len > MAX_STRING {
-        return Err(std::io::Error::other("string too long"));
-    }
-    let mut bytes = vec![0u8; usize::try_from(len).unwrap_or(0)];
-    r.read_exact(&mut bytes)?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
 /// The size of a fixed-size value type, in bytes.
-fn fixed_size(kind: u32) -> Option<i64> {
+fn fixed_size(kind: u32) -> Option<u64> {
     match kind {
         0 | 1 | 7 => Some(1),
         2 | 3 => Some(2),
@@ -126,39 +238,14 @@ fn fixed_size(kind: u32) -> Option<i64> {
     }
 }
 
-/// Skips one value of `kind` (arrays whole), within the reader's buffer when it can.
-fn skip(r: &mut BufReader<std::fs::File>, kind: u32) -> std::io::Result<()> {
-    if let Some(n) = fixed_size(kind) {
-        r.seek_relative(n)?;
-        return Ok(());
-    }
+/// The fewest bytes a value of `kind` takes: its fixed size, a string's length, an array's
+/// type and count.
+fn min_size(kind: u32) -> Option<u64> {
     match kind {
-        8 => {
-            let len = u64_of(r)?;
-            let len = i64::try_from(len).map_err(std::io::Error::other)?;
-            r.seek_relative(len)?;
-        }
-        9 => {
-            let item = u32_of(r)?;
-            let count = u64_of(r)?;
-            match fixed_size(item) {
-                Some(n) => {
-                    let bytes = i64::try_from(count)
-                        .ok()
-                        .and_then(|c| c.checked_mul(n))
-                        .ok_or_else(|| std::io::Error::other("array too long"))?;
-                    r.seek_relative(bytes)?;
-                }
-                None => {
-                    for _ in 0..count {
-                        skip(r, item)?;
-                    }
-                }
-            }
-        }
-        _ => return Err(std::io::Error::other("unknown value type")),
+        8 => Some(8),
+        9 => Some(12),
+        k => fixed_size(k),
     }
-    Ok(())
 }
 
 /// llama.cpp's `llama_ftype` names.
@@ -219,12 +306,56 @@ mod tests {
         std::fs::write(&cut, bytes).unwrap();
         let text = dir.path().join("text.gguf");
         std::fs::write(&text, "hello world").unwrap();
-        for path in [cut, text] {
-            assert_eq!(
-                read_info(&path),
-                Err(LocalError::Unloadable { path: path.clone() })
-            );
+        assert_eq!(
+            read_info(&cut),
+            Err(LocalError::BadGguf {
+                path: cut.clone(),
+                reason: "1 key/value pairs do not fit in the file".into()
+            })
+        );
+        assert_eq!(
+            read_info(&text),
+            Err(LocalError::Unloadable { path: text.clone() })
+        );
+    }
+
+    /// A header with one pair, `key`, of type `kind`, followed by `value`.
+    fn one_pair(kind: u32, value: &[u8]) -> Vec<u8> {
+        let mut b = b"GGUF".to_vec();
+        b.extend(3u32.to_le_bytes());
+        b.extend(0u64.to_le_bytes());
+        b.extend(1u64.to_le_bytes());
+        b.extend(3u64.to_le_bytes());
+        b.extend(b"key");
+        b.extend(kind.to_le_bytes());
+        b.extend(value);
+        b
+    }
+
+    #[test]
+    fn arrays_nested_thousands_deep_are_refused_without_overflowing_the_stack() {
+        let mut value = Vec::new();
+        for _ in 0..50_000 {
+            value.extend(9u32.to_le_bytes());
+            value.extend(1u64.to_le_bytes());
         }
+        value.extend(4u32.to_le_bytes());
+        value.extend(0u64.to_le_bytes());
+        let err = read_info_from(Path::new("deep.gguf"), &one_pair(9, &value)).unwrap_err();
+        assert!(err.to_string().contains("nest deeper than 3 levels"), "{err}");
+    }
+
+    #[test]
+    fn counts_and_lengths_beyond_the_file_are_refused_by_what_they_claim() {
+        let mut array = 8u32.to_le_bytes().to_vec();
+        array.extend(u64::MAX.to_le_bytes());
+        let err = read_info_from(Path::new("a.gguf"), &one_pair(9, &array)).unwrap_err();
+        assert!(err.to_string().contains("does not fit in the file"), "{err}");
+        let string = (1u64 << 40).to_le_bytes();
+        let err = read_info_from(Path::new("s.gguf"), &one_pair(8, &string)).unwrap_err();
+        assert!(err.to_string().contains("runs past the end of the file"), "{err}");
+        let err = read_info_from(Path::new("t.gguf"), &one_pair(99, &[0; 8])).unwrap_err();
+        assert!(err.to_string().contains("unknown type 99"), "{err}");
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub(crate) mod output;
 pub(crate) mod provider;
 pub(crate) mod runtime;
 pub(crate) mod session;
-pub(crate) mod template;
+pub mod template;
 mod text;
 
 pub use error::LocalError;

@@ -18,7 +18,7 @@ pub(crate) const CHATML: &str = "{%- for message in messages %}{{- '<|im_start|>
 
 /// What a template is rendered with.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct TemplateInput {
+pub struct TemplateInput {
     /// The messages, in the shape Hugging Face templates read (`role`, `content`,
     /// `tool_calls`, `tool_call_id`, `name`).
     pub messages: Vec<Json>,
@@ -39,8 +39,15 @@ pub(crate) fn supports_tools(template: &str) -> bool {
     template.contains("tools")
 }
 
-/// Renders `template` with `input`.
-pub(crate) fn render(template: &str, input: &TemplateInput) -> Result<String, LocalError> {
+/// The most instructions a render may run: a real template over a long conversation with many
+/// tools runs some tens of thousands; a hostile one (nested loops) stops here, well within a
+/// second.
+pub const FUEL: u64 = 5_000_000;
+/// The longest prompt a render may write (far beyond any context a local model holds).
+pub const MAX_OUTPUT: usize = 16 << 20;
+
+/// Renders `template` with `input`, within [`FUEL`] instructions and [`MAX_OUTPUT`] bytes.
+pub fn render(template: &str, input: &TemplateInput) -> Result<String, LocalError> {
     let env = environment();
     let mut ctx = Map::new();
     ctx.insert("messages".into(), Json::Array(input.messages.clone()));
@@ -57,8 +64,43 @@ pub(crate) fn render(template: &str, input: &TemplateInput) -> Result<String, Lo
     }
     ctx.insert("bos_token".into(), input.bos_token.clone().into());
     ctx.insert("eos_token".into(), input.eos_token.clone().into());
-    env.render_str(&line_continuations_removed(template), Json::Object(ctx))
-        .map_err(|e| LocalError::Template(describe(&e)))
+    let source = line_continuations_removed(template);
+    let fail = |e: &Error| LocalError::Template(describe(e));
+    let tmpl = env.template_from_str(&source).map_err(|e| fail(&e))?;
+    let mut out = Capped::default();
+    match tmpl.render_captured_to(Json::Object(ctx), &mut out) {
+        Ok(_) => Ok(String::from_utf8_lossy(&out.bytes).into_owned()),
+        Err(_) if out.over => Err(LocalError::Template(format!(
+            "it writes more than {} MiB",
+            MAX_OUTPUT >> 20
+        ))),
+        Err(e) if e.kind() == ErrorKind::OutOfFuel => Err(LocalError::Template(format!(
+            "it runs more than {FUEL} steps (a loop without end?)"
+        ))),
+        Err(e) => Err(fail(&e)),
+    }
+}
+
+/// A render's output, refused past [`MAX_OUTPUT`].
+#[derive(Default)]
+struct Capped {
+    bytes: Vec<u8>,
+    over: bool,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > MAX_OUTPUT {
+            self.over = true;
+            return Err(std::io::Error::other("the template's output is too long"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The template with Python's line continuations (a backslash before a newline) taken out of
@@ -107,6 +149,7 @@ fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
+    env.set_fuel(Some(FUEL));
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     env.add_filter("tojson", tojson);
     env.add_function("raise_exception", raise_exception);

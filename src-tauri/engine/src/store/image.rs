@@ -22,8 +22,10 @@ pub(crate) const MAX_SIDE: u32 = 1568;
 pub(crate) const THUMB_SIDE: u32 = 320;
 /// Images wider or taller than this are refused before decoding.
 const MAX_DIMENSION: u32 = 20_000;
-/// The most memory a decode may take.
-const MAX_ALLOC: u64 = 512 * 1024 * 1024;
+/// The most memory a decoded image may take (64 megapixels of RGB, a 48-megapixel photo with
+/// room to spare), so that with its downscaled copy and thumbnail an upload stays well under
+/// 256 MB; a larger image is refused from its header, before any pixel is decoded.
+pub(crate) const MAX_ALLOC: u64 = 192 * 1024 * 1024;
 /// JPEG quality for re-encoded photos.
 const JPEG_QUALITY: u8 = 85;
 
@@ -39,9 +41,10 @@ pub(crate) fn sniff(bytes: &[u8]) -> Option<ImageFormat> {
 
 /// Decodes `bytes`, fits them within `max_side` and returns what to store.
 pub(crate) fn process(name: &str, bytes: &[u8], max_side: u32) -> Result<NewBlob, UploadError> {
+    // Decoders' messages may span lines (a JPEG cut in its header): one line, as errors are.
     let corrupt = |reason: String| UploadError::CorruptImage {
         name: name.to_owned(),
-        reason,
+        reason: reason.split_whitespace().collect::<Vec<_>>().join(" "),
     };
     let format = sniff(bytes).ok_or_else(|| corrupt("not a PNG, JPEG, WebP or GIF".into()))?;
     let (img, orientation) = decode(bytes, format).map_err(corrupt)?;
@@ -69,15 +72,27 @@ pub(crate) fn process(name: &str, bytes: &[u8], max_side: u32) -> Result<NewBlob
     })
 }
 
-/// The decoded image and how it must be turned to stand upright.
+/// The decoded image and how it must be turned to stand upright. The memory the pixels need is
+/// checked against [`MAX_ALLOC`] from the header, before any pixel is decoded.
 fn decode(bytes: &[u8], format: ImageFormat) -> Result<(DynamicImage, Orientation), String> {
     let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
     let mut limits = Limits::default();
     limits.max_image_width = Some(MAX_DIMENSION);
     limits.max_image_height = Some(MAX_DIMENSION);
     limits.max_alloc = Some(MAX_ALLOC);
-    reader.limits(limits);
+    reader.limits(limits.clone());
     let mut decoder = reader.into_decoder().map_err(|e| e.to_string())?;
+    let needed = decoder.total_bytes();
+    if needed > MAX_ALLOC {
+        let (w, h) = decoder.dimensions();
+        return Err(format!(
+            "it is {w} × {h} pixels, which takes {} MiB to decode; the most is {} MiB",
+            needed.div_ceil(1 << 20),
+            MAX_ALLOC >> 20
+        ));
+    }
+    limits.reserve(needed).map_err(|e| e.to_string())?;
+    decoder.set_limits(limits).map_err(|e| e.to_string())?;
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
     let img = DynamicImage::from_decoder(decoder).map_err(|e| e.to_string())?;
     Ok((img, orientation))

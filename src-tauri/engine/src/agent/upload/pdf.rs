@@ -1,16 +1,29 @@
 //! Attached PDFs as their text: the first pages up to a limit, through `lopdf` (pure Rust),
-//! with a clear refusal for a file that is not a PDF and for a scan with no text layer. A
-//! malformed file that makes the parser panic is refused like any unreadable one.
+//! within bounds — the file's size, each stream's decompressed size, the text kept and the
+//! time spent — with refusals that say what is wrong: not a PDF, cut short, nested too deep,
+//! or a scan with no text layer. A malformed file that makes the parser panic is refused like
+//! any unreadable one.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
 
-use lopdf::Document;
+use lopdf::{Document, LoadOptions};
 
 use crate::vocab::content::PdfPages;
 use crate::vocab::error::UploadError;
 
 /// The most pages whose text is taken; the rest are left out (and said so).
 pub const PAGE_LIMIT: u32 = 100;
+/// The largest PDF read.
+pub const MAX_PDF_BYTES: u64 = super::MAX_BYTES;
+/// The most text kept; the pages after it are left out (and said so).
+pub const MAX_PDF_TEXT: usize = 1024 * 1024;
+/// The most one stream (object, cross-reference or page content) may decompress to.
+const MAX_STREAM: usize = 32 * 1024 * 1024;
+/// How long pages are read before the rest are left out.
+pub const TIME_BUDGET: Duration = Duration::from_secs(20);
+/// How deep arrays and dictionaries may nest (lopdf gives up on deeper objects).
+const MAX_NESTING: usize = 100;
 
 /// Whether `bytes` start like a PDF (the header may follow some junk, as readers allow).
 pub fn sniff(bytes: &[u8]) -> bool {
@@ -24,27 +37,40 @@ pub fn extract(name: &str, bytes: &[u8]) -> Result<(String, PdfPages), UploadErr
     extract_pages(name, bytes, PAGE_LIMIT)
 }
 
-/// The text of the first `limit` pages of `bytes`.
+/// The text of the first `limit` pages of `bytes`, within [`MAX_PDF_TEXT`] and
+/// [`TIME_BUDGET`].
 pub fn extract_pages(
     name: &str,
     bytes: &[u8],
     limit: u32,
 ) -> Result<(String, PdfPages), UploadError> {
+    super::check_size(name, bytes.len() as u64, MAX_PDF_BYTES)?;
     let not_pdf = |reason: String| UploadError::NotAPdf {
         name: name.to_owned(),
-        reason,
+        reason: one_line(&reason),
     };
     if !sniff(bytes) {
         return Err(not_pdf("it has no PDF header".into()));
     }
+    let started = Instant::now();
     let run = || -> Result<(String, PdfPages), String> {
-        let doc = Document::load_mem(bytes).map_err(|e| e.to_string())?;
+        let options = LoadOptions {
+            max_decompressed_size: Some(MAX_STREAM),
+            ..LoadOptions::default()
+        };
+        let doc = Document::load_mem_with_options(bytes, options).map_err(|e| e.to_string())?;
         let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
         let total = u32::try_from(pages.len()).unwrap_or(u32::MAX);
-        let taken = &pages[..pages.len().min(limit as usize)];
         let mut text = String::new();
-        for page in taken {
-            let page_text = doc.extract_text(&[*page]).unwrap_or_default();
+        let mut extracted = 0u32;
+        for page in pages.iter().take(limit as usize) {
+            if started.elapsed() > TIME_BUDGET || text.len() >= MAX_PDF_TEXT {
+                break;
+            }
+            extracted += 1;
+            let page_text = doc
+                .extract_text_with_limit(&[*page], MAX_STREAM)
+                .unwrap_or_default();
             let page_text = page_text.trim();
             if !page_text.is_empty() {
                 if !text.is_empty() {
@@ -53,22 +79,118 @@ pub fn extract_pages(
                 text.push_str(page_text);
             }
         }
-        let extracted = u32::try_from(taken.len()).unwrap_or(u32::MAX);
+        if text.len() > MAX_PDF_TEXT {
+            let mut end = MAX_PDF_TEXT;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
         Ok((text, PdfPages { total, extracted }))
     };
     let (text, pages) = match catch_unwind(AssertUnwindSafe(run)) {
-        Ok(result) => result.map_err(not_pdf)?,
-        Err(_) => return Err(not_pdf("its structure cannot be read".into())),
+        Ok(Ok(result)) => result,
+        Ok(Err(reason)) => return Err(not_pdf(diagnosis(bytes).unwrap_or(reason))),
+        Err(_) => {
+            return Err(not_pdf(
+                diagnosis(bytes).unwrap_or_else(|| "its structure cannot be read".into()),
+            ));
+        }
     };
     if pages.total == 0 {
-        return Err(not_pdf("it has no pages".into()));
+        return Err(not_pdf(
+            diagnosis(bytes).unwrap_or_else(|| "it has no pages".into()),
+        ));
     }
     if text.trim().is_empty() {
+        if let Some(reason) = diagnosis(bytes) {
+            return Err(not_pdf(reason));
+        }
+        if started.elapsed() > TIME_BUDGET {
+            return Err(not_pdf(format!(
+                "its text could not be read within {} s",
+                TIME_BUDGET.as_secs()
+            )));
+        }
         return Err(UploadError::NoTextLayer {
             name: name.to_owned(),
         });
     }
     Ok((text, pages))
+}
+
+/// What is wrong with a PDF that gave no text, when it is more than a missing text layer:
+/// objects nested deeper than the parser follows, or a file cut short (no `%%EOF` marker in
+/// its last kilobyte).
+fn diagnosis(bytes: &[u8]) -> Option<String> {
+    if nesting(bytes) > MAX_NESTING {
+        return Some(format!(
+            "its objects nest deeper than {MAX_NESTING} levels"
+        ));
+    }
+    let tail = &bytes[bytes.len().saturating_sub(1024)..];
+    if !tail.windows(5).any(|w| w == b"%%EOF") {
+        return Some("it is cut short: it ends before its end-of-file marker".into());
+    }
+    None
+}
+
+/// How deep arrays and dictionaries nest in `bytes`, outside strings, comments and stream
+/// data.
+fn nesting(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'[' => depth += 1,
+            b'<' if bytes.get(i + 1) == Some(&b'<') => {
+                depth += 1;
+                i += 1;
+            }
+            b']' => depth = depth.saturating_sub(1),
+            b'>' if bytes.get(i + 1) == Some(&b'>') => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'%' => {
+                while i < bytes.len() && !matches!(bytes[i], b'\r' | b'\n') {
+                    i += 1;
+                }
+            }
+            b'(' => {
+                let mut parens = 0usize;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' => i += 1,
+                        b'(' => parens += 1,
+                        b')' => {
+                            parens -= 1;
+                            if parens == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b's' if bytes[i..].starts_with(b"stream") => {
+                let body = &bytes[i..];
+                i += body
+                    .windows(9)
+                    .position(|w| w == b"endstream")
+                    .map_or(body.len(), |at| at + 8);
+            }
+            _ => {}
+        }
+        deepest = deepest.max(depth);
+        i += 1;
+    }
+    deepest
+}
+
+/// `text` with its runs of whitespace (newlines too) as single spaces.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A PDF with one page per entry of `pages`, each showing its lines in Helvetica; an empty
