@@ -2763,7 +2763,7 @@ added: number,
  * Assistants whose id a different assistant here has: added beside it as a copy under a
  * new id (the one here is kept as it was).
  */
-updated: number, 
+copied: number, 
 /**
  * Assistants already here exactly as in the file.
  */

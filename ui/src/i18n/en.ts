@@ -678,7 +678,7 @@ const en = {
   'assistants.import': 'Import…',
   'assistants.export': 'Export…',
   'assistants.exported': '{count} assistants exported.',
-  'assistants.imported': '{added} added, {updated} updated.',
+  'assistants.imported': '{added} added, {copied} kept as copies (an assistant with their id was already here).',
   'assistants.icon': 'Icon',
   'assistants.name': 'Name',
   'assistants.defaultProvider': 'Default provider',

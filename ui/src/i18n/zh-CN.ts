@@ -679,7 +679,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'assistants.import': '导入…',
   'assistants.export': '导出…',
   'assistants.exported': '已导出 {count} 个助手。',
-  'assistants.imported': '新增 {added} 个，更新 {updated} 个。',
+  'assistants.imported': '新增 {added} 个，{copied} 个另存为副本（已有相同 id 的助手）。',
   'assistants.icon': '图标',
   'assistants.name': '名称',
   'assistants.defaultProvider': '默认服务商',

@@ -1,6 +1,8 @@
 //! Assistants on their own as a file (`switchboard.assistants`, schema version 1): written
 //! whole, and read back from such a file or from a conversation export (the assistants its
-//! conversations started from), merged by id — a clashing name gets a suffix.
+//! conversations started from), merged by id — one whose id a different assistant here has is
+//! added beside it as a copy under a new id (never replacing it), a clashing name gets a
+//! suffix.
 
 use std::io::Read;
 use std::path::Path;
@@ -33,8 +35,9 @@ struct File {
 pub struct AssistantImport {
     /// Assistants added.
     pub added: u32,
-    /// Assistants that were here and were replaced by the file's.
-    pub updated: u32,
+    /// Assistants whose id a different assistant here has: added beside it as a copy under a
+    /// new id (the one here is kept as it was).
+    pub copied: u32,
     /// Assistants already here exactly as in the file.
     pub unchanged: u32,
 }
@@ -96,7 +99,7 @@ pub async fn import_assistants(store: &Store, path: &Path) -> Result<AssistantIm
     for a in &assistants {
         match store.merge_assistant(a).await? {
             AssistantMerge::Added => done.added += 1,
-            AssistantMerge::Updated => done.updated += 1,
+            AssistantMerge::Copied => done.copied += 1,
             AssistantMerge::Unchanged => done.unchanged += 1,
         }
     }

@@ -1,7 +1,8 @@
 //! The assistants repository: named presets a conversation starts from (an icon, a system
 //! prompt, a provider and model, and the conversation settings copied from it). Create, list,
-//! find by id or name, replace, duplicate, delete, and the merge an import does (by id; a
-//! clashing name gets a suffix). Names are unique regardless of case.
+//! find by id or name, replace, duplicate, delete, and the merge an import does (by id: one
+//! whose id is taken by a different assistant is added beside it as a copy, never replacing
+//! it; a clashing name gets a suffix). Names are unique regardless of case.
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -78,8 +79,9 @@ impl From<&Assistant> for AssistantDraft {
 pub enum AssistantMerge {
     /// It was new and was added.
     Added,
-    /// One with its id existed and was replaced.
-    Updated,
+    /// A different assistant here has its id: it was added beside it under a new id (the one
+    /// here is kept as it was).
+    Copied,
     /// One with its id existed, exactly the same.
     Unchanged,
 }
@@ -265,8 +267,10 @@ impl Store {
         Ok(())
     }
 
-    /// Merges an imported assistant: one with its id is replaced (kept when identical), a new
-    /// one is added with its id and times; a name another assistant has gets a suffix.
+    /// Merges an imported assistant: a new one is added with its id and times; when one with
+    /// its id is here, nothing changes if they are identical, else the import is added as a
+    /// copy under a new id (an import never overwrites an assistant); a name another assistant
+    /// has gets a suffix.
     pub async fn merge_assistant(&self, a: &Assistant) -> Result<AssistantMerge, StoreError> {
         let existing = self.find_assistant(&a.id).await.ok();
         let mut draft = AssistantDraft::from(a);
@@ -279,10 +283,14 @@ impl Store {
         }
         match existing.filter(|e| e.id == a.id) {
             Some(e) if AssistantDraft::from(&e) == draft => Ok(AssistantMerge::Unchanged),
-            Some(_) => {
-                self.update_assistant_at(&a.id, &draft, a.updated_at)
+            Some(_) if self.has_copy_of(a).await? => Ok(AssistantMerge::Unchanged),
+            Some(e) => {
+                if e.name.to_lowercase() == draft.name.to_lowercase() {
+                    draft.name = self.free_assistant_name(&a.name).await?;
+                }
+                self.insert_assistant_as(&new_id(), &draft, a.created_at, a.updated_at)
                     .await?;
-                Ok(AssistantMerge::Updated)
+                Ok(AssistantMerge::Copied)
             }
             None => {
                 self.insert_assistant_as(&a.id, &draft, a.created_at, a.updated_at)
@@ -290,6 +298,25 @@ impl Store {
                 Ok(AssistantMerge::Added)
             }
         }
+    }
+
+    /// Whether an earlier import already added `a` as a copy: another id, the same contents,
+    /// and its name or its name with a suffix (`Writer (2)`).
+    async fn has_copy_of(&self, a: &Assistant) -> Result<bool, StoreError> {
+        let unnamed = |a: &Assistant| AssistantDraft {
+            name: String::new(),
+            ..AssistantDraft::from(a)
+        };
+        let wanted = unnamed(a);
+        let suffixed = |name: &str| {
+            name.strip_prefix(a.name.as_str())
+                .and_then(|rest| rest.strip_prefix(" ("))
+                .and_then(|rest| rest.strip_suffix(')'))
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        };
+        Ok(self.list_assistants().await?.iter().any(|x| {
+            x.id != a.id && (x.name == a.name || suffixed(&x.name)) && unnamed(x) == wanted
+        }))
     }
 
     /// `wanted`, or `wanted (2)`, `wanted (3)`, … — the first no assistant has.

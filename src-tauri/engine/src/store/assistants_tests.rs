@@ -120,7 +120,7 @@ async fn a_deleted_assistant_is_gone_and_deleting_it_again_says_not_found() {
 }
 
 #[tokio::test]
-async fn merging_adds_new_ones_keeps_identical_ones_updates_changed_ones_and_renames_clashes() {
+async fn merging_adds_new_ones_keeps_identical_ones_copies_changed_ones_and_renames_clashes() {
     let (_d, store) = fresh().await;
     let made = store.insert_assistant(&writer()).await.unwrap();
     assert_eq!(
@@ -133,9 +133,17 @@ async fn merging_adds_new_ones_keeps_identical_ones_updates_changed_ones_and_ren
     };
     assert_eq!(
         store.merge_assistant(&changed).await.unwrap(),
-        AssistantMerge::Updated
+        AssistantMerge::Copied
     );
-    assert_eq!(store.find_assistant(&made.id).await.unwrap(), changed);
+    assert_eq!(store.find_assistant(&made.id).await.unwrap(), made);
+    let copy = store.find_assistant("Writer (2)").await.unwrap();
+    assert_ne!(copy.id, made.id);
+    assert_eq!(copy.system_prompt, "Changed.");
+    assert_eq!(
+        store.merge_assistant(&changed).await.unwrap(),
+        AssistantMerge::Unchanged,
+        "a second import of the same file adds no second copy"
+    );
     let stranger = Assistant {
         id: "other-id".into(),
         ..made.clone()
@@ -148,7 +156,7 @@ async fn merging_adds_new_ones_keeps_identical_ones_updates_changed_ones_and_ren
     assert_eq!(
         added,
         Assistant {
-            name: "Writer (2)".into(),
+            name: "Writer (3)".into(),
             ..stranger
         }
     );
