@@ -41,14 +41,8 @@ pub(crate) const INHERITED: &[&str] = if cfg!(windows) {
 
 /// Words (upper case) whose presence in a name keeps it from being inherited: keys, tokens,
 /// secrets and passwords.
-const NEVER_INHERITED_WORDS: &[&str] = &[
-    "KEY",
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "CREDENTIAL",
-];
+const NEVER_INHERITED_WORDS: &[&str] =
+    &["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"];
 
 /// The environment of one server: from `parent` (the app's environment, passed in so tests
 /// need not touch the real one) the [`INHERITED`] names and the `inherit` ones, then `path` as

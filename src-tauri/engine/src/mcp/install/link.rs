@@ -154,7 +154,10 @@ fn decode(encoded: &str) -> Result<serde_json::Value, InstallError> {
 /// command or a URL (a link cannot configure a built-in server).
 fn server_config(name: &str, config: &serde_json::Value) -> Result<ServerConfig, InstallError> {
     let fields = config.as_object().into_iter().flat_map(|o| o.keys());
-    if let Some(field) = fields.into_iter().find(|f| !LINK_FIELDS.contains(&f.as_str())) {
+    if let Some(field) = fields
+        .into_iter()
+        .find(|f| !LINK_FIELDS.contains(&f.as_str()))
+    {
         return Err(InstallError::Link(format!(
             "it sets {field:?}, which a link may not; it may give only {}",
             LINK_FIELDS.join(", ")

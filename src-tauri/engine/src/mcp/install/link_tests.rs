@@ -68,7 +68,10 @@ fn a_link_with_hidden_env_values_shows_them_and_warns_of_loader_variables() {
     assert_eq!(shown.risky_env, ["NODE_OPTIONS", "npm_config_registry"]);
     let json = serde_json::to_value(&shown).unwrap();
     assert_eq!(json["riskyEnv"][0], "NODE_OPTIONS");
-    assert_eq!(json["env"]["NODE_OPTIONS"], "--import=data:text/javascript,evil()");
+    assert_eq!(
+        json["env"]["NODE_OPTIONS"],
+        "--import=data:text/javascript,evil()"
+    );
 }
 
 #[test]
@@ -110,7 +113,13 @@ fn a_link_giving_a_grant_or_any_field_but_the_six_is_refused_naming_the_field() 
             )
         );
     }
-    assert!(parse(&link("a", r#"{"type":"stdio","command":"echo","args":[],"env":{}}"#)).is_ok());
+    assert!(
+        parse(&link(
+            "a",
+            r#"{"type":"stdio","command":"echo","args":[],"env":{}}"#
+        ))
+        .is_ok()
+    );
 }
 
 #[test]
@@ -124,8 +133,17 @@ fn a_link_with_bidi_or_zero_width_characters_in_what_runs_is_refused() {
         let why = refused(&link("a", config));
         assert!(why.contains("the hidden character U+"), "{config}: {why}");
     }
-    let newline = refused(&link("a", r#"{"command":"npx","env":{"NODE_OPTIONS=--require=x":"1","A\nB":"2"}}"#));
-    assert!(why_has(&newline, "\"NODE_OPTIONS=--require=x\" is not a variable name"), "{newline}");
+    let newline = refused(&link(
+        "a",
+        r#"{"command":"npx","env":{"NODE_OPTIONS=--require=x":"1","A\nB":"2"}}"#,
+    ));
+    assert!(
+        why_has(
+            &newline,
+            "\"NODE_OPTIONS=--require=x\" is not a variable name"
+        ),
+        "{newline}"
+    );
 }
 
 fn why_has(why: &str, part: &str) -> bool {
@@ -144,7 +162,10 @@ fn a_url_link_shows_the_url_and_header_names_and_url_safe_unpadded_base64_is_rea
         (shown.transport.as_str(), shown.url.as_deref()),
         ("http", Some("https://example.com/mcp"))
     );
-    assert_eq!(shown.headers["Authorization"], "Bearer x", "the value is shown");
+    assert_eq!(
+        shown.headers["Authorization"], "Bearer x",
+        "the value is shown"
+    );
     assert_eq!(shown.command, None);
 }
 
@@ -207,9 +228,11 @@ fn a_config_that_is_not_base64_json_of_one_server_is_refused() {
 fn a_link_may_not_configure_a_builtin_server_or_a_name_with_control_characters_or_too_long() {
     let builtin = refused(&link("fs", r#"{"builtin":"filesystem","folders":["/"]}"#));
     assert!(
-        builtin.ends_with("it may only give a command or a URL"),
+        builtin.ends_with("it sets \"builtin\", which a link may not; it may give only type, command, args, env, url, headers"),
         "{builtin}"
     );
+    let typed = refused(&link("fs", r#"{"type":"builtin"}"#));
+    assert!(typed.ends_with("it must describe one server"), "{typed}");
     assert!(
         refused(&link("a\u{1b}[2Jb", r#"{"command":"echo"}"#))
             .ends_with("its name has control characters")

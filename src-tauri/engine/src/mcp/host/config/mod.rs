@@ -159,7 +159,9 @@ impl Checker<'_> {
             } else if header && !names::is_header_name(name) {
                 self.fail(
                     field,
-                    &format!("name {name:?} is not a header name (letters, digits and !#$%&'*+-.^_`|~)"),
+                    &format!(
+                        "name {name:?} is not a header name (letters, digits and !#$%&'*+-.^_`|~)"
+                    ),
                 );
             } else if !header && !names::is_env_name(name) {
                 self.fail(

@@ -98,14 +98,14 @@ const LOADER_PREFIXES: &[&str] = &[
 /// Whether env variable `name` is loader-style: read by a runtime (node, the dynamic linker,
 /// Python, npm, uv, pip, git, docker, a shell) to load or run other code or to fetch packages
 /// from elsewhere, e.g. `NODE_OPTIONS=--import=data:…` or `npm_config_registry`.
-pub fn is_loader_variable(name: &str) -> bool {
+pub(crate) fn is_loader_variable(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     LOADER_NAMES.contains(&upper.as_str()) || LOADER_PREFIXES.iter().any(|p| upper.starts_with(p))
 }
 
 /// The loader-style variables `config` sets (in `env`), in name order: what a preview of a
 /// config from a link, a registry entry or a bundle warns about.
-pub fn risky_env(config: &ServerConfig) -> Vec<String> {
+pub(crate) fn risky_env(config: &ServerConfig) -> Vec<String> {
     match &config.transport {
         Transport::Stdio { env, .. } => env
             .keys()
@@ -123,12 +123,30 @@ mod tests {
     #[test]
     fn bidi_overrides_zero_width_characters_and_controls_are_hidden_characters() {
         for c in [
-            '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}', '\u{200B}', '\u{200C}', '\u{200D}',
-            '\u{FEFF}', '\u{0000}', '\n', '\u{1b}', '\u{85}', '\u{2028}', '\u{E0041}',
+            '\u{202A}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{FEFF}',
+            '\u{0000}',
+            '\n',
+            '\u{1b}',
+            '\u{85}',
+            '\u{2028}',
+            '\u{E0041}',
         ] {
             assert_eq!(hidden_char(&format!("npx{c}y")), Some(c), "{}", describe(c));
         }
-        for plain in ["npx", "@scope/pkg@1.0.0", "日本語", "naïve", "C:\\Program Files"] {
+        for plain in [
+            "npx",
+            "@scope/pkg@1.0.0",
+            "日本語",
+            "naïve",
+            "C:\\Program Files",
+        ] {
             assert_eq!(hidden_char(plain), None, "{plain}");
         }
     }
@@ -138,7 +156,15 @@ mod tests {
         for good in ["A", "_x", "API_KEY", "a1_B2"] {
             assert!(is_env_name(good), "{good}");
         }
-        for bad in ["", "1A", "NODE_OPTIONS=--require=x", "A\nB", "A-B", "A B", "É"] {
+        for bad in [
+            "",
+            "1A",
+            "NODE_OPTIONS=--require=x",
+            "A\nB",
+            "A-B",
+            "A B",
+            "É",
+        ] {
             assert!(!is_env_name(bad), "{bad}");
         }
         for good in ["Authorization", "X-API-Key", "x_y.z~!"] {

@@ -475,3 +475,91 @@ fn a_spec_carries_the_transport_and_timeouts() {
         "a stored server's tokens follow its id"
     );
 }
+
+#[test]
+fn a_config_with_a_bidi_override_or_a_zero_width_space_in_what_runs_is_refused() {
+    let errors = |c: ServerConfig| c.validate().unwrap_err().errors;
+    assert_eq!(
+        errors(stdio("s", "np\u{202e}x", &[])),
+        vec![
+            "server \"s\": \"command\" has the hidden character U+202E, which can make it look \
+             like something else"
+        ]
+    );
+    assert_eq!(
+        errors(stdio("s", "npx", &["-y", "pkg\u{200b}"])),
+        vec![
+            "server \"s\": \"args\" item 2 has the hidden character U+200B, which can make it \
+             look like something else"
+        ]
+    );
+    let env = with_env(stdio("s", "npx", &[]), &[("A\u{2067}B", "1")], None);
+    assert!(
+        errors(env)[0].contains("\"env\" name \"A\\u{2067}B\" has the hidden character U+2067")
+    );
+    let cwd = with_env(stdio("s", "npx", &[]), &[], Some("/tmp/\u{feff}x"));
+    assert!(errors(cwd)[0].contains("\"cwd\" has the hidden character U+FEFF"));
+    let header = http("r", "https://h/mcp", &[("X-Key\u{200d}", "v")]);
+    assert!(errors(header)[0].contains("\"headers\" name"));
+    assert!(
+        errors(stdio("a\u{202e}b", "npx", &[]))[0]
+            .contains("the name has the hidden character U+202E")
+    );
+    let folders = builtin("fs", "filesystem", false, &["/home/\u{202e}x"]);
+    assert!(errors(folders)[0].contains("\"folders\" item 1 has the hidden character"));
+    let doc = r#"{"s":{"command":"npx","args":["ok\u2069"]}}"#;
+    assert!(
+        parse(doc).unwrap_err().errors[0].contains("U+2069"),
+        "an import too"
+    );
+}
+
+#[test]
+fn env_names_must_be_identifiers_and_header_names_tokens_but_a_typed_loader_variable_is_allowed() {
+    let errors = |c: ServerConfig| c.validate().unwrap_err().errors;
+    let injected = with_env(
+        stdio("s", "node", &[]),
+        &[("NODE_OPTIONS=--require=x", "1")],
+        None,
+    );
+    assert_eq!(
+        errors(injected),
+        vec![
+            "server \"s\": \"env\" name \"NODE_OPTIONS=--require=x\" is not a variable name \
+             (letters, digits and _, not starting with a digit)"
+        ]
+    );
+    let newline = with_env(stdio("s", "node", &[]), &[("A\nB", "1")], None);
+    assert!(errors(newline)[0].contains("\"env\" name \"A\\nB\" has the hidden character U+000A"));
+    let digit = with_env(stdio("s", "node", &[]), &[("1A", "1")], None);
+    assert!(errors(digit)[0].contains("is not a variable name"));
+    let space = http("r", "https://h/mcp", &[("X Key", "v")]);
+    assert!(errors(space)[0].contains("\"headers\" name \"X Key\" is not a header name"));
+    let typed = with_env(
+        stdio("s", "node", &[]),
+        &[("NODE_OPTIONS", "--max-old-space-size=4096")],
+        None,
+    );
+    assert_eq!(typed.validate(), Ok(()), "the user's own form may set it");
+    assert_eq!(risky_env(&typed), ["NODE_OPTIONS"]);
+}
+
+#[test]
+fn inherit_env_refuses_provider_keys_and_any_key_token_secret_or_password_name() {
+    for name in [
+        "OPENAI_API_KEY",
+        "MY_PROVIDER_KEY",
+        "HF_TOKEN",
+        "DB_PASSWORD",
+        "APP_SECRET",
+    ] {
+        let doc = format!(r#"{{"s":{{"command":"npx","inheritEnv":["LANG",{name:?}]}}}}"#);
+        let errors = parse(&doc).unwrap_err().errors;
+        assert!(
+            errors[0].contains(&format!("{name:?} looks like a provider key")),
+            "{errors:?}"
+        );
+    }
+    let fine = parse(r#"{"s":{"command":"npx","inheritEnv":["LANG","HTTPS_PROXY"]}}"#);
+    assert_eq!(fine.unwrap()[0].inherit_env, ["LANG", "HTTPS_PROXY"]);
+}
