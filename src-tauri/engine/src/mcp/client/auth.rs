@@ -41,7 +41,7 @@ pub(super) async fn connect(
 ) -> Result<McpClient, McpError> {
     let manager = oauth.manager(&spec.credentials, url, spec.allow_private);
     let manager = manager.await.map_err(auth_error)?;
-    let http = redirect::client(reqwest::Client::builder())?;
+    let (http, refused) = redirect::client(reqwest::Client::builder())?;
     let client = Reauthorizing {
         inner: AuthClient::new(http, manager),
         flow: Arc::new(Flow {
@@ -61,7 +61,7 @@ pub(super) async fn connect(
     let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
         Ok(Ok(service)) => McpClient::ready(spec, service, None),
-        Ok(Err(error)) => Err(convert::init_error(error, "")),
+        Ok(Err(error)) => Err(refused.explain(convert::init_error(error, ""))),
         Err(_) => Err(McpError::Timeout {
             after: spec.startup_timeout,
         }),

@@ -153,9 +153,10 @@ async fn connect_http(
 ) -> Result<McpClient, McpError> {
     let config =
         StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
-    let http = redirect::client(reqwest::Client::builder())?;
+    let (http, refused) = redirect::client(reqwest::Client::builder())?;
     let transport = StreamableHttpClientTransport::with_client(http, config);
-    connect_transport(spec, transport, bridge).await
+    let connected = connect_transport(spec, transport, bridge).await;
+    connected.map_err(|e| refused.explain(e))
 }
 
 /// Runs the handshake over a transport that needs no process (HTTP, SSE, in-process).

@@ -6,7 +6,11 @@
 //! is handed back to the caller as the answer (rmcp's own client does the same, since those
 //! would turn a POST into a bodyless GET).
 
+use std::sync::{Arc, Mutex};
+
 use reqwest::redirect::{Action, Attempt, Policy};
+
+use crate::vocab::mcp::McpError;
 
 /// How many redirects one request may follow.
 pub(crate) const MAX_REDIRECTS: usize = 10;
@@ -29,24 +33,52 @@ pub(crate) struct CrossOrigin {
 #[error("the server at {0} redirected more than {MAX_REDIRECTS} times; refused")]
 pub(crate) struct TooMany(String);
 
-/// The redirect policy of remote MCP transports (see the module header).
-pub(crate) fn same_origin() -> Policy {
-    Policy::custom(decide)
+/// The last redirect refused on a client (see [`client`]), so a failed connection can say why
+/// (rmcp quotes the HTTP client's error without its causes).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Refused(Arc<Mutex<Option<String>>>);
+
+impl Refused {
+    /// `error`, or the refused redirect that caused it (said plainly).
+    pub(crate) fn explain(&self, error: McpError) -> McpError {
+        let refused = match self.0.lock() {
+            Ok(mut slot) => slot.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        match refused {
+            Some(why) => McpError::Connect(why),
+            None => error,
+        }
+    }
+
+    fn note(&self, why: String) {
+        match self.0.lock() {
+            Ok(mut slot) => *slot = Some(why),
+            Err(poisoned) => *poisoned.into_inner() = Some(why),
+        }
+    }
 }
 
-fn decide(attempt: Attempt) -> Action {
+/// The redirect policy of remote MCP transports (see the module header); refusals are noted
+/// in `refused`.
+pub(crate) fn same_origin(refused: Refused) -> Policy {
+    Policy::custom(move |attempt| decide(attempt, &refused))
+}
+
+fn decide(attempt: Attempt, refused: &Refused) -> Action {
     let Some(first) = attempt.previous().first() else {
         return attempt.stop();
     };
     let from = first.origin();
     let to = attempt.url().origin();
     if from != to {
-        let refused = CrossOrigin {
+        let refusal = CrossOrigin {
             from: from.ascii_serialization(),
             to: to.ascii_serialization(),
         };
-        tracing::warn!("{refused}");
-        return attempt.error(refused);
+        tracing::warn!("{refusal}");
+        refused.note(refusal.to_string());
+        return attempt.error(refusal);
     }
     let keeps_body = matches!(
         attempt.status(),
@@ -56,21 +88,24 @@ fn decide(attempt: Attempt) -> Action {
         return attempt.stop();
     }
     if attempt.previous().len() > MAX_REDIRECTS {
-        return attempt.error(TooMany(from.ascii_serialization()));
+        let refusal = TooMany(from.ascii_serialization());
+        refused.note(refusal.to_string());
+        return attempt.error(refusal);
     }
     attempt.follow()
 }
 
 /// An HTTP client for a remote MCP server: [`same_origin`] redirects, and no idle pooling
-/// (as rmcp's own client: avoids stalls reusing a connection whose body was not read).
+/// (as rmcp's own client: avoids stalls reusing a connection whose body was not read); and
+/// where it notes the redirects it refuses.
 pub(crate) fn client(
     builder: reqwest::ClientBuilder,
-) -> Result<reqwest::Client, crate::vocab::mcp::McpError> {
-    builder
+) -> Result<(reqwest::Client, Refused), McpError> {
+    let refused = Refused::default();
+    let client = builder
         .pool_max_idle_per_host(0)
-        .redirect(same_origin())
+        .redirect(same_origin(refused.clone()))
         .build()
-        .map_err(|e| {
-            crate::vocab::mcp::McpError::Connect(format!("cannot create an HTTP client: {e}"))
-        })
+        .map_err(|e| McpError::Connect(format!("cannot create an HTTP client: {e}")))?;
+    Ok((client, refused))
 }

@@ -69,7 +69,8 @@ impl SseTransport {
     ) -> Result<Self, McpError> {
         let base = Url::parse(url)
             .map_err(|e| McpError::Connect(format!("invalid SSE URL `{url}`: {e}")))?;
-        let http = super::redirect::client(reqwest::Client::builder().connect_timeout(timeout))?;
+        let builder = reqwest::Client::builder().connect_timeout(timeout);
+        let (http, _) = super::redirect::client(builder)?;
         let opening = open_stream(&http, &base, &headers);
         let (endpoint, events) = tokio::time::timeout(timeout, opening)
             .await

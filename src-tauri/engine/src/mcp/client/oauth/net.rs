@@ -21,6 +21,7 @@ use rmcp::transport::auth::{
 
 use super::OAuthError;
 use super::beside::Beside;
+use crate::logging::error_chain;
 use crate::netguard;
 
 /// How long one OAuth request may take (rmcp's own default).
@@ -171,7 +172,12 @@ impl OAuthHttpClient for GuardedOAuthHttp {
             let request = reqwest::Request::try_from(request.request).map_err(boxed)?;
             self.check(request.url())
                 .map_err(OAuthHttpClientError::from)?;
-            let response = client.execute(request).await.map_err(boxed)?;
+            // Flattened: rmcp quotes only the error's own text, and why (a refused redirect,
+            // say) is in its causes.
+            let response = client
+                .execute(request)
+                .await
+                .map_err(|e| OAuthHttpClientError::from(error_chain(&e)))?;
             into_response(response).await
         })
     }
