@@ -40,8 +40,9 @@ fn an_install_link_is_previewed_saving_nothing_and_installed_only_when_asked() {
     assert_eq!(
         shown,
         json!({ "link": text, "name": "linked", "transport": "stdio", "command": "node",
-                "args": [everything_js(), "stdio"], "envNames": ["EVERYTHING_TOKEN"],
-                "headerNames": [] })
+                "args": [everything_js(), "stdio"], "env": { "EVERYTHING_TOKEN": "tok-123" },
+                "headers": {}, "approval": "ask", "allowPrivate": false, "inheritEnv": [],
+                "riskyEnv": [] })
     );
     assert_eq!(
         invoke(&h, "list_servers", json!({})).unwrap(),
@@ -100,7 +101,7 @@ fn a_bundle_packed_by_mcpb_is_previewed_and_installed_over_ipc_answering_with_it
     let installed = invoke(
         &h,
         "install_bundle",
-        json!({ "path": path, "request": request }),
+        json!({ "path": path, "request": request, "digest": preview["digest"] }),
     )
     .unwrap();
     assert_eq!(names(&installed["tools"]), ["greet"]);
