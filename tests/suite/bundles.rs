@@ -123,7 +123,7 @@ async fn a_packed_bundle_previews_installs_answers_with_its_configured_value_and
 
     let missing = engine
         .installer()
-        .install_bundle(&file, &BundleInstall::default())
+        .install_bundle(&file, &BundleInstall::default(), &digest(&file))
         .await
         .unwrap_err();
     assert_eq!(missing.to_string(), "greeting is required (Greeting)");
@@ -141,7 +141,7 @@ async fn a_packed_bundle_previews_installs_answers_with_its_configured_value_and
     };
     let installed = engine
         .installer()
-        .install_bundle(&file, &request)
+        .install_bundle(&file, &request, &digest(&file))
         .await
         .unwrap();
     assert_eq!(installed.start_error, None);
@@ -205,7 +205,7 @@ async fn a_hostile_bundle_or_one_for_another_platform_is_refused_through_the_hos
     };
     let error = engine
         .installer()
-        .install_bundle(&file, &request)
+        .install_bundle(&file, &request, &digest(&file))
         .await
         .unwrap_err()
         .to_string();
@@ -228,7 +228,7 @@ async fn a_hostile_bundle_or_one_for_another_platform_is_refused_through_the_hos
     pack(&src, &file);
     let error = engine
         .installer()
-        .install_bundle(&file, &request)
+        .install_bundle(&file, &request, &digest(&file))
         .await
         .unwrap_err()
         .to_string();
@@ -315,4 +315,11 @@ fn servers_install_file_mcpb_shows_the_preview_asks_then_installs_and_remove_lea
         .unwrap()
         .count();
     assert_eq!(left, 0, "the bundle's folder is gone");
+}
+
+/// The digest a preview of `file` shows: `sha256:` and the hex of its bytes.
+fn digest(file: &std::path::Path) -> String {
+    use sha2::Digest;
+    let bytes = std::fs::read(file).unwrap();
+    format!("sha256:{:x}", sha2::Sha256::digest(bytes))
 }

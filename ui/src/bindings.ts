@@ -1035,7 +1035,8 @@ found?: string,
 hint: string, };
 
 /**
- * What an install will save and run, shown before anything is saved. Values are masked.
+ * What an install will save and run, shown before anything is saved: the entry's own values
+ * as they are, the values the user typed masked.
  */
 export type InstallPlan = { 
 /**
@@ -1043,7 +1044,8 @@ export type InstallPlan = {
  */
 serverName: string, 
 /**
- * The command line (env values masked) or the URL and transport.
+ * The command line (the entry's env values shown, typed ones masked) or the URL and
+ * transport.
  */
 commandLine: string, 
 /**
@@ -1059,6 +1061,11 @@ args: Array<string>,
  */
 envNames: Array<string>, 
 /**
+ * The environment variables it gets with their values: the entry's own (fixed or default)
+ * as they are, the ones the user typed masked.
+ */
+env: { [key in string]: string }, 
+/**
  * The remote URL.
  */
 url?: string, 
@@ -1067,13 +1074,22 @@ url?: string,
  */
 headerNames: Array<string>, 
 /**
+ * The headers sent with their values: the entry's own as they are, typed ones masked.
+ */
+headers: { [key in string]: string }, 
+/**
  * The program it needs and whether it is there (stdio).
  */
 runtime?: RuntimeCheck, 
 /**
- * The configuration that will be saved (values masked).
+ * The configuration that will be saved (the entry's values shown, typed ones masked).
  */
-config: ServerConfig, };
+config: ServerConfig, 
+/**
+ * The digest of what is shown ([`crate::mcp::install::digest`]): install takes it back
+ * and refuses when what it would save has another.
+ */
+digest: string, };
 
 /**
  * What updating an installed registry server changes, shown before it is applied.
@@ -1114,7 +1130,17 @@ newNames: Array<string>,
 /**
  * Required values the new version asks for that are not given yet.
  */
-missing: Array<string>, };
+missing: Array<string>, 
+/**
+ * The env or header values after the update: the new version's own as they are, the
+ * values kept from the installed server masked.
+ */
+newValues: { [key in string]: string }, 
+/**
+ * The digest of the update shown: applying it takes it back and refuses when the
+ * registry's answer changed since.
+ */
+digest: string, };
 
 /**
  * A declared tool or prompt.
@@ -1229,7 +1255,12 @@ files: number,
 /**
  * The total unpacked size in bytes.
  */
-unpackedBytes: number, };
+unpackedBytes: number, 
+/**
+ * The digest of the file's bytes previewed: installing takes it back and refuses a file
+ * whose bytes have another.
+ */
+digest: string, };
 
 /**
  * What the user gives when installing a bundle.

@@ -1,8 +1,10 @@
 //! `switchboard servers search|install|update`: finding servers in the MCP Registry,
 //! installing one from the registry or from an MCP Bundle (`.mcpb`) file, and updating a
-//! registry server. What will run (the command and every argument, env and header names, the
-//! URL) is printed and confirmed before anything is saved; without a terminal only `--yes`
-//! confirms. An installed server is started once to list its tools, then stopped.
+//! registry server. What will run (the command and every argument, the env and header values
+//! the entry gives and the names of those typed, the URL) is printed and confirmed before
+//! anything is saved; without a terminal only `--yes` confirms. What is applied is exactly what
+//! was printed: the plan's, update's or bundle's digest goes back to the engine, which refuses
+//! anything else. An installed server is started once to list its tools, then stopped.
 
 use std::io::Write;
 use std::path::Path;
@@ -146,7 +148,7 @@ pub(super) async fn install(
     }
     let installed = engine
         .installer()
-        .install_from_registry(&entry, &request, a.registry)
+        .install_from_registry(&entry, &request, a.registry, &plan.digest)
         .await?;
     finish(engine, out, installed).await
 }
@@ -179,7 +181,10 @@ async fn install_bundle(
         writeln!(out, "not installed")?;
         return Ok(());
     }
-    let installed = engine.installer().install_bundle(path, &request).await?;
+    let installed = engine
+        .installer()
+        .install_bundle(path, &request, &preview.digest)
+        .await?;
     finish(engine, out, installed).await
 }
 
@@ -200,7 +205,7 @@ pub(super) async fn update(
         writeln!(out, "not updated")?;
         return Ok(());
     }
-    let installed = engine.installer().apply_update(name).await?;
+    let installed = engine.installer().apply_update(name, &plan.digest).await?;
     finish(engine, out, installed).await
 }
 
@@ -260,11 +265,11 @@ fn print_plan(out: &mut impl Write, p: &InstallPlan) -> Result<(), CliError> {
     if let Some(url) = &p.url {
         writeln!(out, "  url: {url}")?;
     }
-    for name in &p.env_names {
-        writeln!(out, "  env: {name}")?;
+    for (name, value) in &p.env {
+        writeln!(out, "  env: {name}={value}")?;
     }
-    for name in &p.header_names {
-        writeln!(out, "  header: {name}")?;
+    for (name, value) in &p.headers {
+        writeln!(out, "  header: {name}: {value}")?;
     }
     if let Some(check) = &p.runtime {
         let at = check.found.as_deref().unwrap_or("NOT FOUND");
@@ -331,6 +336,9 @@ fn print_update(out: &mut impl Write, u: &UpdatePlan) -> Result<(), CliError> {
     if u.old_names != u.new_names {
         writeln!(out, "  names now:   {}", u.old_names.join(", "))?;
         writeln!(out, "  names after: {}", u.new_names.join(", "))?;
+    }
+    for (name, value) in &u.new_values {
+        writeln!(out, "  value after: {name}={value}")?;
     }
     for m in &u.missing {
         writeln!(out, "  missing: {m}")?;

@@ -13,6 +13,7 @@ use switchboard_engine::mcp::{
     InstallOption, InstallPlan, InstallRequest, RegistryEntry, RegistryPage, UpdatePlan,
     install_options,
 };
+use switchboard_engine::vocab::error::InstallError;
 use tauri::State;
 
 use super::CmdResult;
@@ -67,16 +68,18 @@ pub async fn plan_registry_install(
         .await?)
 }
 
-/// Installs `entry` as `request` asks: saved, started, its tools listed.
+/// Installs `entry` as `request` asks, refused unless `digest` is the digest of the plan
+/// shown for it: saved, started, its tools listed.
 #[tauri::command]
 pub async fn install_from_registry(
     engine: State<'_, Engine>,
     entry: RegistryEntry,
     request: InstallRequest,
+    digest: String,
 ) -> CmdResult<Installed> {
     Ok(engine
         .installer()
-        .install_from_registry(&entry, &request, None)
+        .install_from_registry(&entry, &request, None, &digest)
         .await?)
 }
 
@@ -90,26 +93,43 @@ pub async fn check_server_update(
     Ok(engine.installer().check_update(&id).await?)
 }
 
-/// Applies the update [`check_server_update`] showed.
+/// Applies the update [`check_server_update`] showed, refused unless `digest` is the
+/// digest of that update as the registry answers now.
 #[tauri::command]
-pub async fn apply_server_update(engine: State<'_, Engine>, id: String) -> CmdResult<Installed> {
-    Ok(engine.installer().apply_update(&id).await?)
+pub async fn apply_server_update(
+    engine: State<'_, Engine>,
+    id: String,
+    digest: String,
+) -> CmdResult<Installed> {
+    Ok(engine.installer().apply_update(&id, &digest).await?)
 }
 
-/// What the bundle at `path` is and asks for; unpacks nothing.
+/// What the bundle at `path` is and asks for, with the digest of its bytes; unpacks
+/// nothing. Read on a blocking thread, never the window's.
 #[tauri::command]
-pub fn preview_bundle(engine: State<'_, Engine>, path: PathBuf) -> CmdResult<BundlePreview> {
-    Ok(engine.installer().preview_bundle(&path)?)
+pub async fn preview_bundle(engine: State<'_, Engine>, path: PathBuf) -> CmdResult<BundlePreview> {
+    let installer = engine.installer().clone();
+    let preview = tauri::async_runtime::spawn_blocking(move || installer.preview_bundle(&path));
+    let preview = preview.await.map_err(|e| {
+        let failed = InstallError::Io(format!("reading the bundle failed: {e}"));
+        switchboard_engine::EngineError::from(failed)
+    })?;
+    Ok(preview?)
 }
 
-/// Installs the bundle at `path` with the user's `request` values.
+/// Installs the bundle at `path` with the user's `request` values, refused unless its bytes
+/// have the `digest` its preview showed.
 #[tauri::command]
 pub async fn install_bundle(
     engine: State<'_, Engine>,
     path: PathBuf,
     request: BundleInstall,
+    digest: String,
 ) -> CmdResult<Installed> {
-    Ok(engine.installer().install_bundle(&path, &request).await?)
+    Ok(engine
+        .installer()
+        .install_bundle(&path, &request, &digest)
+        .await?)
 }
 
 /// What install link `link` would save, for the confirmation; saves nothing.

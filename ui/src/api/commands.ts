@@ -616,13 +616,15 @@ export function planRegistryInstall(args: {
 }
 
 /**
- * Installs `entry` as `request` asks: saved, started, its tools listed.
+ * Installs `entry` as `request` asks, refused unless `digest` is the digest of the plan
+ * shown for it: saved, started, its tools listed.
  *
  * Command `install_from_registry`.
  */
 export function installFromRegistry(args: {
   entry: RegistryEntry;
   request: InstallRequest;
+  digest: string;
 }): Promise<Installed> {
   return call<Installed>('install_from_registry', args);
 }
@@ -638,16 +640,18 @@ export function checkServerUpdate(args: { id: string }): Promise<UpdatePlan | nu
 }
 
 /**
- * Applies the update [`check_server_update`] showed.
+ * Applies the update [`check_server_update`] showed, refused unless `digest` is the
+ * digest of that update as the registry answers now.
  *
  * Command `apply_server_update`.
  */
-export function applyServerUpdate(args: { id: string }): Promise<Installed> {
+export function applyServerUpdate(args: { id: string; digest: string }): Promise<Installed> {
   return call<Installed>('apply_server_update', args);
 }
 
 /**
- * What the bundle at `path` is and asks for; unpacks nothing.
+ * What the bundle at `path` is and asks for, with the digest of its bytes; unpacks
+ * nothing. Read on a blocking thread, never the window's.
  *
  * Command `preview_bundle`.
  */
@@ -656,11 +660,16 @@ export function previewBundle(args: { path: string }): Promise<BundlePreview> {
 }
 
 /**
- * Installs the bundle at `path` with the user's `request` values.
+ * Installs the bundle at `path` with the user's `request` values, refused unless its bytes
+ * have the `digest` its preview showed.
  *
  * Command `install_bundle`.
  */
-export function installBundle(args: { path: string; request: BundleInstall }): Promise<Installed> {
+export function installBundle(args: {
+  path: string;
+  request: BundleInstall;
+  digest: string;
+}): Promise<Installed> {
   return call<Installed>('install_bundle', args);
 }
 
@@ -679,7 +688,10 @@ export function previewInstallLink(args: { link: string }): Promise<LinkPreview>
  *
  * Command `install_from_link`.
  */
-export function installFromLink(args: { link: string; acceptedRiskyEnv?: string[] | null }): Promise<Installed> {
+export function installFromLink(args: {
+  link: string;
+  acceptedRiskyEnv?: string[] | null;
+}): Promise<Installed> {
   return call<Installed>('install_from_link', args);
 }
 

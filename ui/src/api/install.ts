@@ -36,9 +36,10 @@ export function planRegistryInstall(entry: RegistryEntry, request: InstallReques
   return commands.planRegistryInstall({ entry, request });
 }
 
-/** Installs `entry`: saved, started, its tools listed. */
-export function installFromRegistry(entry: RegistryEntry, request: InstallRequest): Promise<Installed> {
-  return commands.installFromRegistry({ entry, request });
+/** Installs `entry` as the plan with `digest` showed (refused when the plan made now differs):
+ * saved, started, its tools listed. */
+export function installFromRegistry(entry: RegistryEntry, request: InstallRequest, digest: string): Promise<Installed> {
+  return commands.installFromRegistry({ entry, request, digest });
 }
 
 /** What updating server `id` would change; null when it is up to date. */
@@ -46,9 +47,9 @@ export function checkServerUpdate(id: string): Promise<UpdatePlan | null> {
   return commands.checkServerUpdate({ id });
 }
 
-/** Applies the update `checkServerUpdate` showed. */
-export function applyServerUpdate(id: string): Promise<Installed> {
-  return commands.applyServerUpdate({ id });
+/** Applies the update `checkServerUpdate` showed with `digest` (refused when it changed since). */
+export function applyServerUpdate(id: string, digest: string): Promise<Installed> {
+  return commands.applyServerUpdate({ id, digest });
 }
 
 /** What the bundle at `path` is and asks for; unpacks nothing. */
@@ -56,9 +57,10 @@ export function previewBundle(path: string): Promise<BundlePreview> {
   return commands.previewBundle({ path });
 }
 
-/** Installs the bundle at `path` with the user's values. */
-export function installBundle(path: string, request: BundleInstall): Promise<Installed> {
-  return commands.installBundle({ path, request });
+/** Installs the bundle at `path` with the user's values, if its bytes still have the `digest`
+ * its preview showed. */
+export function installBundle(path: string, request: BundleInstall, digest: string): Promise<Installed> {
+  return commands.installBundle({ path, request, digest });
 }
 
 /** What install link `link` would save, for the confirmation; saves nothing. */

@@ -223,6 +223,7 @@ const preview: BundlePreview = {
   signed: false,
   files: 2,
   unpackedBytes: 2416,
+  digest: 'sha256:b0',
 };
 
 describe('the bundle preview', () => {
@@ -254,7 +255,7 @@ describe('the bundle preview', () => {
     await userEvent.type(greeting, 'Ahoy');
     await userEvent.click(within(dialog).getByTestId('bundle-install'));
     expect(await screen.findByTestId('install-result')).toHaveTextContent('Its tools: greet');
-    expect(fake.callsTo('install_bundle')).toEqual([{ path: '/tmp/greeter.mcpb', request: { config: { greeting: 'Ahoy' } } }]);
+    expect(fake.callsTo('install_bundle')).toEqual([{ path: '/tmp/greeter.mcpb', request: { config: { greeting: 'Ahoy' } }, digest: 'sha256:b0' }]);
   });
 
   test('a bundle the app was opened with (--open-bundle, a double-clicked .mcpb) opens its preview', async () => {
@@ -327,6 +328,8 @@ describe('updates', () => {
       oldNames: [],
       newNames: ['TOKEN'],
       missing: [],
+      newValues: { TOKEN: '••••••••' },
+      digest: 'sha256:u0',
     };
     const fake = installFakeBackend([], {
       servers: [record, serverRecord({ name: 'plain' })],
@@ -346,7 +349,7 @@ describe('updates', () => {
     expect(shown).toHaveTextContent('npx -y everything@1.1.0');
     expect(fake.callsTo('apply_server_update')).toEqual([]);
     await userEvent.click(within(shown).getByRole('button', { name: 'Update' }));
-    await waitFor(() => expect(fake.callsTo('apply_server_update')).toEqual([{ id: record.id }]));
+    await waitFor(() => expect(fake.callsTo('apply_server_update')).toEqual([{ id: record.id, digest: 'sha256:u0' }]));
     await waitFor(() => expect(screen.queryByTestId('update-badge')).toBeNull());
     expect(updates.available).toEqual({});
     expect(servers.loaded).toBe(true);

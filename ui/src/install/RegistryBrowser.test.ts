@@ -60,7 +60,7 @@ function backend(options: { offline?: boolean; docker?: string } = {}) {
       if (cmd === 'registry_cached') return { ...pages.first!, cached: true, fetchedAt: Date.UTC(2026, 0, 2) };
       if (cmd === 'registry_install_options') return [dbOption];
       if (cmd === 'plan_registry_install')
-        return { serverName: 'database-manager', commandLine: 'docker run', command: 'docker', args: ['run', '-i', '--rm', 'example/db:2.0'], envNames: ['DB_PASSWORD', 'DB_TYPE'], headerNames: [], runtime: { program: 'docker', found: options.docker, hint: 'install Docker Engine or Docker Desktop' }, config: {} };
+        return { serverName: 'database-manager', commandLine: 'docker run', command: 'docker', args: ['run', '-i', '--rm', 'example/db:2.0'], envNames: ['DB_PASSWORD', 'DB_TYPE'], headerNames: [], runtime: { program: 'docker', found: options.docker, hint: 'install Docker Engine or Docker Desktop' }, config: {}, digest: 'sha256:p0' };
       if (cmd === 'install_from_registry') return { record: { id: 's9', config: { name: 'database-manager' } }, tools: [{ name: 'query' }, { name: 'tables' }] };
       if (cmd === 'list_servers') return [];
       return undefined;
@@ -188,6 +188,6 @@ describe('the registry browser', () => {
     expect(fake.callsTo('install_from_registry')).toEqual([]);
     await userEvent.click(screen.getByTestId('install-now'));
     expect(await screen.findByTestId('install-result')).toHaveTextContent('Its tools: query, tables');
-    expect(fake.callsTo('install_from_registry')).toEqual([{ entry: db, request: { option: 'package:0', values: { DB_PASSWORD: 'hunter2', DB_TYPE: 'postgres' } } }]);
+    expect(fake.callsTo('install_from_registry')).toEqual([{ entry: db, request: { option: 'package:0', values: { DB_PASSWORD: 'hunter2', DB_TYPE: 'postgres' } }, digest: 'sha256:p0' }]);
   });
 });

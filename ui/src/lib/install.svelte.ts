@@ -120,9 +120,9 @@ export function planInstall(entry: RegistryEntry, request: InstallRequest): Prom
   return api.planRegistryInstall(entry, request);
 }
 
-/** Installs `entry`; the server list is read again. */
-export async function installEntry(entry: RegistryEntry, request: InstallRequest): Promise<Installed> {
-  const installed = await api.installFromRegistry(entry, request);
+/** Installs `entry` as the plan with `digest` showed; the server list is read again. */
+export async function installEntry(entry: RegistryEntry, request: InstallRequest, digest: string): Promise<Installed> {
+  const installed = await api.installFromRegistry(entry, request, digest);
   await servers.load();
   return installed;
 }
@@ -155,7 +155,7 @@ class Bundles {
   /** Installs the open bundle; the server list is read again. */
   async install(request: BundleInstall): Promise<Installed> {
     if (!this.open) throw new Error('no bundle is open');
-    const installed = await api.installBundle(this.open.path, request);
+    const installed = await api.installBundle(this.open.path, request, this.open.preview.digest);
     await servers.load();
     return installed;
   }
@@ -237,9 +237,9 @@ class Updates {
     }
   }
 
-  /** Applies server `id`'s update; the server list is read again. */
-  async apply(id: string): Promise<Installed> {
-    const installed = await api.applyServerUpdate(id);
+  /** Applies server `id`'s update as shown (its plan's digest); the server list is read again. */
+  async apply(id: string, digest = this.available[id]?.digest ?? ''): Promise<Installed> {
+    const installed = await api.applyServerUpdate(id, digest);
     const { [id]: _, ...rest } = this.available;
     this.available = rest;
     await servers.load();

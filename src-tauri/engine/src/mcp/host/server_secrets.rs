@@ -2,7 +2,10 @@
 //! keychain, like provider keys, one entry per server (account [`account`], the values as a
 //! JSON object keyed by name), never SQLite, logs or exports. The database keeps the names
 //! with blank values; the UI sees [`SECRET_MASK`] for each value and sends it back to keep the
-//! stored one. A server is given its values only when it starts ([`ServerSecrets::runnable`]).
+//! stored one, as long as the server is still the same one ([`identity`]: the command of a
+//! stdio server, the URL's origin of a remote one); after that changed a masked value that has
+//! a stored one is refused and must be typed again, so a kept `Authorization` never goes to a
+//! new host. A server is given its values only when it starts ([`ServerSecrets::runnable`]).
 //! Values a database written by an older version still holds move to the keychain at start
 //! ([`ServerSecrets::move_server_secrets`]).
 
@@ -14,8 +17,9 @@ use super::McpHost;
 use crate::EngineError;
 use crate::secrets::{SecretError, blocking};
 use crate::store::ServerRecord;
-use crate::vocab::server::ServerConfig;
+use crate::vocab::error::ConfigError;
 use crate::vocab::server::{SECRET_MASK, secrets_of, secrets_of_mut};
+use crate::vocab::server::{ServerConfig, Transport};
 
 /// The keychain account holding the env or header values of the server with this id.
 pub fn account(id: &str) -> String {
@@ -34,6 +38,47 @@ fn values_of(config: &ServerConfig) -> BTreeMap<String, String> {
 pub(crate) fn masked(mut record: ServerRecord) -> ServerRecord {
     record.config = record.config.masked();
     record
+}
+
+/// Who a server's values are for: `command NAME` (stdio), the URL's origin (remote), or
+/// `builtin:NAME`.
+pub(crate) fn identity(config: &ServerConfig) -> String {
+    match &config.transport {
+        Transport::Stdio { command, .. } => format!("command {command}"),
+        Transport::Http { url, .. } | Transport::Sse { url, .. } => match url::Url::parse(url) {
+            Ok(parsed) => parsed.origin().ascii_serialization(),
+            Err(_) => url.clone(),
+        },
+        Transport::Builtin { server, .. } => format!("builtin:{server}"),
+    }
+}
+
+/// The refusal of `new`'s masked values that `stored` holds a value for, when `new` is not
+/// the same server as `old` ([`identity`]); none when they may be kept.
+fn refuse_moved(
+    old: &ServerConfig,
+    new: &ServerConfig,
+    stored: &BTreeMap<String, String>,
+) -> Option<ConfigError> {
+    let (was, now) = (identity(old), identity(new));
+    if was == now {
+        return None;
+    }
+    let kind = match new.transport {
+        Transport::Stdio { .. } => "env",
+        _ => "header",
+    };
+    let errors: Vec<String> = (secrets_of(&new.transport).iter())
+        .filter(|(name, v)| *v == SECRET_MASK && stored.get(*name).is_some_and(|s| !s.is_empty()))
+        .map(|(name, _)| {
+            format!(
+                "server {:?}: the {kind} value {name} was kept for {was}, and the server is now \
+                 {now}; type the value again",
+                new.name
+            )
+        })
+        .collect();
+    ConfigError::from_list(errors)
 }
 
 /// `new` with each [`SECRET_MASK`] value replaced by the value `old` holds under that name
@@ -106,7 +151,9 @@ impl ServerSecrets<'_> {
         }
     }
 
-    /// `new` with the values the user left masked taken from server `id`'s stored ones.
+    /// `new` with the values the user left masked taken from server `id`'s stored ones;
+    /// refused (one line per value: type it again) when `new` is no longer the same server
+    /// ([`identity`]: another command, another URL origin) and a masked value has a stored one.
     pub(crate) async fn with_kept_values(
         &self,
         id: &str,
@@ -116,7 +163,12 @@ impl ServerSecrets<'_> {
             .values()
             .any(|v| v == SECRET_MASK);
         if masked {
-            keep_masked(&mut new, &self.server_values(id).await?);
+            let stored = self.server_values(id).await?;
+            let old = self.host.store().find_server(id).await?;
+            if let Some(refused) = refuse_moved(&old.config, &new, &stored) {
+                return Err(refused.into());
+            }
+            keep_masked(&mut new, &stored);
         }
         Ok(new)
     }
@@ -203,6 +255,53 @@ mod tests {
         assert_eq!(
             values["NEW"], "",
             "a masked value with nothing stored is blank"
+        );
+    }
+
+    fn remote(url: &str, headers: &[(&str, &str)]) -> ServerConfig {
+        let headers = (headers.iter())
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect();
+        let transport = Transport::Http {
+            url: url.into(),
+            headers,
+        };
+        ServerConfig::new("r", transport)
+    }
+
+    #[test]
+    fn a_masked_value_sent_back_after_the_url_origin_changed_must_be_typed_again() {
+        let stored = BTreeMap::from([("Authorization".to_owned(), "Bearer s3cret".to_owned())]);
+        let old = remote("https://api.example.com/mcp", &[("Authorization", "")]);
+        let moved = remote(
+            "https://evil.example.net/mcp",
+            &[("Authorization", SECRET_MASK)],
+        );
+        let error = refuse_moved(&old, &moved, &stored).unwrap().to_string();
+        assert_eq!(
+            error,
+            "server \"r\": the header value Authorization was kept for https://api.example.com, \
+             and the server is now https://evil.example.net; type the value again"
+        );
+        let same = remote(
+            "https://api.example.com/v2/mcp",
+            &[("Authorization", SECRET_MASK)],
+        );
+        assert!(refuse_moved(&old, &same, &stored).is_none(), "same origin");
+        let typed = remote(
+            "https://evil.example.net/mcp",
+            &[("Authorization", "Bearer new")],
+        );
+        assert!(refuse_moved(&old, &typed, &stored).is_none(), "typed again");
+        let other = stdio(&[("TOKEN", SECRET_MASK)]);
+        let mut moved = other.clone();
+        if let Transport::Stdio { command, .. } = &mut moved.transport {
+            *command = "/tmp/other".into();
+        }
+        let stored = BTreeMap::from([("TOKEN".to_owned(), "t".to_owned())]);
+        assert!(
+            refuse_moved(&other, &moved, &stored).is_some(),
+            "another command"
         );
     }
 

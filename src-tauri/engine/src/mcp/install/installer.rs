@@ -16,6 +16,7 @@ use crate::EngineError;
 use crate::mcp::host::McpHost;
 use crate::mcp::host::server_secrets::masked;
 use crate::mcp::install::bundle::{self, BundleInstall, BundlePreview};
+use crate::mcp::install::digest;
 use crate::mcp::install::link::{self, LinkPreview};
 use crate::mcp::install::registry::client::{DEFAULT_TIMEOUT, RegistryClient};
 use crate::mcp::install::registry::plan::{self, runtime_hint};
@@ -154,16 +155,20 @@ impl Installer {
         Ok(shown)
     }
 
-    /// Installs `entry` as [`Self::plan_registry_install`] shows it: refused when its runtime
-    /// is missing; saved (values to the keychain), started, its tools listed.
+    /// Installs `entry` as [`Self::plan_registry_install`] showed it, the plan's `digest`
+    /// given back: refused ([`InstallError::NotAsShown`]) when the plan made now has another
+    /// digest, or when its runtime is missing; saved (values to the keychain), started, its
+    /// tools listed.
     pub async fn install_from_registry(
         &self,
         entry: &RegistryEntry,
         request: &InstallRequest,
         registry: Option<&str>,
+        digest: &str,
     ) -> Result<Installed, EngineError> {
         let registry = self.registry_client(registry).await?.base().to_owned();
         let (shown, config) = plan::build(entry, &registry, request)?;
+        digest::require("the plan", digest, &shown.digest)?;
         if let Some(check) = &shown.runtime {
             require_program(&check.program).await?;
         }
@@ -181,13 +186,21 @@ impl Installer {
             .map(|(shown, _, _)| shown))
     }
 
-    /// Applies the update [`Self::check_update`] shows: the configuration is replaced (its
-    /// values kept), a running server restarted.
-    pub async fn apply_update(&self, id_or_name: &str) -> Result<Installed, EngineError> {
+    /// Applies the update [`Self::check_update`] showed, its `digest` given back: the
+    /// registry is asked again and the update refused ([`InstallError::NotAsShown`]) when what
+    /// it would apply now has another digest (the registry's latest version or its entry
+    /// changed since); else the configuration is replaced (its values kept), a running server
+    /// restarted.
+    pub async fn apply_update(
+        &self,
+        id_or_name: &str,
+        digest: &str,
+    ) -> Result<Installed, EngineError> {
         let Some((shown, config, record)) = self.plan_update(id_or_name).await? else {
             let name = id_or_name.to_owned();
             return Err(InstallError::Plan(format!("{name} is up to date")).into());
         };
+        digest::require("the update", digest, &shown.digest)?;
         if !shown.missing.is_empty() {
             let missing = shown.missing.join(", ");
             return Err(InstallError::Plan(format!(
@@ -245,17 +258,23 @@ impl Installer {
             server_name: Some(record.config.name.clone()),
             values,
         };
-        let (missing, built) = match plan::build(&latest, &registry, &request) {
-            Ok((_, config)) => (vec![], config),
+        let (missing, built, seen) = match plan::build(&latest, &registry, &request) {
+            Ok((plan, config)) => (vec![], config, plan.config),
             Err(InstallError::Plan(why)) => {
                 let mut keep = request.clone();
                 keep.values.clear();
                 let fallback = plan::build(&latest, &registry, &keep).map(|(_, c)| c);
-                (vec![why], fallback.unwrap_or_else(|_| current.clone()))
+                let built = fallback.unwrap_or_else(|_| current.clone());
+                let seen = built.masked();
+                (vec![why], built, seen)
             }
             Err(other) => return Err(other.into()),
         };
         let names = |c: &ServerConfig| secrets_of(&c.transport).keys().cloned().collect();
+        let mut seen = seen;
+        seen.enabled = record.config.enabled;
+        seen.approval = record.config.approval;
+        let shown_digest = digest::of_json(&(&record.id, &version, &latest.version, &seen));
         let shown = UpdatePlan {
             server: record.config.name.clone(),
             entry: name,
@@ -266,6 +285,8 @@ impl Installer {
             old_names: names(&current),
             new_names: names(&built),
             missing,
+            new_values: secrets_of(&seen.transport).clone(),
+            digest: shown_digest,
         };
         let mut config = built;
         config.enabled = record.config.enabled;
@@ -280,14 +301,26 @@ impl Installer {
 
     /// Unpacks the bundle at `file` into the profile's `bundles/<name>/<version>/`, saves its
     /// server (its `user_config` values substituted; env values to the keychain), starts it
-    /// and lists its tools. Refused bundles leave nothing on disk.
+    /// and lists its tools. `digest` is the one [`Self::preview_bundle`] showed: the file is
+    /// first copied into a private one while hashing it, and refused
+    /// ([`InstallError::NotAsShown`]) when its bytes are not the ones previewed; everything
+    /// after reads that copy. Refused bundles leave nothing on disk.
     pub async fn install_bundle(
         &self,
         file: &Path,
         request: &BundleInstall,
+        digest: &str,
     ) -> Result<Installed, EngineError> {
         let bundles = self.bundles_dir()?;
-        let preview = bundle::preview(file)?;
+        let (file_owned, dir, expected) = (file.to_path_buf(), bundles.clone(), digest.to_owned());
+        let staged = tokio::task::spawn_blocking(move || {
+            let staged = bundle::stage(&file_owned, &dir, &expected)?;
+            let preview = bundle::preview_as(&staged.path, &file_owned)?;
+            Ok::<_, InstallError>((staged, preview))
+        })
+        .await
+        .map_err(|e| InstallError::Io(e.to_string()))?;
+        let (staged, preview) = staged?;
         if !preview.platforms.is_empty() && !preview.platforms.iter().any(|p| p == bundle::PLATFORM)
         {
             let (on, platforms) = (bundle::PLATFORM, preview.platforms.join(", "));
@@ -297,8 +330,13 @@ impl Installer {
         self.name_free(request.server_name.as_deref().unwrap_or(&preview.name))
             .await?;
         let file_owned = file.to_path_buf();
-        let unpacked =
-            tokio::task::spawn_blocking(move || bundle::unpack(&file_owned, &bundles)).await;
+        let unpacked = tokio::task::spawn_blocking(move || {
+            let limits = bundle::Limits::default();
+            let unpacked = bundle::unpack_as(&staged.path, &file_owned, &bundles, limits);
+            drop(staged);
+            unpacked
+        })
+        .await;
         let (manifest, dir) = unpacked.map_err(|e| InstallError::Io(e.to_string()))??;
         let saved = async {
             let config = bundle::server_config(&manifest, &dir, request)?;

@@ -4,6 +4,7 @@
 //! from install links ([`link`]), and updates; [`installer`] is the host's side of all four.
 
 pub(crate) mod bundle;
+pub(crate) mod digest;
 mod installer;
 pub(crate) mod link;
 pub(crate) mod registry;

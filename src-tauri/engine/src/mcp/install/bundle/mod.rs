@@ -4,7 +4,11 @@
 //! into `<bundles>/<name>/<version>/` with every path checked (nothing is left on disk when
 //! it is refused); [`server_config`] makes the configured server from the manifest's
 //! `mcp_config` with its substitutions (`${__dirname}`, `${user_config.KEY}`, `${HOME}`…).
+//! The preview carries the digest of the file's bytes; an install first copies the file into
+//! a private one while hashing it ([`stage`]) and refuses when the digest is not the one the
+//! preview showed, so a file swapped after the preview is never what installs.
 
+mod eocd;
 mod manifest;
 #[cfg(test)]
 mod tests;
@@ -18,8 +22,17 @@ use ts_rs::TS;
 
 pub(crate) use manifest::Manifest;
 pub use manifest::{NamedItem, UserConfigField};
-pub(crate) use unpack::{Limits, MAX_TOTAL_BYTES, unpack};
+pub(crate) use unpack::{Limits, MAX_FILE_BYTES, unpack_as};
+#[cfg(test)]
+pub(crate) use unpack::{MAX_TOTAL_BYTES, unpack};
 
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::path::PathBuf;
+
+use sha2::{Digest, Sha256};
+
+use crate::mcp::install::digest;
 use crate::vocab::error::InstallError;
 use crate::vocab::server::ServerSource;
 use crate::vocab::server::{ServerConfig, Transport};
@@ -72,6 +85,9 @@ pub struct BundlePreview {
     /// The total unpacked size in bytes.
     #[ts(type = "number")]
     pub unpacked_bytes: u64,
+    /// The digest of the file's bytes previewed: installing takes it back and refuses a file
+    /// whose bytes have another.
+    pub digest: String,
 }
 
 /// What the user gives when installing a bundle.
@@ -90,8 +106,21 @@ pub struct BundleInstall {
 /// Reads and checks the bundle at `file` (manifest, every entry's path, sizes, the entry
 /// point) without unpacking it.
 pub(crate) fn preview(file: &Path) -> Result<BundlePreview, InstallError> {
-    let bytes = read_file(file)?;
-    let listing = unpack::check(file, &bytes, Limits::default())?;
+    preview_as(file, file)
+}
+
+/// [`preview`] of the file at `read`, named `file` in messages (a staged copy of it).
+pub(crate) fn preview_as(read: &Path, file: &Path) -> Result<BundlePreview, InstallError> {
+    let no = |why: &str| refused(file, why);
+    let handle = File::open(read).map_err(|e| no(&e.to_string()))?;
+    let before = Stamp::of(&handle).map_err(|e| no(&e.to_string()))?;
+    let (digest, signed) = hash_file(file, &handle)?;
+    let again = handle.try_clone().map_err(|e| no(&e.to_string()))?;
+    let mut zip = unpack::open_zip(file, again, Limits::default())?;
+    let listing = unpack::check(file, &mut zip, Limits::default())?;
+    if Stamp::of(&handle).map_err(|e| no(&e.to_string()))? != before {
+        return Err(no("it changed while it was read; open it again"));
+    }
     let m = listing.manifest;
     Ok(BundlePreview {
         display_name: m.display_name.clone().unwrap_or_else(|| m.name.clone()),
@@ -109,24 +138,119 @@ pub(crate) fn preview(file: &Path) -> Result<BundlePreview, InstallError> {
         user_config: m.user_config.clone(),
         platforms: m.compatibility.platforms.clone(),
         runtimes: m.compatibility.runtimes.clone(),
-        signed: bytes.ends_with(SIGNATURE_END),
+        signed,
         files: listing.files,
         unpacked_bytes: listing.total,
         name: m.name,
         version: m.version,
+        digest,
     })
 }
 
-/// The bundle file's bytes.
-pub(crate) fn read_file(file: &Path) -> Result<Vec<u8>, InstallError> {
-    let meta = std::fs::metadata(file).map_err(|e| refused(file, &e.to_string()))?;
-    if meta.len() > MAX_TOTAL_BYTES {
+/// What identifies a file's contents between two looks at it: its size, its inode, and its
+/// modification and change times (a write changes the change time, which cannot be set).
+#[derive(Debug, PartialEq, Eq)]
+struct Stamp(u64, Option<std::time::SystemTime>, i64, i64, u64);
+
+impl Stamp {
+    fn of(file: &File) -> std::io::Result<Self> {
+        let meta = file.metadata()?;
+        #[cfg(unix)]
+        let (ctime, nsec, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.ctime(), meta.ctime_nsec(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (ctime, nsec, ino) = (0, 0, 0);
+        Ok(Self(meta.len(), meta.modified().ok(), ctime, nsec, ino))
+    }
+}
+
+/// The digest of `handle`'s bytes (at most [`MAX_FILE_BYTES`]) and whether they end with a
+/// signature block, read from the start through a buffer.
+fn hash_file(file: &Path, mut handle: &File) -> Result<(String, bool), InstallError> {
+    let no = |why: &str| refused(file, why);
+    let io = |e: std::io::Error| refused(file, &e.to_string());
+    handle.rewind().map_err(io)?;
+    let mut hash = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut total, mut tail) = (0u64, Vec::with_capacity(2 * SIGNATURE_END.len()));
+    loop {
+        let n = handle.read(&mut buf).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > MAX_FILE_BYTES {
+            return Err(no(&format!("it is larger than {MAX_FILE_BYTES} bytes")));
+        }
+        hash.update(&buf[..n]);
+        tail.extend_from_slice(&buf[n.saturating_sub(SIGNATURE_END.len())..n]);
+        let cut = tail.len().saturating_sub(SIGNATURE_END.len());
+        tail.drain(..cut);
+    }
+    Ok((digest::hex_of(hash), tail.ends_with(SIGNATURE_END)))
+}
+
+/// A private copy of a bundle file, made while hashing it; removed when dropped.
+pub(crate) struct Staged {
+    /// Where the copy is.
+    pub path: PathBuf,
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Copies the bundle `file` into a private file in `dir` while hashing it, and refuses
+/// ([`InstallError::NotAsShown`]) unless its digest is `expected`, the one the preview showed.
+/// What is installed is then read from the copy, which nothing else writes.
+pub(crate) fn stage(file: &Path, dir: &Path, expected: &str) -> Result<Staged, InstallError> {
+    let io = |e: std::io::Error| refused(file, &e.to_string());
+    let mut src = File::open(file).map_err(io)?;
+    if src.metadata().map_err(io)?.len() > MAX_FILE_BYTES {
         return Err(refused(
             file,
-            &format!("it is larger than {MAX_TOTAL_BYTES} bytes"),
+            &format!("it is larger than {MAX_FILE_BYTES} bytes"),
         ));
     }
-    std::fs::read(file).map_err(|e| refused(file, &e.to_string()))
+    let staged = Staged {
+        path: dir.join(format!(".incoming-{}.mcpb", uuid::Uuid::now_v7())),
+    };
+    let write = |e: std::io::Error| {
+        InstallError::Io(format!(
+            "cannot copy the bundle into {}: {e}",
+            dir.display()
+        ))
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut out = options.open(&staged.path).map_err(write)?;
+    let mut hash = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = src.read(&mut buf).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > MAX_FILE_BYTES {
+            return Err(refused(
+                file,
+                &format!("it is larger than {MAX_FILE_BYTES} bytes"),
+            ));
+        }
+        hash.update(&buf[..n]);
+        out.write_all(&buf[..n]).map_err(write)?;
+    }
+    out.flush().map_err(write)?;
+    digest::require("the bundle file", expected, &digest::hex_of(hash))?;
+    Ok(staged)
 }
 
 /// A refusal of the bundle `file`, saying why.

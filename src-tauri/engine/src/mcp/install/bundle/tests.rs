@@ -295,3 +295,78 @@ fn a_bundle_with_a_signature_block_is_marked_signed() {
     std::fs::write(&file, bytes).unwrap();
     assert!(preview(&file).unwrap().signed);
 }
+
+/// A zip with no entries whose end record declares `entries` (ZIP64 records when more than
+/// a 16-bit count holds), padded to look like a bundle.
+fn declaring(dir: &Path, entries: u64) -> PathBuf {
+    let mut bytes = vec![0u8; 1024];
+    if entries >= 0xFFFF {
+        let record_at = bytes.len() as u64;
+        bytes.extend_from_slice(&[0x50, 0x4b, 0x06, 0x06]);
+        bytes.extend_from_slice(&44u64.to_le_bytes());
+        bytes.extend_from_slice(&[45, 0, 45, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&entries.to_le_bytes());
+        bytes.extend_from_slice(&entries.to_le_bytes());
+        bytes.extend_from_slice(&(entries * 46).to_le_bytes());
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        bytes.extend_from_slice(&[0x50, 0x4b, 0x06, 0x07, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&record_at.to_le_bytes());
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+    }
+    let count = u16::try_from(entries).unwrap_or(u16::MAX);
+    bytes.extend_from_slice(&[0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
+    bytes.extend_from_slice(&count.to_le_bytes());
+    bytes.extend_from_slice(&count.to_le_bytes());
+    let field = if entries >= 0xFFFF { [0xFF; 8] } else { [0; 8] };
+    bytes.extend_from_slice(&field);
+    bytes.extend_from_slice(&[0, 0]);
+    let path = dir.join("many.mcpb");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn a_zip_declaring_more_entries_than_allowed_is_refused_before_it_is_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    for (entries, expected) in [
+        (
+            1_000_000,
+            "it has 1000000 entries, more than 10000".to_owned(),
+        ),
+        (
+            20_000,
+            format!("it has 20000 entries, more than {MAX_ENTRIES}"),
+        ),
+    ] {
+        let file = declaring(dir.path(), entries);
+        let error = preview(&file).unwrap_err().to_string();
+        assert!(error.contains(&expected), "{error}");
+    }
+}
+
+#[test]
+fn a_preview_carries_the_digest_of_the_file_and_staging_another_file_is_refused() {
+    let src = tempfile::tempdir().unwrap();
+    let staging = tempfile::tempdir().unwrap();
+    let file = good(src.path());
+    let shown = preview(&file).unwrap();
+    let staged = stage(&file, staging.path(), &shown.digest).unwrap();
+    assert_eq!(
+        std::fs::read(&staged.path).unwrap(),
+        std::fs::read(&file).unwrap()
+    );
+    drop(staged);
+    assert_eq!(tree(staging.path()), Vec::<String>::new(), "the copy goes");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"MCPB_SIG_END");
+    std::fs::write(&file, bytes).unwrap();
+    let error = stage(&file, staging.path(), &shown.digest)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.starts_with("nothing was installed: the bundle file is not what was shown"),
+        "{error}"
+    );
+    assert_eq!(tree(staging.path()), Vec::<String>::new(), "nothing left");
+}

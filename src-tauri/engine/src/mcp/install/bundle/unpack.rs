@@ -1,22 +1,33 @@
-//! Reading a bundle's zip safely. [`check`] walks every entry before anything is written:
+//! Reading a bundle's zip safely. [`open`] checks the file's size and the entry count its
+//! end-of-central-directory record declares ([`super::eocd`]) before the zip library parses
+//! the central directory; [`check`] then walks every entry before anything is written:
 //! a path that escapes the folder (`..`, absolute), a symlink, more than [`MAX_ENTRIES`]
 //! entries or more than [`MAX_TOTAL_BYTES`] unpacked, a manifest that does not validate or an
 //! entry point that is not a file of the bundle is refused. [`unpack`] writes into a
 //! temporary folder beside the target (counting the bytes really written) and renames it
-//! into place; on any failure the temporary folder is removed, so nothing is left.
+//! into place; on any failure the temporary folder is removed, so nothing is left. The file is
+//! read through a buffer, never whole into memory.
 
-use std::io::{Cursor, Read, Write};
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, Write};
 use std::path::{Component, Path, PathBuf};
 
 use zip::ZipArchive;
 
-use super::{Manifest, read_file, refused};
+use super::{Manifest, eocd, refused};
 use crate::vocab::error::InstallError;
 
 /// The most entries a bundle may have.
 pub(crate) const MAX_ENTRIES: usize = 10_000;
-/// The most bytes a bundle may unpack to (and the largest bundle file read).
+/// The most bytes a bundle may unpack to.
 pub(crate) const MAX_TOTAL_BYTES: u64 = 512 * 1024 * 1024;
+/// The largest bundle file read.
+pub(crate) const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+/// The largest `manifest.json` read.
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+
+/// A bundle's zip, read through a buffer.
+pub(crate) type BundleZip = ZipArchive<BufReader<File>>;
 
 /// How much a bundle may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,11 +77,31 @@ fn safe_path(name: &str) -> Result<PathBuf, String> {
     Ok(out)
 }
 
-/// Checks every entry and the manifest of the zip in `bytes` (read from `file`).
-pub(super) fn check(file: &Path, bytes: &[u8], limits: Limits) -> Result<Listing, InstallError> {
+/// Opens the bundle `file` (already open as `handle`) as a zip: its size and the entry count
+/// and central directory size its end records declare are checked first, then the zip
+/// library reads the central directory.
+pub(crate) fn open_zip(
+    file: &Path,
+    mut handle: File,
+    limits: Limits,
+) -> Result<BundleZip, InstallError> {
     let no = |why: &str| refused(file, why);
-    let mut zip = ZipArchive::new(Cursor::new(bytes))
-        .map_err(|e| no(&format!("it is not a zip file: {e}")))?;
+    let len = handle.metadata().map_err(|e| no(&e.to_string()))?.len();
+    if len > MAX_FILE_BYTES {
+        return Err(no(&format!("it is larger than {MAX_FILE_BYTES} bytes")));
+    }
+    eocd::check_end(&mut handle, len, limits.entries).map_err(|why| no(&why))?;
+    handle.rewind().map_err(|e| no(&e.to_string()))?;
+    ZipArchive::new(BufReader::new(handle)).map_err(|e| no(&format!("it is not a zip file: {e}")))
+}
+
+/// Checks every entry and the manifest of `zip` (read from `file`).
+pub(super) fn check<R: Read + Seek>(
+    file: &Path,
+    zip: &mut ZipArchive<R>,
+    limits: Limits,
+) -> Result<Listing, InstallError> {
+    let no = |why: &str| refused(file, why);
     if zip.len() > limits.entries {
         let (n, max) = (zip.len(), limits.entries);
         return Err(no(&format!("it has {n} entries, more than {max}")));
@@ -100,7 +131,7 @@ pub(super) fn check(file: &Path, bytes: &[u8], limits: Limits) -> Result<Listing
     let manifest = zip
         .by_name("manifest.json")
         .map_err(|_| no("it has no manifest.json"))?
-        .take(1024 * 1024)
+        .take(MAX_MANIFEST_BYTES)
         .read_to_end(&mut json)
         .map_err(|e| no(&format!("its manifest.json is unreadable: {e}")));
     manifest?;
@@ -127,18 +158,31 @@ pub(super) fn check(file: &Path, bytes: &[u8], limits: Limits) -> Result<Listing
 /// Unpacks the bundle at `file` into `<bundles>/<name>/<version>/` and returns its manifest
 /// and that folder. Refused (nothing left on disk) when it does not pass [`check`], when that
 /// version is already there, or when writing fails.
+#[cfg(test)]
 pub(crate) fn unpack(file: &Path, bundles: &Path) -> Result<(Manifest, PathBuf), InstallError> {
     unpack_with(file, bundles, Limits::default())
 }
 
 /// [`unpack`] within `limits`.
+#[cfg(test)]
 pub(crate) fn unpack_with(
     file: &Path,
     bundles: &Path,
     limits: Limits,
 ) -> Result<(Manifest, PathBuf), InstallError> {
-    let bytes = read_file(file)?;
-    let listing = check(file, &bytes, limits)?;
+    unpack_as(file, file, bundles, limits)
+}
+
+/// [`unpack_with`] of the file at `read` (a staged copy), named `file` in messages.
+pub(crate) fn unpack_as(
+    read: &Path,
+    file: &Path,
+    bundles: &Path,
+    limits: Limits,
+) -> Result<(Manifest, PathBuf), InstallError> {
+    let handle = File::open(read).map_err(|e| refused(file, &e.to_string()))?;
+    let mut zip = open_zip(file, handle, limits)?;
+    let listing = check(file, &mut zip, limits)?;
     let m = listing.manifest;
     let parent = bundles.join(&m.name);
     let target = parent.join(&m.version);
@@ -155,7 +199,7 @@ pub(crate) fn unpack_with(
     }
     let parent_was_there = parent.exists();
     let temp = bundles.join(format!(".unpacking-{}", uuid::Uuid::now_v7()));
-    let result = write_all(file, &bytes, &temp, limits.bytes).and_then(|()| {
+    let result = write_all(file, &mut zip, &temp, limits.bytes).and_then(|()| {
         std::fs::create_dir_all(&parent)
             .and_then(|()| std::fs::rename(&temp, &target))
             .map_err(|e| InstallError::Io(format!("cannot install into {}: {e}", target.display())))
@@ -170,12 +214,16 @@ pub(crate) fn unpack_with(
     Ok((m, target))
 }
 
-/// Writes every entry of the zip under `dir`, counting the bytes really written.
-fn write_all(file: &Path, bytes: &[u8], dir: &Path, max: u64) -> Result<(), InstallError> {
+/// Writes every entry of `zip` under `dir`, counting the bytes really written.
+fn write_all<R: Read + Seek>(
+    file: &Path,
+    zip: &mut ZipArchive<R>,
+    dir: &Path,
+    max: u64,
+) -> Result<(), InstallError> {
     let io =
         |e: std::io::Error| InstallError::Io(format!("cannot unpack into {}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
-    let mut zip = ZipArchive::new(Cursor::new(bytes)).map_err(|e| refused(file, &e.to_string()))?;
     let mut written = 0u64;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| refused(file, &e.to_string()))?;

@@ -4,8 +4,10 @@
 //! entry and the user's values ([`plan`]). The wire format is the registry API's
 //! (`GET /v0/servers?search=&cursor=&limit=&version=latest`, camelCase JSON).
 
+pub(crate) mod checks;
 pub(crate) mod client;
 pub(crate) mod plan;
+mod shown;
 
 use std::collections::BTreeMap;
 

@@ -10,10 +10,13 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::checks;
+pub(crate) use super::shown::plan_of;
 use super::{Argument, Input, KeyValueInput, Package, RegistryEntry, RemoteTransport};
+use crate::mcp::install::digest;
 use crate::vocab::error::InstallError;
-use crate::vocab::server::{ServerConfig, Transport};
-use crate::vocab::server::{ServerSource, secrets_of};
+use crate::vocab::server::ServerSource;
+use crate::vocab::server::{SECRET_MASK, ServerConfig, Transport};
 
 /// One value the install form asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -98,13 +101,15 @@ pub struct RuntimeCheck {
     pub hint: String,
 }
 
-/// What an install will save and run, shown before anything is saved. Values are masked.
+/// What an install will save and run, shown before anything is saved: the entry's own values
+/// as they are, the values the user typed masked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InstallPlan {
     /// The configured server's name.
     pub server_name: String,
-    /// The command line (env values masked) or the URL and transport.
+    /// The command line (the entry's env values shown, typed ones masked) or the URL and
+    /// transport.
     pub command_line: String,
     /// The program run (stdio), e.g. `npx`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,18 +119,26 @@ pub struct InstallPlan {
     pub args: Vec<String>,
     /// The environment variables it gets, by name.
     pub env_names: Vec<String>,
+    /// The environment variables it gets with their values: the entry's own (fixed or default)
+    /// as they are, the ones the user typed masked.
+    pub env: BTreeMap<String, String>,
     /// The remote URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub url: Option<String>,
     /// The headers sent, by name.
     pub header_names: Vec<String>,
+    /// The headers sent with their values: the entry's own as they are, typed ones masked.
+    pub headers: BTreeMap<String, String>,
     /// The program it needs and whether it is there (stdio).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub runtime: Option<RuntimeCheck>,
-    /// The configuration that will be saved (values masked).
+    /// The configuration that will be saved (the entry's values shown, typed ones masked).
     pub config: ServerConfig,
+    /// The digest of what is shown ([`crate::mcp::install::digest`]): install takes it back
+    /// and refuses when what it would save has another.
+    pub digest: String,
 }
 
 /// What updating an installed registry server changes, shown before it is applied.
@@ -150,6 +163,12 @@ pub struct UpdatePlan {
     pub new_names: Vec<String>,
     /// Required values the new version asks for that are not given yet.
     pub missing: Vec<String>,
+    /// The env or header values after the update: the new version's own as they are, the
+    /// values kept from the installed server masked.
+    pub new_values: BTreeMap<String, String>,
+    /// The digest of the update shown: applying it takes it back and refuses when the
+    /// registry's answer changed since.
+    pub digest: String,
 }
 
 /// The install options of `entry`: its packages, then its remotes.
@@ -220,7 +239,8 @@ fn remote_option(i: usize, r: &RemoteTransport) -> InstallOption {
         key_value_fields(kv, "header", &mut fields);
     }
     let unsupported = (!matches!(r.kind.as_str(), "streamable-http" | "sse"))
-        .then(|| format!("the remote transport {:?} is not supported", r.kind));
+        .then(|| format!("the remote transport {:?} is not supported", r.kind))
+        .or_else(|| checks::remote_problem(r));
     InstallOption {
         id: format!("remote:{i}"),
         label: format!("{} {}", r.kind, r.url),
@@ -230,14 +250,10 @@ fn remote_option(i: usize, r: &RemoteTransport) -> InstallOption {
     }
 }
 
-/// The program a package runs with.
+/// The program a package runs with: its type's runner ([`checks::RUNNERS`]; a package whose
+/// `runtimeHint` names another is unsupported), else its hint, shown but never run.
 fn runtime_of(p: &Package) -> Option<&str> {
-    match p.registry_type.as_str() {
-        "npm" => Some(p.runtime_hint.as_deref().unwrap_or("npx")),
-        "pypi" => Some(p.runtime_hint.as_deref().unwrap_or("uvx")),
-        "oci" => Some("docker"),
-        _ => p.runtime_hint.as_deref(),
-    }
+    checks::runner_of(&p.registry_type).or(p.runtime_hint.as_deref())
 }
 
 fn unsupported(p: &Package) -> Option<String> {
@@ -248,7 +264,7 @@ fn unsupported(p: &Package) -> Option<String> {
         ));
     }
     match (p.registry_type.as_str(), p.version.as_deref()) {
-        ("npm" | "pypi" | "oci", Some(_)) => None,
+        ("npm" | "pypi" | "oci", Some(_)) => checks::package_problem(p),
         ("npm" | "pypi" | "oci", None) => Some("the package names no version to pin".into()),
         ("mcpb", _) => Some("download the .mcpb file and install it as a bundle".into()),
         (other, _) => Some(format!("{other} packages are not supported")),
@@ -306,24 +322,28 @@ fn argument_fields(n: usize, a: &Argument, out: &mut Vec<FormField>) {
     input_fields(&argument_key(n, a), "argument", &a.input, out);
 }
 
-/// Resolves inputs against the user's values, collecting what is missing or wrong.
+/// Resolves inputs against the user's values, collecting what is missing or wrong, and the
+/// env and header values as shown (the entry's own as they are, typed ones masked).
 struct Resolver<'a> {
     values: &'a BTreeMap<String, String>,
     used: Vec<String>,
     problems: Vec<String>,
+    shown: BTreeMap<String, String>,
 }
 
 impl Resolver<'_> {
-    /// The value of the input under `key`: given, else fixed (its variables filled), else
-    /// its default; none when optional and not given.
-    fn resolve(&mut self, key: &str, input: &Input) -> Option<String> {
+    /// The value of the input under `key` and how it is shown: given (shown masked), else
+    /// fixed (its variables filled), else its default (both the entry's, shown as they are);
+    /// none when optional and not given.
+    fn resolve(&mut self, key: &str, input: &Input) -> Option<(String, String)> {
         if let Some(fixed) = &input.value {
-            let mut text = fixed.clone();
+            let (mut text, mut shown) = (fixed.clone(), fixed.clone());
             for (var, spec) in &input.variables {
-                let value = self.resolve(var, spec).unwrap_or_default();
+                let (value, seen) = self.resolve(var, spec).unwrap_or_default();
                 text = text.replace(&format!("{{{var}}}"), &value);
+                shown = shown.replace(&format!("{{{var}}}"), &seen);
             }
-            return Some(text);
+            return Some((text, shown));
         }
         let given = self.values.get(key).filter(|v| !v.is_empty());
         if given.is_some() {
@@ -339,14 +359,22 @@ impl Resolver<'_> {
             }
             _ => {}
         }
-        value
+        let shown = match given {
+            Some(_) => SECRET_MASK.to_owned(),
+            None => value.clone()?,
+        };
+        Some((value?, shown))
     }
 
     fn arguments(&mut self, args: &[Argument], out: &mut Vec<String>) {
         for (n, a) in args.iter().enumerate() {
-            let Some(value) = self.resolve(&argument_key(n, a), &a.input) else {
+            let key = argument_key(n, a);
+            let Some((value, _)) = self.resolve(&key, &a.input) else {
                 continue;
             };
+            if let Some(why) = checks::text_problem(&value, true) {
+                self.problems.push(format!("the value of {key} {why}"));
+            }
             if a.kind == "named" {
                 out.extend(a.name.clone());
             }
@@ -357,8 +385,9 @@ impl Resolver<'_> {
     fn pairs(&mut self, kvs: &[KeyValueInput]) -> BTreeMap<String, String> {
         let mut map = BTreeMap::new();
         for kv in kvs {
-            if let Some(v) = self.resolve(&kv.name, &kv.input) {
+            if let Some((v, shown)) = self.resolve(&kv.name, &kv.input) {
                 map.insert(kv.name.clone(), v);
+                self.shown.insert(kv.name.clone(), shown);
             }
         }
         map
@@ -419,6 +448,7 @@ pub(crate) fn build(
         values: &request.values,
         used: Vec::new(),
         problems: Vec::new(),
+        shown: BTreeMap::new(),
     };
     let transport = match option.id.split_once(':') {
         Some(("package", i)) => package_transport(&entry.packages[index(i)], &mut r),
@@ -467,12 +497,16 @@ pub(crate) fn build(
         option: option.id.clone(),
         inputs,
     });
+    // Refused here, before any plan is shown, by the checks every saved server passes.
+    config
+        .validate()
+        .map_err(|e| InstallError::Plan(e.errors.join("; ")))?;
     let runtime = option.runtime.clone().map(|program| RuntimeCheck {
         hint: runtime_hint(&program),
         program,
         found: None,
     });
-    let mut shown = plan_of(&config, runtime);
+    let mut shown = plan_of(&config, &r.shown, runtime);
     // Defence in depth: no secret value is shown even if one reached the arguments.
     let secret_args = (option.fields.iter())
         .filter(|f| f.secret && f.target == "argument")
@@ -489,34 +523,12 @@ pub(crate) fn build(
             .command_line
             .replace(value.as_str(), crate::vocab::server::SECRET_MASK);
     }
+    shown.digest = digest::of_json(&shown.config);
     Ok((shown, config))
 }
 
 fn index(i: &str) -> usize {
     i.parse().unwrap_or(0)
-}
-
-/// The plan shown for `config` (values masked).
-pub(crate) fn plan_of(config: &ServerConfig, runtime: Option<RuntimeCheck>) -> InstallPlan {
-    let names: Vec<String> = secrets_of(&config.transport).keys().cloned().collect();
-    let (command, args, url, stdio) = match &config.transport {
-        Transport::Stdio { command, args, .. } => (Some(command.clone()), args.clone(), None, true),
-        Transport::Http { url, .. } | Transport::Sse { url, .. } => {
-            (None, vec![], Some(url.clone()), false)
-        }
-        Transport::Builtin { .. } => (None, vec![], None, false),
-    };
-    InstallPlan {
-        server_name: config.name.clone(),
-        command_line: config.command_line(),
-        command,
-        args,
-        env_names: if stdio { names.clone() } else { vec![] },
-        url,
-        header_names: if stdio { vec![] } else { names },
-        runtime,
-        config: config.masked(),
-    }
 }
 
 fn package_transport(p: &Package, r: &mut Resolver<'_>) -> Transport {
@@ -575,7 +587,7 @@ fn remote_transport(remote: &RemoteTransport, r: &mut Resolver<'_>) -> Transport
         ..Input::default()
     };
     for var in url_variables(&remote.url) {
-        let value = r.resolve(&var, &required).unwrap_or_default();
+        let (value, _) = r.resolve(&var, &required).unwrap_or_default();
         url = url.replace(&format!("{{{var}}}"), &value);
     }
     match remote.kind.as_str() {
