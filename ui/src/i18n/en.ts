@@ -352,7 +352,7 @@ const en = {
   'serverForm.env': 'Environment variables',
   'serverForm.envHint': 'KEY=value, one per line. Values are kept in the keychain and never logged; leave •••••••• to keep the stored value.',
   'serverForm.inheritEnv': 'Also pass from Switchboard’s environment',
-  'serverForm.inheritEnvHint': 'Variable names, one per line. Otherwise the server receives only {names} and the variables above; provider keys (*_API_KEY) are never passed on.',
+  'serverForm.inheritEnvHint': 'Variable names, one per line. Otherwise the server receives only {names} and the variables above; provider keys (*_API_KEY) and names with KEY, TOKEN, SECRET or PASSWORD in them are never passed on.',
   'serverForm.allowPrivate': 'Allow local and private addresses (its OAuth endpoints, its Apps’ connections)',
   'serverForm.cwd': 'Working directory',
   'serverForm.url': 'URL',

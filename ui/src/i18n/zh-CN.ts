@@ -353,7 +353,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'serverForm.env': '环境变量',
   'serverForm.envHint': '每行一个 KEY=value。值保存在系统钥匙串中，不会写入日志；保留 •••••••• 即沿用已保存的值。',
   'serverForm.inheritEnv': '另外传递 Switchboard 环境中的变量',
-  'serverForm.inheritEnvHint': '变量名，每行一个。否则服务器只会收到 {names} 和上面的变量；提供商密钥（*_API_KEY）永远不会传递。',
+  'serverForm.inheritEnvHint': '变量名，每行一个。否则服务器只会收到 {names} 和上面的变量；提供商密钥（*_API_KEY）以及名称含 KEY、TOKEN、SECRET 或 PASSWORD 的变量永远不会传递。',
   'serverForm.allowPrivate': '允许本地和内网地址（其 OAuth 端点、其应用的连接）',
   'serverForm.cwd': '工作目录',
   'serverForm.url': 'URL',
