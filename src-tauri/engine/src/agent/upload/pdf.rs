@@ -53,24 +53,32 @@ pub fn extract_pages(
         return Err(not_pdf("it has no PDF header".into()));
     }
     let started = Instant::now();
-    let run = || -> Result<(String, PdfPages), String> {
+    let run = || -> Result<(String, PdfPages, bool), String> {
         let options = LoadOptions {
             max_decompressed_size: Some(MAX_STREAM),
             ..LoadOptions::default()
         };
         let doc = Document::load_mem_with_options(bytes, options).map_err(|e| e.to_string())?;
-        let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
+        let pages: Vec<(u32, lopdf::ObjectId)> = doc.get_pages().into_iter().collect();
         let total = u32::try_from(pages.len()).unwrap_or(u32::MAX);
         let mut text = String::new();
         let mut extracted = 0u32;
-        for page in pages.iter().take(limit as usize) {
+        let mut deep = false;
+        for (page, id) in pages.iter().take(limit as usize) {
             if started.elapsed() > TIME_BUDGET || text.len() >= MAX_PDF_TEXT {
                 break;
             }
             extracted += 1;
-            let page_text = doc
-                .extract_text_with_limit(&[*page], MAX_STREAM)
-                .unwrap_or_default();
+            let page_text = match doc.extract_text_with_limit(&[*page], MAX_STREAM) {
+                Ok(page_text) => page_text,
+                Err(_) => {
+                    // Content operands nested past the parser's depth (inside a stream, maybe
+                    // compressed, so not seen in the file's bytes).
+                    let content = doc.get_page_content_with_limit(*id, MAX_STREAM);
+                    deep |= content.is_ok_and(|c| nesting(&c) > MAX_NESTING);
+                    String::new()
+                }
+            };
             let page_text = page_text.trim();
             if !page_text.is_empty() {
                 if !text.is_empty() {
@@ -86,9 +94,9 @@ pub fn extract_pages(
             }
             text.truncate(end);
         }
-        Ok((text, PdfPages { total, extracted }))
+        Ok((text, PdfPages { total, extracted }, deep))
     };
-    let (text, pages) = match catch_unwind(AssertUnwindSafe(run)) {
+    let (text, pages, deep) = match catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(result)) => result,
         Ok(Err(reason)) => return Err(not_pdf(diagnosis(bytes).unwrap_or(reason))),
         Err(_) => {
@@ -103,7 +111,7 @@ pub fn extract_pages(
         ));
     }
     if text.trim().is_empty() {
-        if let Some(reason) = diagnosis(bytes) {
+        if let Some(reason) = diagnosis(bytes).or_else(|| deep.then(too_deep)) {
             return Err(not_pdf(reason));
         }
         if started.elapsed() > TIME_BUDGET {
@@ -124,15 +132,17 @@ pub fn extract_pages(
 /// its last kilobyte).
 fn diagnosis(bytes: &[u8]) -> Option<String> {
     if nesting(bytes) > MAX_NESTING {
-        return Some(format!(
-            "its objects nest deeper than {MAX_NESTING} levels"
-        ));
+        return Some(too_deep());
     }
     let tail = &bytes[bytes.len().saturating_sub(1024)..];
     if !tail.windows(5).any(|w| w == b"%%EOF") {
         return Some("it is cut short: it ends before its end-of-file marker".into());
     }
     None
+}
+
+fn too_deep() -> String {
+    format!("its objects nest deeper than {MAX_NESTING} levels")
 }
 
 /// How deep arrays and dictionaries nest in `bytes`, outside strings, comments and stream
