@@ -342,7 +342,10 @@ mod tests {
         value.extend(4u32.to_le_bytes());
         value.extend(0u64.to_le_bytes());
         let err = read_info_from(Path::new("deep.gguf"), &one_pair(9, &value)).unwrap_err();
-        assert!(err.to_string().contains("nest deeper than 3 levels"), "{err}");
+        assert!(
+            err.to_string().contains("nest deeper than 3 levels"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -350,10 +353,16 @@ mod tests {
         let mut array = 8u32.to_le_bytes().to_vec();
         array.extend(u64::MAX.to_le_bytes());
         let err = read_info_from(Path::new("a.gguf"), &one_pair(9, &array)).unwrap_err();
-        assert!(err.to_string().contains("does not fit in the file"), "{err}");
+        assert!(
+            err.to_string().contains("does not fit in the file"),
+            "{err}"
+        );
         let string = (1u64 << 40).to_le_bytes();
         let err = read_info_from(Path::new("s.gguf"), &one_pair(8, &string)).unwrap_err();
-        assert!(err.to_string().contains("runs past the end of the file"), "{err}");
+        assert!(
+            err.to_string().contains("runs past the end of the file"),
+            "{err}"
+        );
         let err = read_info_from(Path::new("t.gguf"), &one_pair(99, &[0; 8])).unwrap_err();
         assert!(err.to_string().contains("unknown type 99"), "{err}");
     }
