@@ -112,8 +112,10 @@ pub(crate) fn preview(file: &Path) -> Result<BundlePreview, InstallError> {
 /// [`preview`] of the file at `read`, named `file` in messages (a staged copy of it).
 pub(crate) fn preview_as(read: &Path, file: &Path) -> Result<BundlePreview, InstallError> {
     let no = |why: &str| refused(file, why);
-    let handle = File::open(read).map_err(|e| no(&e.to_string()))?;
+    let mut handle = File::open(read).map_err(|e| no(&e.to_string()))?;
     let before = Stamp::of(&handle).map_err(|e| no(&e.to_string()))?;
+    // Sized up from its end records before a byte more is read.
+    unpack::precheck(file, &mut handle, Limits::default())?;
     let (digest, signed) = hash_file(file, &handle)?;
     let again = handle.try_clone().map_err(|e| no(&e.to_string()))?;
     let mut zip = unpack::open_zip(file, again, Limits::default())?;

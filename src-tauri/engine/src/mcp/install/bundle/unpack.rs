@@ -77,22 +77,29 @@ fn safe_path(name: &str) -> Result<PathBuf, String> {
     Ok(out)
 }
 
-/// Opens the bundle `file` (already open as `handle`) as a zip: its size and the entry count
-/// and central directory size its end records declare are checked first, then the zip
+/// Checks the bundle `file` (open as `handle`) before anything else reads it: its size, and
+/// the entry count and central directory size its end records declare ([`eocd::check_end`]).
+pub(crate) fn precheck(file: &Path, handle: &mut File, limits: Limits) -> Result<(), InstallError> {
+    let no = |why: &str| refused(file, why);
+    let len = handle.metadata().map_err(|e| no(&e.to_string()))?.len();
+    if len > MAX_FILE_BYTES {
+        return Err(no(&format!("it is larger than {MAX_FILE_BYTES} bytes")));
+    }
+    eocd::check_end(handle, len, limits.entries).map_err(|why| no(&why))?;
+    Ok(())
+}
+
+/// Opens the bundle `file` (open as `handle`) as a zip: [`precheck`] first, then the zip
 /// library reads the central directory.
 pub(crate) fn open_zip(
     file: &Path,
     mut handle: File,
     limits: Limits,
 ) -> Result<BundleZip, InstallError> {
-    let no = |why: &str| refused(file, why);
-    let len = handle.metadata().map_err(|e| no(&e.to_string()))?.len();
-    if len > MAX_FILE_BYTES {
-        return Err(no(&format!("it is larger than {MAX_FILE_BYTES} bytes")));
-    }
-    eocd::check_end(&mut handle, len, limits.entries).map_err(|why| no(&why))?;
-    handle.rewind().map_err(|e| no(&e.to_string()))?;
-    ZipArchive::new(BufReader::new(handle)).map_err(|e| no(&format!("it is not a zip file: {e}")))
+    precheck(file, &mut handle, limits)?;
+    handle.rewind().map_err(|e| refused(file, &e.to_string()))?;
+    ZipArchive::new(BufReader::new(handle))
+        .map_err(|e| refused(file, &format!("it is not a zip file: {e}")))
 }
 
 /// Checks every entry and the manifest of `zip` (read from `file`).
