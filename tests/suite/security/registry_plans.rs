@@ -15,7 +15,7 @@ use std::process::Output;
 use axum::Router;
 use axum::extract::Path as UrlPath;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::get;
 use serde_json::{Value, json};
 use switchboard_engine::mcp::InstallRequest;
