@@ -95,12 +95,12 @@ async fn a_streamable_http_307_to_another_origin_gets_no_configured_header_and_f
     // As the app connects (with OAuth at hand), and without.
     let with_oauth = McpClient::connect_with_oauth(&spec, IgnoreNotifications, Some(&oauth()))
         .await
-        .err()
-        .expect("the redirected server connected");
+        .map(|_| ())
+        .expect_err("the redirected server connected");
     let without = McpClient::connect(&spec, IgnoreNotifications)
         .await
-        .err()
-        .expect("the redirected server connected");
+        .map(|_| ())
+        .expect_err("the redirected server connected");
     assert_nothing_reached(&seen);
     for error in [with_oauth.to_string(), without.to_string()] {
         assert!(error.contains("another origin"), "{error}");
@@ -118,8 +118,8 @@ async fn an_sse_307_to_another_origin_gets_no_configured_header_and_fails_clearl
     };
     let error = McpClient::connect(&spec(transport), IgnoreNotifications)
         .await
-        .err()
-        .expect("the redirected SSE server connected")
+        .map(|_| ())
+        .expect_err("the redirected SSE server connected")
         .to_string();
     assert_nothing_reached(&seen);
     assert!(error.contains("another origin"), "{error}");
@@ -186,8 +186,8 @@ async fn the_oauth_client_does_not_follow_a_registration_redirect_to_another_ori
     let error =
         McpClient::connect_with_oauth(&spec(transport), IgnoreNotifications, Some(&oauth()))
             .await
-            .err()
-            .expect("the server connected without authorization")
+            .map(|_| ())
+            .expect_err("the server connected without authorization")
             .to_string();
     assert!(
         seen.lock().unwrap().is_empty(),
