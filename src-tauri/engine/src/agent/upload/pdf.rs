@@ -18,8 +18,12 @@ pub const PAGE_LIMIT: u32 = 100;
 pub const MAX_PDF_BYTES: u64 = super::MAX_BYTES;
 /// The most text kept; the pages after it are left out (and said so).
 pub const MAX_PDF_TEXT: usize = 1024 * 1024;
-/// The most one stream (object, cross-reference or page content) may decompress to.
-const MAX_STREAM: usize = 32 * 1024 * 1024;
+/// The most one object or cross-reference stream may decompress to (lopdf parses each whole,
+/// at some ten times its size in memory).
+const MAX_STREAM: usize = 16 * 1024 * 1024;
+/// The most one page's content may decompress to (a 20 MB page of text took 350 MB and 16 s
+/// in a debug build before the text cap could apply).
+const MAX_CONTENT: usize = 8 * 1024 * 1024;
 /// How long pages are read before the rest are left out.
 pub const TIME_BUDGET: Duration = Duration::from_secs(20);
 /// How deep arrays and dictionaries may nest (lopdf gives up on deeper objects).
@@ -53,7 +57,7 @@ pub fn extract_pages(
         return Err(not_pdf("it has no PDF header".into()));
     }
     let started = Instant::now();
-    let run = || -> Result<(String, PdfPages, bool), String> {
+    let run = || -> Result<(String, PdfPages, Option<String>), String> {
         let options = LoadOptions {
             max_decompressed_size: Some(MAX_STREAM),
             ..LoadOptions::default()
@@ -64,18 +68,25 @@ pub fn extract_pages(
         let mut text = String::new();
         let mut extracted = 0u32;
         let mut deep = false;
+        let mut failed = None::<String>;
         for (page, id) in pages.iter().take(limit as usize) {
             if started.elapsed() > TIME_BUDGET || text.len() >= MAX_PDF_TEXT {
                 break;
             }
             extracted += 1;
-            let page_text = match doc.extract_text_with_limit(&[*page], MAX_STREAM) {
+            let page_text = match doc.extract_text_with_limit(&[*page], MAX_CONTENT) {
                 Ok(page_text) => page_text,
-                Err(_) => {
+                Err(e) => {
                     // Content operands nested past the parser's depth (inside a stream, maybe
                     // compressed, so not seen in the file's bytes).
-                    let content = doc.get_page_content_with_limit(*id, MAX_STREAM);
+                    let content = doc.get_page_content_with_limit(*id, MAX_CONTENT);
                     deep |= content.is_ok_and(|c| nesting(&c) > MAX_NESTING);
+                    failed.get_or_insert_with(|| {
+                        let cause = std::error::Error::source(&e)
+                            .map(|c| format!(": {c}"))
+                            .unwrap_or_default();
+                        format!("the text of page {page} cannot be read: {e}{cause}")
+                    });
                     String::new()
                 }
             };
@@ -94,9 +105,10 @@ pub fn extract_pages(
             }
             text.truncate(end);
         }
-        Ok((text, PdfPages { total, extracted }, deep))
+        let problem = if deep { Some(too_deep()) } else { failed };
+        Ok((text, PdfPages { total, extracted }, problem))
     };
-    let (text, pages, deep) = match catch_unwind(AssertUnwindSafe(run)) {
+    let (text, pages, problem) = match catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(result)) => result,
         Ok(Err(reason)) => return Err(not_pdf(diagnosis(bytes).unwrap_or(reason))),
         Err(_) => {
@@ -111,7 +123,7 @@ pub fn extract_pages(
         ));
     }
     if text.trim().is_empty() {
-        if let Some(reason) = diagnosis(bytes).or_else(|| deep.then(too_deep)) {
+        if let Some(reason) = diagnosis(bytes).or(problem) {
             return Err(not_pdf(reason));
         }
         if started.elapsed() > TIME_BUDGET {
