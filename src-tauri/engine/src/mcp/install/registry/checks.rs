@@ -3,7 +3,9 @@
 //! from the registry's `server.json` schema: `npx`, `uvx`, `docker`, `dnx`); its identifier and
 //! version are a package name and a version, never something the runner reads as an option;
 //! no argument value starts with `-`; no runtime argument makes the runner load or run
-//! something besides the pinned package ([`LOADING_FLAGS`], e.g. `--node-options`); env names
+//! something besides the pinned package ([`LOADING_FLAGS`], e.g. `--node-options`), and each
+//! is a flag taking a value ([`VALUE_FLAGS`]; a positional one would be read as the package or
+//! image to run, `npx -y evil @a/ok@1.0.0`); env names
 //! are plain identifiers and header names HTTP tokens. The host's `validate()` checks every
 //! configuration again when it is saved.
 
@@ -67,6 +69,49 @@ pub(crate) const LOADING_FLAGS: [(&str, &[&str]); 3] = [
             "--ipc",
             "--userns",
             "--device",
+        ],
+    ),
+];
+
+/// The runtime flags passed to each runner: flags that take the value after them (a flag
+/// that takes none would leave its value to be read as the package or image to run).
+pub(crate) const VALUE_FLAGS: [(&str, &[&str]); 3] = [
+    ("npx", &["--registry", "--cache", "--loglevel"]),
+    (
+        "uvx",
+        &[
+            "--index",
+            "--index-url",
+            "--default-index",
+            "--extra-index-url",
+            "--cache-dir",
+        ],
+    ),
+    (
+        "docker",
+        &[
+            "-e",
+            "--env",
+            "--env-file",
+            "-v",
+            "--volume",
+            "--mount",
+            "-p",
+            "--publish",
+            "--network",
+            "--name",
+            "-w",
+            "--workdir",
+            "-u",
+            "--user",
+            "--platform",
+            "-m",
+            "--memory",
+            "--cpus",
+            "-l",
+            "--label",
+            "--add-host",
+            "--tmpfs",
         ],
     ),
 ];
@@ -228,7 +273,33 @@ fn argument_problem(a: &Argument, runner: Option<&str>) -> Option<String> {
             ));
         }
     }
-    value_problem(&a.input, true).map(|why| format!("{} {why}", argument_label(a)))
+    if let Some(why) = value_problem(&a.input, true) {
+        return Some(format!("{} {why}", argument_label(a)));
+    }
+    // What the runner reads before the package: only a flag that takes the value after it,
+    // else that value (or a positional one) is read as the package or image to run.
+    let runner = runner?;
+    let flags = (VALUE_FLAGS.iter())
+        .find(|(r, _)| *r == runner)
+        .map_or(&[][..], |(_, f)| *f);
+    match (a.kind.as_str(), a.name.as_deref()) {
+        ("named", Some(name)) if flags.contains(&name) => None,
+        ("named", Some(name)) => Some(format!(
+            "is {name}, which is not one of the runtime flags this app passes to {runner} ({})",
+            if flags.is_empty() {
+                "none".to_owned()
+            } else {
+                flags.join(", ")
+            }
+        )),
+        _ => Some(format!(
+            "{} is positional, which {runner} would read as the package or image to run",
+            match &a.input.value {
+                Some(value) => format!("{value:?}"),
+                None => argument_label(a),
+            }
+        )),
+    }
 }
 
 fn argument_label(a: &Argument) -> String {

@@ -223,6 +223,21 @@ fn runtime_arguments_that_load_code_and_values_starting_with_a_dash_are_refused(
     let glued = serde_json::json!({"runtimeArguments": [
         {"type": "named", "name": "--node-options=--require=/tmp/x", "value": "1"}]});
     assert!(refusal(glued).contains("which is not a plain flag"));
+    // Before the package, a positional value or a flag taking none is read as what to run.
+    let other = serde_json::json!({"runtimeArguments": [
+        {"type": "positional", "value": "evil-package"}]});
+    let error = refusal(other);
+    assert!(
+        error.contains("a runtime argument \"evil-package\" is positional, which npx would read as the package or image to run"),
+        "{error}"
+    );
+    let yes = serde_json::json!({"runtimeArguments": [
+        {"type": "named", "name": "--yes", "value": "evil-package"}]});
+    let error = refusal(yes);
+    assert!(
+        error.contains("is --yes, which is not one of the runtime flags this app passes to npx (--registry, --cache, --loglevel)"),
+        "{error}"
+    );
     // A value the user types is held to the same rule.
     let typed = npm_entry(serde_json::json!({"packageArguments": [
         {"type": "positional", "valueHint": "dir", "isRequired": true}]}));
