@@ -3,7 +3,9 @@
 //! A registry on 127.0.0.1 serves entries built to run someone else's code through the runner
 //! (`npx`, `uvx`) of an ordinary-looking install: a package identifier or a version the runner
 //! reads as an option, a runtime argument that preloads a script, an env variable *name* that
-//! smuggles `NODE_OPTIONS=--require=…` or a newline, a `runtimeHint` naming `sh`. Each is
+//! smuggles `NODE_OPTIONS=--require=…` or a newline, a runtime flag that takes no value
+//! (`npx -y --yes evil-package @example/ok@1.0.0` runs `evil-package`), a `runtimeHint`
+//! naming `sh`. Each is
 //! installed as a script would (`switchboard servers install NAME --yes`) with stand-ins for
 //! every runner first on the PATH that leave a mark when run: each is refused with a message
 //! saying what is wrong, no server is saved, nothing runs. An entry's own env values are shown
@@ -63,6 +65,12 @@ fn hostile(marker: &Path) -> Vec<Hostile> {
             package: json!({"registryType": "npm", "identifier": "@example/ok", "version": "1.0.0",
                 "runtimeArguments": [{"type": "positional", "value": format!("--call=touch {mark}")}]}),
             refusal: "starts with '-', so the runner would read it as an option",
+        },
+        Hostile {
+            name: "other-package-before-the-pinned-one",
+            package: json!({"registryType": "npm", "identifier": "@example/ok", "version": "1.0.0",
+                "runtimeArguments": [{"type": "named", "name": "--yes", "value": "evil-package"}]}),
+            refusal: "a runtime argument is --yes, which is not one of the runtime flags this app passes to npx",
         },
         Hostile {
             name: "env-name-with-equals",
