@@ -271,10 +271,19 @@ fn a_jpeg_cut_in_its_header_is_refused_on_one_line() {
         .write_to(&mut jpeg, image::ImageFormat::Jpeg)
         .unwrap();
     let jpeg = jpeg.into_inner();
-    for cut in [4, 20, 100, 300] {
-        let error = ready("cut.jpg", &jpeg[..cut])
-            .err()
-            .expect("the cut JPEG was read");
+    // The decoder's own message for a JPEG cut in its header ends in a newline.
+    let cuts = 4..jpeg.len().min(700);
+    assert!(
+        cuts.clone()
+            .filter_map(|cut| image::load_from_memory(&jpeg[..cut]).err())
+            .any(|e| e.to_string().contains('\n'))
+    );
+    // Cut in its header it is refused, on one line (cut in its pixels a decoder may fill in).
+    for cut in cuts {
+        let Err(error) = ready("cut.jpg", &jpeg[..cut]) else {
+            assert!(cut > 300, "cut at {cut} bytes the JPEG was read");
+            continue;
+        };
         let text = error.to_string();
         assert!(matches!(error, UploadError::CorruptImage { .. }), "{text}");
         assert!(!text.contains('\n'), "{text:?}");
