@@ -202,7 +202,9 @@ fn a_png_of_twenty_thousand_pixels_square_is_refused_from_its_header() {
     let bomb = zero_png(20_000);
     assert!(bomb.len() < 10 << 20, "{} bytes", bomb.len());
     let started = Instant::now();
-    let error = ready("bomb.png", &bomb).err().expect("the PNG was decoded");
+    let Err(error) = ready("bomb.png", &bomb) else {
+        panic!("the PNG was decoded");
+    };
     assert!(
         matches!(&error, UploadError::CorruptImage { reason, .. }
             if reason.contains("20000 × 20000 pixels") && reason.contains("MiB")),
@@ -219,7 +221,9 @@ fn a_png_of_twenty_thousand_pixels_square_is_refused_from_its_header() {
 fn a_truncated_pdf_is_refused_as_cut_short_not_as_a_scan() {
     let whole = pdf::sample(&["The quick brown fox jumps over the lazy dog."]);
     let cut = &whole[..whole.len() * 2 / 3];
-    let error = ready("cut.pdf", cut).err().expect("the cut PDF was read");
+    let Err(error) = ready("cut.pdf", cut) else {
+        panic!("the cut PDF was read");
+    };
     assert!(
         matches!(&error, UploadError::NotAPdf { reason, .. } if reason.contains("cut short")),
         "{error}"
