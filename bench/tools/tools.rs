@@ -309,6 +309,13 @@ fn held_cost(
 }
 
 fn main() {
+    // RUST_LOG=switchboard_engine::local::decode=debug shows the decoder's decisions.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let gguf = PathBuf::from(env("SWITCHBOARD_TOOLS_GGUF").expect("SWITCHBOARD_TOOLS_GGUF"));
     let cases = read_cases(Path::new(
         &env("SWITCHBOARD_TOOLS_CASES").expect("SWITCHBOARD_TOOLS_CASES"),
