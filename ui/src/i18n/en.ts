@@ -319,6 +319,7 @@ const en = {
   'serverDetails.logMessages': 'Log messages',
   'serverDetails.stderr': 'Standard error',
   'serverDetails.noLogs': 'Nothing logged yet.',
+  'serverDetails.starting': 'Starting… its tools, resources and prompts appear here when it is ready.',
   'serverDetails.notReady': 'Start the server to see what it offers.',
   'serverDetails.noTools': 'This server offers no tools.',
   'serverDetails.noResources': 'This server lists no resources.',

@@ -320,6 +320,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'serverDetails.logMessages': '日志消息',
   'serverDetails.stderr': '标准错误输出',
   'serverDetails.noLogs': '尚无日志。',
+  'serverDetails.starting': '正在启动……就绪后，这里会显示它的工具、资源和提示词。',
   'serverDetails.notReady': '启动服务器后即可查看它提供的内容。',
   'serverDetails.noTools': '此服务器不提供工具。',
   'serverDetails.noResources': '此服务器没有列出资源。',

@@ -1,6 +1,6 @@
 // The running state of MCP servers as the supervisor reports it (`SupervisorEvent`, in
 // bindings.ts). They arrive as the global Tauri event `mcp:server` (src-tauri/src/events.rs).
-import type { ServerState, SupervisorEvent } from '../bindings';
+import type { SupervisorEvent } from '../bindings';
 
 export type { ServerInfo, ServerState, SupervisorEvent } from '../bindings';
 
@@ -9,21 +9,6 @@ export const SERVER_STATE_EVENT = 'mcp:server';
 
 /** What the status light shows. */
 export type Light = 'ready' | 'starting' | 'failed' | 'stopped' | 'disabled';
-
-export function lightOf(state: ServerState | undefined, enabled: boolean): Light {
-  if (!enabled) return 'disabled';
-  switch (state?.type) {
-    case 'ready':
-      return 'ready';
-    case 'starting':
-    case 'restarting':
-      return 'starting';
-    case 'failed':
-      return 'failed';
-    default:
-      return 'stopped';
-  }
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;

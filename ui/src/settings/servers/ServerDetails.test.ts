@@ -110,6 +110,13 @@ describe('a server’s details', () => {
     expect(backend.callsTo('server_tools')).toEqual([]);
   });
 
+  test('a starting server says its offers appear when it is ready, not to start it', async () => {
+    const { backend, user } = setup({ type: 'starting' } as ServerState);
+    const details = await openDetails(user);
+    expect(within(details).getByTestId('not-ready')).toHaveTextContent('Starting… its tools, resources and prompts appear here when it is ready.');
+    expect(backend.callsTo('server_tools')).toEqual([]);
+  });
+
   test('lists tools with description and input schema, and tries one through call_tool', async () => {
     const { backend, user } = setup(READY);
     const details = await openDetails(user);
