@@ -260,9 +260,21 @@ fn an_env_name_holding_an_assignment_or_a_newline_is_refused_from_a_link_an_impo
 #[test]
 fn inherit_env_refuses_a_custom_providers_key_variable_and_any_token_or_password_name() {
     let h = harness();
-    for name in ["MY_LLM_KEY", "HF_TOKEN", "DB_PASSWORD", "GEMINI_API_KEY"] {
+    let presets = switchboard_engine::provider::presets::presets()
+        .iter()
+        .filter_map(|p| p.key_env.clone());
+    let names: Vec<String> = ["MY_LLM_KEY", "HF_TOKEN", "DB_PASSWORD"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(presets)
+        .collect();
+    assert!(
+        names.len() > 6,
+        "the presets' key variables are checked too: {names:?}"
+    );
+    for name in &names {
         let mut config = stdio("inherits", "node", &[], &[]);
-        config.inherit_env = vec!["LANG".to_owned(), name.to_owned()];
+        config.inherit_env = vec!["LANG".to_owned(), name.clone()];
         let input = serde_json::to_value(config).unwrap();
         let refused = invoke(&h, "add_server", json!({ "input": input })).unwrap_err();
         assert!(

@@ -4,10 +4,12 @@
 //! (`inheritEnv`), the login-shell PATH, and the server's configured `env` on top.
 //!
 //! Provider keys (the app reads `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, … from its environment)
-//! never reach a server by inheritance: the key variable of every provider preset, and any name
-//! with `KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD` or `CREDENTIAL` in it, cannot be
-//! inherited (a custom provider has no key variable of its own: its key is in the keychain,
-//! and whatever variable a user keeps such a key in is caught by those words). A user who
+//! never reach a server by inheritance: any name with `KEY`, `TOKEN`, `SECRET`, `PASSWORD`,
+//! `PASSWD` or `CREDENTIAL` in it cannot be inherited. That covers the key variable of every
+//! provider preset (all are `*_API_KEY`; the security suite checks each preset, since `mcp`
+//! may not import `provider`), and a custom provider has no key variable of its own: its key
+//! is in the keychain, and whatever variable a user keeps such a key in is caught by those
+//! words. A user who
 //! means to give a server such a value writes it in that server's `env`.
 
 use std::collections::BTreeMap;
@@ -83,15 +85,11 @@ fn passes(name: &OsStr, value: &OsStr, inherit: &[String]) -> bool {
     listed && inheritable(name)
 }
 
-/// Whether `name` may be inherited at all: not a provider's key variable, nor a name that
-/// says it holds a key, token, secret or password.
+/// Whether `name` may be inherited at all: not a name that says it holds a key, token,
+/// secret or password (every provider preset's key variable is one).
 pub(crate) fn inheritable(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    let provider_key = crate::provider::presets::presets()
-        .iter()
-        .filter_map(|p| p.key_env.as_deref())
-        .any(|key| key.eq_ignore_ascii_case(name));
-    !provider_key && !NEVER_INHERITED_WORDS.iter().any(|w| upper.contains(w))
+    !NEVER_INHERITED_WORDS.iter().any(|w| upper.contains(w))
 }
 
 /// Removes `name` (and, on Windows, any spelling of it in another case).
