@@ -2,8 +2,9 @@
 // WebKitWebDriver. A registry on 127.0.0.1 serves the recorded entries of
 // tests/fixtures/registry/servers.json with the registry API's search and cursor paging (as
 // tests/suite/registry/mod.rs does for the engine's tests). The app starts on an install link
-// (`--open-url`): the confirmation must show the exact command, arguments and env names (not
-// the value) and Cancel must save nothing. Then Settings → Servers → Browse: the registry URL is
+// (`--open-url`): the confirmation must show the exact command, arguments and env values that
+// came with the link (a link's values are what will run, so they are shown, issue 31) and the
+// grants (tool approval: ask), and Cancel must save nothing. Then Settings → Servers → Browse: the registry URL is
 // set, the listing paged, an entry's install form opened (a masked secret, a select of choices,
 // a required value enforced) and its exact command shown. Last, a bundle packed here by npm's
 // real `mcpb pack` reaches the running window through a second launch (`--open-bundle`, the
@@ -57,14 +58,16 @@ async function cancelTheLink(wd) {
   const env = await textOf(wd, '[data-testid="preview-env"]');
   if (command !== 'npx') throw new Error(`the confirmation shows the command ${command}`);
   if (JSON.stringify(args) !== JSON.stringify(LINK_CONFIG.args)) throw new Error(`the confirmation shows the arguments ${JSON.stringify(args)}`);
-  if (env.trim() !== 'API_KEY') throw new Error(`the confirmation shows the env names ${env}`);
-  if ((await wd.text(dialog)).includes(SECRET)) throw new Error('the confirmation shows an env value');
+  if (!env.includes(`API_KEY=${SECRET}`)) throw new Error(`the confirmation does not show the link's env value: ${env}`);
+  const approval = await textOf(wd, '[data-testid="grant-approval"]');
+  if (!approval.includes('ask')) throw new Error(`the confirmation shows the tool approval ${approval}`);
+  if (!(await wd.text(dialog)).includes('npx')) throw new Error('the confirmation does not show the command');
   if (!(await textOf(wd, '[data-testid="link-url"]')).startsWith('switchboard://mcp/install?name=linked-everything')) throw new Error('the confirmation does not show the link');
   await sleep(300);
   screenshot('install-link');
   await press(wd, await wd.find('[data-testid="link-cancel"]'));
   await until('the confirmation to close', async () => (await wd.findAll('[data-testid="install-link"]')).length === 0);
-  console.log('e2e-install: the install link showed npx, its two arguments and API_KEY (no value); Cancel closed it');
+  console.log('e2e-install: the install link showed npx, its two arguments, API_KEY with the link\'s value and approval on; Cancel closed it');
 }
 
 const entryNames = (wd) => wd.script('return [...document.querySelectorAll("[data-testid=registry-entry]")].map((e) => e.dataset.name)');
