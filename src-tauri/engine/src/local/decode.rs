@@ -12,6 +12,7 @@ use llama_cpp_2::token::logit_bias::LlamaLogitBias;
 use super::grammar::Form;
 use super::hold::{Hold, Scan, Watch, repeats_spent};
 use super::job::{Finish, Sampling};
+use super::loops::{held_string_loop, is_closer, looping};
 use super::text::{StopText, Utf8Pieces};
 use crate::provider::prompt_tools::extract_tool_calls;
 
@@ -20,10 +21,6 @@ use crate::provider::prompt_tools::extract_tool_calls;
 const PENALTY_LAST_N: i32 = 64;
 /// The repetition penalty (Ollama's default).
 const PENALTY_REPEAT: f32 = 1.1;
-/// The longest cycle of tokens the loop guard looks for.
-const MAX_CYCLE: usize = 64;
-/// How many tokens of one cycle repeated end the answer (at least four rounds of it).
-const LOOP_SPAN: usize = 96;
 
 /// How likely, next to the likeliest other first token, a call opener must be for the answer
 /// to begin with a call ([`Decoder::decide`]); a request's `switchboard_call_ratio` overrides it.
@@ -33,6 +30,9 @@ const LOOP_SPAN: usize = 96;
 /// fence, chat and general knowledge 0.007–0.02; 0.1 lies between.
 pub(crate) const CALL_RATIO: f32 = 0.1;
 
+/// How many looping strings one answer's held calls may have closed before a loop ends it.
+const MAX_LOOP_BREAKS: u8 = 3;
+
 /// What the first decisions look for in a vocabulary, each list in token order.
 #[derive(Debug, Default)]
 pub(crate) struct Marks {
@@ -41,6 +41,8 @@ pub(crate) struct Marks {
     pub(crate) openers: Vec<(LlamaToken, Form)>,
     /// Tokens that, after a fence, name a call's language (`json`, `tool…`).
     pub(crate) call_langs: Vec<LlamaToken>,
+    /// Tokens that close a string ([`is_closer`]), for a held call's looping string.
+    pub(crate) closers: Vec<LlamaToken>,
 }
 
 /// The marks of a vocabulary.
@@ -52,6 +54,9 @@ pub(crate) fn marks(model: &LlamaModel) -> Marks {
         let piece = String::from_utf8_lossy(&bytes);
         if let Some(form) = opener_form(piece.trim_start()) {
             marks.openers.push((t, form));
+        }
+        if is_closer(&piece) {
+            marks.closers.push(t);
         }
         let lower = piece.to_ascii_lowercase();
         if !lower.is_empty() && (lower.starts_with("json") || lower.starts_with("tool")) {
@@ -120,6 +125,12 @@ pub(crate) struct Decoder {
     watch: Option<Watch>,
     /// A held call began at this byte of the answer, in this form.
     held: Option<(usize, Form)>,
+    /// The kept token the held call began at.
+    held_token: usize,
+    /// A held string looped and was taken back: the next token closes it when it can.
+    closing: bool,
+    /// How many looping strings this answer's held calls had closed.
+    loop_breaks: u8,
     /// The generated tokens kept, and the answer's length after each.
     tokens: Vec<LlamaToken>,
     ends: Vec<usize>,
@@ -162,6 +173,9 @@ impl Decoder {
             }),
             held_calls: 0,
             held_cut: 0,
+            held_token: 0,
+            closing: false,
+            loop_breaks: 0,
             stop_text: StopText::new(sampling.stop.clone()),
             sampling: sampling.clone(),
             watch: hold
@@ -229,7 +243,19 @@ impl Decoder {
             chain.push(LlamaSampler::temp(s.temperature));
             chain.push(LlamaSampler::dist(s.seed));
         }
-        LlamaSampler::chain_simple(chain)
+        let mut sampler = LlamaSampler::chain_simple(chain);
+        // Taken back inside a held call: the grammar reads again what the call kept.
+        if self.held.is_some() {
+            sampler.accept_many(&self.tokens[self.held_token.min(self.tokens.len())..]);
+        }
+        sampler
+    }
+
+    /// Whether the next token should close a held string that looped ([`pick_closer`]).
+    ///
+    /// [`pick_closer`]: super::loops::pick_closer
+    pub(crate) fn closing(&self) -> bool {
+        self.closing
     }
 
     /// Whether the first token must begin prose: then [`Decoder::ban_openers`] and a new
@@ -311,6 +337,7 @@ impl Decoder {
         self.rewind(0);
         self.watch = None;
         self.held = Some((0, Form::Fenced));
+        self.held_token = 0;
         Some(Step::Rewind { keep: 0 })
     }
 
@@ -328,6 +355,7 @@ impl Decoder {
     pub(crate) fn push(&mut self, token: LlamaToken, bytes: &[u8]) -> Step {
         self.tokens.push(token);
         self.banned.clear();
+        self.closing = false;
         self.answer.push_str(&self.utf8.push(bytes));
         self.ends.push(self.answer.len());
         let safe = match self.watch.as_mut().map(|w| w.scan(&self.answer)) {
@@ -340,6 +368,13 @@ impl Decoder {
             tracing::info!("the model wrote the same call twice; the answer ends at the first");
             self.answer.truncate(self.held_cut);
             return self.end(Finish::Eos);
+        }
+        if let Some(keep) = self.held_loop() {
+            tracing::info!(keep, "a held call's string loops; taken back and closed");
+            self.rewind(keep);
+            self.closing = true;
+            self.loop_breaks += 1;
+            return Step::Rewind { keep };
         }
         if looping(&self.tokens) {
             tracing::info!(
@@ -422,10 +457,23 @@ impl Decoder {
         repeated
     }
 
+    /// Where to take a held call back to when its string loops (at most
+    /// [`MAX_LOOP_BREAKS`] times an answer).
+    fn held_loop(&self) -> Option<usize> {
+        let (at, _) = self.held?;
+        if self.loop_breaks >= MAX_LOOP_BREAKS {
+            return None;
+        }
+        let from = self.held_token.min(self.tokens.len());
+        let text = &self.answer[at.min(self.answer.len())..];
+        held_string_loop(&self.tokens[from..], text).map(|k| from + k)
+    }
+
     /// A call began at byte `at`: the answer goes back to the token holding it.
     fn hold_from(&mut self, at: usize, form: Form) -> Step {
         let keep = self.token_at(at);
         self.rewind(keep);
+        self.held_token = keep;
         self.watch = None;
         self.held = Some((self.answer.len(), form));
         Step::Rewind { keep }
@@ -444,190 +492,13 @@ impl Decoder {
         self.ends.truncate(keep);
         let len = self.ends.last().copied().unwrap_or(0);
         self.answer.truncate(len);
-        // What the dropped tokens passed on stays passed on (whitespace before a call, at most).
-        self.sent = len;
+        // What the dropped tokens passed on stays passed on (whitespace before a call, at most);
+        // a held call's text was never passed on.
+        self.sent = self.sent.min(len);
         self.utf8 = Utf8Pieces::default();
     }
 }
 
-/// Whether the last tokens are one short cycle repeated over [`LOOP_SPAN`] tokens or more.
-fn looping(tokens: &[LlamaToken]) -> bool {
-    let n = tokens.len();
-    (1..=MAX_CYCLE).any(|p| {
-        let span = LOOP_SPAN.max(4 * p);
-        n >= span && (n - span + p..n).all(|i| tokens[i] == tokens[i - p])
-    })
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
-        ids.iter().map(|&i| LlamaToken(i)).collect()
-    }
-
-    #[test]
-    fn a_short_cycle_repeated_long_enough_is_a_loop_and_varied_text_is_not() {
-        let cycle: Vec<i32> = (0..96).map(|i| [7, 8, 9][i % 3]).collect();
-        assert!(looping(&tokens(&cycle)));
-        assert!(!looping(&tokens(&cycle[..90])));
-        let varied: Vec<i32> = (0..400).collect();
-        assert!(!looping(&tokens(&varied)));
-        let sentence: Vec<i32> = (0..200).map(|i| i % 40).collect();
-        assert!(looping(&tokens(&sentence)));
-    }
-
-    fn step_text(d: &mut Decoder, pieces: &[&str]) -> (String, Vec<Step>) {
-        let mut out = String::new();
-        let mut steps = Vec::new();
-        for (i, p) in pieces.iter().enumerate() {
-            let step = d.push(LlamaToken(i as i32 + 100), p.as_bytes());
-            if let Step::Go(t) = &step {
-                out.push_str(t);
-            }
-            steps.push(step);
-        }
-        (out, steps)
-    }
-
-    fn hold() -> Hold {
-        Hold {
-            grammar: "root ::= \"x\"".into(),
-            names: vec!["weather".into()],
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn prose_streams_and_a_call_taken_back_to_its_first_token_is_held_silently() {
-        let mut d = Decoder::new(&Sampling::default(), Some(hold()));
-        let (out, steps) = step_text(&mut d, &["Let me", " check", ". {\"", "tool\""]);
-        assert_eq!(out, "Let me check. ");
-        assert_eq!(steps[3], Step::Rewind { keep: 2 });
-        assert_eq!(d.kept(), 2);
-        // Under the grammar, nothing is streamed until the call ends.
-        let (out, _) = step_text(&mut d, &[" {\"tool\": \"weather\"", ", \"arguments\": {}}"]);
-        assert_eq!(out, "");
-        let Step::End(Finish::Eos, rest) = d.end_of_generation() else {
-            panic!("the call ends the answer");
-        };
-        assert_eq!(rest, " {\"tool\": \"weather\", \"arguments\": {}}");
-    }
-
-    #[test]
-    fn a_call_repeating_an_answered_one_is_taken_back_and_its_first_token_banned() {
-        let mut h = hold();
-        h.spent = vec![("weather".into(), serde_json::json!({ "city": "Rome" }))];
-        let mut d = Decoder::new(&Sampling::default(), Some(h));
-        let (_, steps) = step_text(&mut d, &["{\"tool\""]);
-        assert_eq!(steps, vec![Step::Rewind { keep: 0 }]);
-        step_text(
-            &mut d,
-            &["{\"tool\": \"weather\", \"arguments\": {\"city\": \"Rome\"}}"],
-        );
-        assert_eq!(d.end_of_generation(), Step::Rewind { keep: 0 });
-        assert_eq!(d.banned, tokens(&[100]));
-        let (out, _) = step_text(&mut d, &["It is 20 C in Rome."]);
-        assert_eq!(out, "It is 20 C in Rome.");
-    }
-
-    #[test]
-    fn the_first_token_is_a_call_opener_when_openers_weigh_enough_and_not_otherwise() {
-        let marks = Marks {
-            openers: vec![
-                (LlamaToken(3), Form::Fenced),
-                (LlamaToken(4), Form::Fenced),
-                (LlamaToken(7), Form::Bare),
-            ],
-            call_langs: vec![LlamaToken(5)],
-        };
-        // Token 0 is the likeliest prose; the fences together weigh 0.6 of it.
-        let ln = |p: f32| p.ln();
-        let mut logits = vec![ln(0.01); 10];
-        logits[0] = ln(1.0);
-        logits[3] = ln(0.3);
-        logits[4] = ln(0.3);
-        logits[7] = ln(0.2);
-        let mut d = Decoder::new(&Sampling::default(), Some(hold()));
-        assert!(d.deciding());
-        assert_eq!(d.decide(&logits, &marks), Some(LlamaToken(3)));
-        assert!(!d.deciding());
-        // The fence's language: json weighs 0.2 of python (token 0) → a call from the start.
-        assert_eq!(d.push(LlamaToken(3), b"```"), Step::Go(String::new()));
-        assert!(d.deciding_fence());
-        logits[5] = ln(0.2);
-        assert_eq!(
-            d.decide_fence(&logits, &marks),
-            Some(Step::Rewind { keep: 0 })
-        );
-        assert_eq!(d.held, Some((0, Form::Fenced)));
-        // Once a call of this turn has been answered, the opener must be the likeliest token.
-        let mut answered = hold();
-        answered.spent = vec![("weather".into(), serde_json::json!({}))];
-        let mut d = Decoder::new(&Sampling::default(), Some(answered));
-        assert_eq!(d.decide(&logits, &marks), None);
-        logits[3] = ln(0.02);
-        logits[4] = ln(0.02);
-        logits[7] = ln(0.05);
-        let mut d = Decoder::new(&Sampling::default(), Some(hold()));
-        assert_eq!(d.decide(&logits, &marks), None);
-        assert!(!Decoder::new(&Sampling::default(), None).deciding());
-    }
-
-    #[test]
-    fn after_this_turns_results_in_prompt_mode_the_answer_begins_in_prose() {
-        let marks = Marks {
-            openers: vec![(LlamaToken(3), Form::Fenced)],
-            call_langs: Vec::new(),
-        };
-        let mut h = hold();
-        h.answer_first = true;
-        let mut d = Decoder::new(&Sampling::default(), Some(h));
-        assert!(d.answers_first() && !d.deciding());
-        d.ban_openers(&marks);
-        assert_eq!(d.banned, vec![LlamaToken(3)]);
-        assert!(!d.answers_first());
-        d.push(LlamaToken(0), b"It");
-        assert!(d.banned.is_empty(), "only the first token is held to prose");
-    }
-
-    #[test]
-    fn a_fence_for_code_goes_on_as_code() {
-        let marks = Marks {
-            openers: vec![(LlamaToken(3), Form::Fenced)],
-            call_langs: vec![LlamaToken(5)],
-        };
-        let mut logits = vec![(0.01_f32).ln(); 10];
-        logits[0] = 0.0;
-        logits[3] = 0.0;
-        let mut d = Decoder::new(&Sampling::default(), Some(hold()));
-        assert_eq!(d.decide(&logits, &marks), Some(LlamaToken(3)));
-        d.push(LlamaToken(3), b"```");
-        assert_eq!(d.decide_fence(&logits, &marks), None);
-        assert_eq!(d.held, None);
-    }
-
-    #[test]
-    fn a_held_answer_that_writes_the_same_call_again_ends_after_the_first() {
-        let mut h = hold();
-        h.forced = Some(Form::Fenced);
-        let mut d = Decoder::new(&Sampling::default(), Some(h));
-        let block = "```json\n{\"tool\": \"weather\", \"arguments\": {\"city\": \"Rome\"}}";
-        let (out, steps) = step_text(&mut d, &[block, "\n```\n\n", block]);
-        assert_eq!(out, "");
-        assert_eq!(steps[2], Step::End(Finish::Eos, block.to_owned()));
-    }
-
-    #[test]
-    fn a_stop_text_ends_the_answer_before_it() {
-        let sampling = Sampling {
-            stop: vec!["END".into()],
-            ..Sampling::default()
-        };
-        let mut d = Decoder::new(&sampling, None);
-        let (out, steps) = step_text(&mut d, &["one two E", "ND three"]);
-        assert_eq!(out, "one two ");
-        assert!(matches!(steps[1], Step::End(Finish::StopText, _)));
-    }
-}
+#[path = "decode_tests.rs"]
+mod tests;

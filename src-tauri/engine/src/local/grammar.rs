@@ -55,7 +55,7 @@ impl Form {
 
 /// The roots every call grammar has, one per [`Form`].
 const FORMS: &str = r#"tagged ::= tag-block ( "\n" "\n"? tag-block )*
-tag-block ::= "<tool_call>" "\n"? ws call ws "\n"? "</tool_call>"
+tag-block ::= "<tool_call>" "\n"? ws bare ws "\n"? "</tool_call>"
 fenced ::= fence-block
 fence-block ::= "```" ( "json" | "tool_call" | "JSON" )? "\n" bare "\n"? "```"
 bare ::= call | call-list

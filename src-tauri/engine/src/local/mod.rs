@@ -8,7 +8,8 @@
 //! - [`template`]: the model's own Jinja chat template rendered with minijinja (ChatML when it
 //!   has none); [`hold`]: a tool call the model begins is held to the offered tools by the
 //!   call grammar ([`grammar`]; [`gbnf`] converts JSON Schema), [`decode`] decides token by
-//!   token what the answer streams, holds, takes back or ends;
+//!   token what the answer streams, holds, takes back or ends ([`loops`]: an answer that
+//!   loops ends, a held string that loops is closed);
 //!   [`output`]: reasoning and call markers in the answer.
 //! - [`provider`]: all of it as a [`crate::provider::Provider`]; [`models`]: the models folder
 //!   ([`gguf`] reads each file's facts from its header);
@@ -24,6 +25,7 @@ pub mod gguf;
 pub(crate) mod grammar;
 pub(crate) mod hold;
 pub mod job;
+mod loops;
 pub(crate) mod models;
 pub(crate) mod output;
 pub(crate) mod provider;

@@ -119,3 +119,23 @@ async fn reasoning_then_prose_without_a_call_finishes_normally_with_usage() {
     assert!(matches!(got[2], ProviderEvent::Usage { usage } if usage.input_tokens == 10));
     assert_eq!(finish(&got), Some(&FinishReason::Stop));
 }
+
+#[tokio::test]
+async fn an_apigen_array_in_one_tool_call_tag_becomes_one_call_each() {
+    let got = run(
+        &[
+            "<tool_call>[\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}},\n",
+            "{\"name\": \"get_time\", \"arguments\": {}}\n]</tool_call>",
+        ],
+        &["get_weather", "get_time"],
+    )
+    .await;
+    assert_eq!(
+        calls(&got),
+        vec![
+            ("get_weather".into(), json!({ "city": "Rome" })),
+            ("get_time".into(), json!({})),
+        ]
+    );
+    assert_eq!(finish(&got), Some(&FinishReason::ToolCalls));
+}

@@ -22,6 +22,7 @@ use super::decode::{Decoder, Marks, Step, marks};
 use super::job::{
     Finish, Hold, Job, ModelFacts, Piece, PieceSender, Report, RuntimeOptions, Sampling, StopFlag,
 };
+use super::loops::pick_closer;
 
 /// One KV-cache sequence and the tokens it holds.
 #[derive(Debug, Default)]
@@ -159,6 +160,9 @@ impl<'m> Session<'m> {
                 let opener = if decoder.deciding() {
                     let marks = self.marks.get_or_insert_with(|| marks(self.model));
                     decoder.decide(self.ctx.get_logits_ith(-1), marks)
+                } else if decoder.closing() {
+                    let marks = self.marks.get_or_insert_with(|| marks(self.model));
+                    pick_closer(&mut sampler, self.ctx.get_logits_ith(-1), &marks.closers)
                 } else {
                     None
                 };

@@ -1,0 +1,141 @@
+//! Loops in an answer. A free answer that repeats one short cycle of tokens long enough ends
+//! ([`looping`]). A held call whose string value loops (small models write "and it is a place
+//! to live, and it is a place to live, …" into a free-text argument until the token cap, and
+//! the call never closes) is taken back to its first round and its string closed: the next
+//! token is the likeliest of the [`closers`] that the call grammar allows ([`pick_closer`]).
+
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+
+/// How many tokens of one cycle repeated end a free answer (at least four rounds of it).
+pub(crate) const LOOP_SPAN: usize = 96;
+/// How many tokens of one cycle repeated, inside a held call's string, close the string (at
+/// least four rounds of it): no argument value repeats itself that way.
+pub(crate) const HELD_LOOP_SPAN: usize = 32;
+/// The longest cycle of tokens the guards look for.
+const MAX_CYCLE: usize = 64;
+
+/// The period of the cycle the last tokens repeat over `span` tokens or more (at least four
+/// rounds), if they do.
+pub(crate) fn cycle(tokens: &[LlamaToken], span: usize) -> Option<usize> {
+    let n = tokens.len();
+    (1..=MAX_CYCLE).find(|&p| {
+        let span = span.max(4 * p);
+        n >= span && (n - span + p..n).all(|i| tokens[i] == tokens[i - p])
+    })
+}
+
+/// Whether the last tokens are one short cycle repeated over [`LOOP_SPAN`] tokens or more.
+pub(crate) fn looping(tokens: &[LlamaToken]) -> bool {
+    cycle(tokens, LOOP_SPAN).is_some()
+}
+
+/// Where a held call whose tokens (`held`, from the call's first) loop inside a string should
+/// be taken back to: the index, within `held`, after the loop's first round. `None` when the
+/// call's text (`text`) is not inside a JSON string or does not loop.
+pub(crate) fn held_string_loop(held: &[LlamaToken], text: &str) -> Option<usize> {
+    if !in_json_string(text) {
+        return None;
+    }
+    let p = cycle(held, HELD_LOOP_SPAN)?;
+    let span = HELD_LOOP_SPAN.max(4 * p);
+    Some(held.len() - span + p)
+}
+
+/// Whether `text`, a call's JSON so far, ends inside a string.
+fn in_json_string(text: &str) -> bool {
+    let (mut inside, mut escaped) = (false, false);
+    for c in text.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if inside => escaped = true,
+            '"' => inside = !inside,
+            _ => {}
+        }
+    }
+    inside
+}
+
+/// Whether a token's text closes a string: a quote, then only what may follow a value.
+pub(crate) fn is_closer(piece: &str) -> bool {
+    piece.strip_prefix('"').is_some_and(|rest| {
+        rest.chars()
+            .all(|c| matches!(c, ',' | '}' | ']' | ' ' | '\n'))
+    })
+}
+
+/// The likeliest of `closers` that `sampler` (the call grammar, then greedy) allows after the
+/// tokens it has accepted, by `logits`; `None` when the grammar allows none of them.
+pub(crate) fn pick_closer(
+    sampler: &mut LlamaSampler,
+    logits: &[f32],
+    closers: &[LlamaToken],
+) -> Option<LlamaToken> {
+    let data = closers.iter().filter_map(|&t| {
+        let logit = *logits.get(usize::try_from(t.0).ok()?)?;
+        Some(LlamaTokenData::new(t, logit, 0.0))
+    });
+    let mut array = LlamaTokenDataArray::from_iter(data, false);
+    if array.data.is_empty() {
+        return None;
+    }
+    array.apply_sampler(sampler);
+    let chosen = array.selected_token()?;
+    array
+        .data
+        .iter()
+        .any(|d| d.id() == chosen && d.logit().is_finite())
+        .then_some(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
+        ids.iter().map(|&i| LlamaToken(i)).collect()
+    }
+
+    #[test]
+    fn a_short_cycle_repeated_long_enough_is_a_loop_and_varied_text_is_not() {
+        let cycle: Vec<i32> = (0..96).map(|i| [7, 8, 9][i % 3]).collect();
+        assert!(looping(&tokens(&cycle)));
+        assert!(!looping(&tokens(&cycle[..90])));
+        let varied: Vec<i32> = (0..400).collect();
+        assert!(!looping(&tokens(&varied)));
+        let sentence: Vec<i32> = (0..200).map(|i| i % 40).collect();
+        assert!(looping(&tokens(&sentence)));
+    }
+
+    #[test]
+    fn a_cycle_is_found_with_its_period_only_after_four_rounds_over_the_span() {
+        let cycle8: Vec<i32> = (0..40).map(|i| 100 + i % 8).collect();
+        assert_eq!(cycle(&tokens(&cycle8), HELD_LOOP_SPAN), Some(8));
+        assert_eq!(cycle(&tokens(&cycle8[..31]), HELD_LOOP_SPAN), None);
+        assert!(!looping(&tokens(&cycle8)));
+    }
+
+    #[test]
+    fn a_loop_inside_a_held_string_is_taken_back_to_its_first_round() {
+        let mut held: Vec<i32> = (0..10).collect();
+        held.extend((0..32).map(|i| 100 + i % 8));
+        let text = r#"{"name": "forecast", "arguments": {"note": "Paris is a place to live, and"#;
+        assert_eq!(held_string_loop(&tokens(&held), text), Some(10 + 8));
+        let closed = r#"{"name": "f", "arguments": {"days": [1, 2, 1, 2"#;
+        assert_eq!(held_string_loop(&tokens(&held), closed), None);
+        let escaped = r#"{"name": "f", "arguments": {"note": "say \"hi\" and"#;
+        assert!(in_json_string(escaped));
+    }
+
+    #[test]
+    fn closers_are_a_quote_then_only_what_follows_a_value() {
+        for piece in ["\"", "\",", "\"}", "\"]", "\"}}", "\",\n"] {
+            assert!(is_closer(piece), "{piece}");
+        }
+        for piece in ["\"a", " \"", "x\"", "\":"] {
+            assert!(!is_closer(piece), "{piece}");
+        }
+    }
+}
