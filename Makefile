@@ -100,6 +100,7 @@ LANGGRAPH_VENV := $(HOME)/.cache/switchboard/venv-langgraph
 # One full turn, Switchboard vs LangGraph's create_react_agent, same fake model and server.
 bench-agent:
 	scripts/deps.sh test
+	$(MAKE) ui
 	test -x $(LANGGRAPH_VENV)/bin/python || python3 -m venv $(LANGGRAPH_VENV)
 	$(LANGGRAPH_VENV)/bin/pip install -q -r bench/agent/requirements.txt
 	LANGGRAPH_PYTHON=$(LANGGRAPH_VENV)/bin/python cargo bench --bench turn
@@ -117,6 +118,7 @@ bench-mcp:
 # handshake era (server-everything); medians of 50 and their ratio.
 bench-discovery:
 	scripts/deps.sh test
+	$(MAKE) ui
 	cargo bench --bench discovery
 
 # The built-in model (llama.cpp in process) next to llama-cpp-python's OpenAI-compatible server on
@@ -125,6 +127,7 @@ bench-discovery:
 LLAMA_VENV := $(HOME)/.cache/switchboard/venv-llama
 bench-local:
 	scripts/deps.sh test
+	$(MAKE) ui
 	test -x $(LLAMA_VENV)/bin/python || python3 -m venv $(LLAMA_VENV)
 	$(LLAMA_VENV)/bin/python -c 'import llama_cpp.server' 2>/dev/null || \
 		CMAKE_ARGS="-DGGML_OPENMP=OFF" $(LLAMA_VENV)/bin/pip install -q "llama-cpp-python[server]==0.3.36"
@@ -139,6 +142,7 @@ bench-local:
 # CASES=N takes a spread of N cases per category (default all); results in bench/tools/results/.
 bench-tools:
 	scripts/deps.sh run
+	$(MAKE) ui
 	CASES=$(CASES) RUNS=$(RUNS) bench/tools/run.sh
 
 # Export and import of CONVERSATIONS × 50 messages in every format (medians; RUNS each).

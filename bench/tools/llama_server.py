@@ -12,6 +12,7 @@ Usage: python llama_server.py MODEL.gguf CASES.jsonl OUT.jsonl MAX_TOKENS
 """
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -19,7 +20,7 @@ import time
 import urllib.error
 import urllib.request
 
-THREADS = 2
+THREADS = int(os.environ.get("THREADS") or 2)
 CONTEXT = 4096
 
 

@@ -11,6 +11,7 @@
 #   ROWS=...     any of: held unheld cost llama (default all)
 #   MAX_TOKENS   tokens per answer at most (384), both runtimes
 #   RUNS         answers per prompt for the held decoding cost (5)
+#   THREADS      llama.cpp threads, both runtimes (2)
 #
 # Installs once, under ~/.cache/switchboard: venv-bfcl (bfcl-eval 2026.3.23 without its
 # dependencies — they include sentence-transformers/torch and every provider SDK — plus the
@@ -31,6 +32,8 @@ MODELS=${MODELS:-smollm2 gemma3-270m}
 ROWS=${ROWS:-held unheld cost llama}
 MAX_TOKENS=${MAX_TOKENS:-384}
 RUNS=${RUNS:-5}
+THREADS=${THREADS:-2}
+export THREADS
 pipq=(--quiet --disable-pip-version-check)
 
 # bfcl-eval and what its checker needs.
@@ -97,7 +100,7 @@ for m in $MODELS; do
   if [ ${#rust_rows[@]} -gt 0 ]; then
     SWITCHBOARD_TOOLS_GGUF="$gguf" SWITCHBOARD_TOOLS_CASES="$out/cases.jsonl" \
     SWITCHBOARD_TOOLS_OUT="$out/$m" SWITCHBOARD_TOOLS_MAX_TOKENS="$MAX_TOKENS" \
-    SWITCHBOARD_TOOLS_ROWS=$(IFS=,; echo "${rust_rows[*]}") SWITCHBOARD_BENCH_RUNS="$RUNS" \
+    SWITCHBOARD_TOOLS_ROWS=$(IFS=,; echo "${rust_rows[*]}") SWITCHBOARD_BENCH_RUNS="$RUNS" SWITCHBOARD_TOOLS_THREADS="$THREADS" \
       cargo bench --quiet --bench tools
   fi
   if [[ " $ROWS " == *" llama "* ]]; then
@@ -111,6 +114,6 @@ for m in $MODELS; do
 done
 
 echo
-echo "BFCL (bfcl-eval 2026.3.23), ${CASES:-all} cases per category, $MAX_TOKENS tokens at most, 2 threads, context 4096, temperature 0"
+echo "BFCL (bfcl-eval 2026.3.23), ${CASES:-all} cases per category, $MAX_TOKENS tokens at most, $THREADS threads, context 4096, temperature 0"
 "$bfcl_venv/bin/python" bench/tools/bfcl.py score "$out/cases.jsonl" "${score_args[@]}" \
   --json "$out/summary.json"

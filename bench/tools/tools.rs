@@ -35,6 +35,7 @@ use switchboard_engine::provider::{
     ChatMessage, ChatRequest, Provider, ProviderEvent, SamplingParams, ToolSpec,
 };
 
+/// Threads when `SWITCHBOARD_TOOLS_THREADS` does not say (both runtimes use the same).
 const THREADS: i32 = 2;
 const CONTEXT: u32 = 4096;
 /// Tokens per answer in the held-cost measurement.
@@ -325,6 +326,7 @@ fn main() {
     let max_tokens: u32 = env_num("SWITCHBOARD_TOOLS_MAX_TOKENS", 384);
     let rows = env("SWITCHBOARD_TOOLS_ROWS").unwrap_or_else(|| "held,unheld,cost".into());
     let rows: Vec<&str> = rows.split(',').map(str::trim).collect();
+    let threads: i32 = env_num("SWITCHBOARD_TOOLS_THREADS", THREADS);
 
     let dir = tempfile::tempdir().unwrap();
     let models = dir.path().join("models");
@@ -333,7 +335,7 @@ fn main() {
     std::os::unix::fs::symlink(std::fs::canonicalize(&gguf).unwrap(), models.join(&name)).unwrap();
     let runtime = LocalRuntime::start(RuntimeOptions {
         max_context: CONTEXT,
-        threads: Some(THREADS),
+        threads: Some(threads),
         ..RuntimeOptions::default()
     })
     .unwrap();
@@ -353,7 +355,7 @@ fn main() {
     let loaded = rt.block_on(answer(&provider, warm));
     assert!(loaded.error.is_none(), "{:?}", loaded.error);
     eprintln!(
-        "switchboard: {} ({} cases, {max_tokens} tokens at most, {THREADS} threads, context {CONTEXT})",
+        "switchboard: {} ({} cases, {max_tokens} tokens at most, {threads} threads, context {CONTEXT})",
         gguf.display(),
         cases.len()
     );
