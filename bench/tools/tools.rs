@@ -18,9 +18,9 @@
 //!   alternating; medians of `SWITCHBOARD_BENCH_RUNS` (5) each.
 //!
 //! Inputs: `SWITCHBOARD_TOOLS_GGUF` (the model), `SWITCHBOARD_TOOLS_CASES` (the JSONL),
-//! `SWITCHBOARD_TOOLS_OUT` (the folder written), `SWITCHBOARD_TOOLS_MAX_TOKENS` (384). Two
-//! threads and a 4,096-token context, as `make bench-local` and the llama-cpp-python peer
-//! (`bench/tools/llama_server.py`). Run through `make bench-tools` (`bench/tools/run.sh`).
+//! `SWITCHBOARD_TOOLS_OUT` (the folder written), `SWITCHBOARD_TOOLS_MAX_TOKENS` (384),
+//! `SWITCHBOARD_TOOLS_THREADS` (2). A 4,096-token context, as `make bench-local` and the
+//! llama-cpp-python peer (`bench/tools/llama_server.py`), with the same threads. Run through `make bench-tools` (`bench/tools/run.sh`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
