@@ -251,9 +251,14 @@ impl Decoder {
         sampler
     }
 
-    /// Whether the next token should close a held string that looped ([`pick_closer`]).
+    /// Whether a call is held: the next token is the likeliest the call grammar allows.
+    pub(crate) fn holding(&self) -> bool {
+        self.held.is_some()
+    }
+
+    /// Whether the next token should close a held string that looped ([`pick_allowed`]).
     ///
-    /// [`pick_closer`]: super::loops::pick_closer
+    /// [`pick_allowed`]: super::loops::pick_allowed
     pub(crate) fn closing(&self) -> bool {
         self.closing
     }

@@ -2,7 +2,7 @@
 //! ([`looping`]). A held call whose string value loops (small models write "and it is a place
 //! to live, and it is a place to live, …" into a free-text argument until the token cap, and
 //! the call never closes) is taken back to its first round and its string closed: the next
-//! token is the likeliest of the [`closers`] that the call grammar allows ([`pick_closer`]).
+//! token is the likeliest of the [`closers`] that the call grammar allows ([`pick_allowed`]).
 
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
@@ -66,14 +66,15 @@ pub(crate) fn is_closer(piece: &str) -> bool {
     })
 }
 
-/// The likeliest of `closers` that `sampler` (the call grammar, then greedy) allows after the
-/// tokens it has accepted, by `logits`; `None` when the grammar allows none of them.
-pub(crate) fn pick_closer(
+/// The likeliest of `candidates` that `sampler` (the call grammar, then greedy) allows after
+/// the tokens it has accepted, by `logits`; `None` when the grammar allows none of them. Only
+/// the candidates are checked against the grammar, not the whole vocabulary.
+pub(crate) fn pick_allowed(
     sampler: &mut LlamaSampler,
     logits: &[f32],
-    closers: &[LlamaToken],
+    candidates: &[LlamaToken],
 ) -> Option<LlamaToken> {
-    let data = closers.iter().filter_map(|&t| {
+    let data = candidates.iter().filter_map(|&t| {
         let logit = *logits.get(usize::try_from(t.0).ok()?)?;
         Some(LlamaTokenData::new(t, logit, 0.0))
     });

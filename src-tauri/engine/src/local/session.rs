@@ -14,6 +14,7 @@ use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::{DecodeError, LlamaCppError};
 
@@ -22,7 +23,7 @@ use super::decode::{Decoder, Marks, Step, marks};
 use super::job::{
     Finish, Hold, Job, ModelFacts, Piece, PieceSender, Report, RuntimeOptions, Sampling, StopFlag,
 };
-use super::loops::pick_closer;
+use super::loops::pick_allowed;
 
 /// One KV-cache sequence and the tokens it holds.
 #[derive(Debug, Default)]
@@ -162,7 +163,7 @@ impl<'m> Session<'m> {
                     decoder.decide(self.ctx.get_logits_ith(-1), marks)
                 } else if decoder.closing() {
                     let marks = self.marks.get_or_insert_with(|| marks(self.model));
-                    pick_closer(&mut sampler, self.ctx.get_logits_ith(-1), &marks.closers)
+                    pick_allowed(&mut sampler, self.ctx.get_logits_ith(-1), &marks.closers)
                 } else {
                     None
                 };
@@ -171,6 +172,7 @@ impl<'m> Session<'m> {
                         sampler.accept(token);
                         token
                     }
+                    None if decoder.holding() => held_next(&mut sampler, &self.ctx),
                     None => sampler.sample(&self.ctx, -1),
                 };
                 if vocab.is_eog(token) {
@@ -318,6 +320,28 @@ impl<'m> Session<'m> {
                 *slot = Slot::default();
             }
         }
+    }
+}
+
+/// A held call's next token, greedy under the call grammar. The likeliest token of all is
+/// checked against the grammar alone and taken when it is allowed, as llama.cpp's own common
+/// sampler does; only when it is not is the grammar applied to the whole vocabulary (tens of
+/// thousands of tokens, the held decoding's cost). Either way it is the token greedy decoding
+/// under the grammar picks.
+fn held_next(sampler: &mut LlamaSampler, ctx: &LlamaContext<'_>) -> LlamaToken {
+    let logits = ctx.get_logits_ith(-1);
+    let best = logits
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .and_then(|(i, _)| i32::try_from(i).ok())
+        .map(LlamaToken);
+    match best.and_then(|t| pick_allowed(sampler, logits, &[t])) {
+        Some(token) => {
+            sampler.accept(token);
+            token
+        }
+        None => sampler.sample(ctx, -1),
     }
 }
 
