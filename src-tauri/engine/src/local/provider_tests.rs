@@ -39,6 +39,14 @@ fn calls(events: &[ProviderEvent]) -> Vec<(String, serde_json::Value)> {
         .collect()
 }
 
+/// The two calls the array tests write: the weather in Rome, then the time.
+fn rome_and_time() -> Vec<(String, serde_json::Value)> {
+    vec![
+        ("get_weather".into(), json!({ "city": "Rome" })),
+        ("get_time".into(), json!({})),
+    ]
+}
+
 fn finish(events: &[ProviderEvent]) -> Option<&FinishReason> {
     match events.last() {
         Some(ProviderEvent::Finish { reason }) => Some(reason),
@@ -90,13 +98,7 @@ async fn mistral_tool_calls_arrays_become_one_call_each() {
         &["get_weather", "get_time"],
     )
     .await;
-    assert_eq!(
-        calls(&got),
-        vec![
-            ("get_weather".into(), json!({ "city": "Rome" })),
-            ("get_time".into(), json!({})),
-        ]
-    );
+    assert_eq!(calls(&got), rome_and_time());
 }
 
 #[tokio::test]
@@ -130,12 +132,6 @@ async fn an_apigen_array_in_one_tool_call_tag_becomes_one_call_each() {
         &["get_weather", "get_time"],
     )
     .await;
-    assert_eq!(
-        calls(&got),
-        vec![
-            ("get_weather".into(), json!({ "city": "Rome" })),
-            ("get_time".into(), json!({})),
-        ]
-    );
+    assert_eq!(calls(&got), rome_and_time());
     assert_eq!(finish(&got), Some(&FinishReason::ToolCalls));
 }
