@@ -33,3 +33,4 @@ mod security;
 mod servers;
 pub(crate) mod support_py;
 mod tasks_server;
+mod web_search;

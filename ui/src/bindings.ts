@@ -395,17 +395,26 @@ url: string,
  */
 headers: { [key in string]: string }, } | { "type": "builtin", 
 /**
- * Which one: `time`, `fetch` or `filesystem`.
+ * Which one: `time`, `fetch`, `filesystem` or `web`.
  */
 server: string, 
 /**
- * `fetch`: allow private, loopback and link-local addresses.
+ * `fetch`, `web`: allow private, loopback and link-local addresses.
  */
 allowPrivate: boolean, 
 /**
  * `filesystem`: the folders it may touch; none means the user's roots.
  */
-folders: Array<string>, };
+folders: Array<string>, 
+/**
+ * `web`: its keys (names ending in `_KEY`), kept like a stdio server's env: the values
+ * in the keychain, blank in the database, masked for the UI.
+ */
+env: { [key in string]: string }, 
+/**
+ * `web`: its other settings (the search provider, its URL), kept in the database.
+ */
+settings: { [key in string]: string }, };
 
 /**
  * What happens to a call of one of the server's tools when no per-tool policy says otherwise.

@@ -85,9 +85,8 @@ async fn a_masked_value_sent_back_keeps_the_stored_one_and_a_removal_forgets_the
 
     // The form sends the record back as it got it, with one value typed anew.
     let mut edited = github.config.clone();
-    if let Some(env) = switchboard_engine::vocab::server::secrets_of_mut(&mut edited.transport) {
-        env.insert("LOG_LEVEL".into(), "debug".into());
-    }
+    switchboard_engine::vocab::server::secrets_of_mut(&mut edited.transport)
+        .insert("LOG_LEVEL".into(), "debug".into());
     engine
         .mcp()
         .update_server(&github.id, edited)

@@ -53,9 +53,7 @@ impl Stored {
 
     fn into_config(self) -> ServerConfig {
         let mut config = self.config;
-        if let Some(values) = secrets_of_mut(&mut config.transport) {
-            values.extend(self.secrets);
-        }
+        secrets_of_mut(&mut config.transport).extend(self.secrets);
         config
     }
 }

@@ -48,15 +48,22 @@ pub enum Transport {
     },
     /// One of our built-in servers, run in-process (nothing is spawned).
     Builtin {
-        /// Which one: `time`, `fetch` or `filesystem`.
+        /// Which one: `time`, `fetch`, `filesystem` or `web`.
         server: String,
-        /// `fetch`: allow private, loopback and link-local addresses.
+        /// `fetch`, `web`: allow private, loopback and link-local addresses.
         #[serde(default, rename = "allowPrivate")]
         allow_private: bool,
         /// `filesystem`: the folders it may touch; none means the user's roots.
         #[serde(default)]
         #[ts(type = "Array<string>")]
         folders: Vec<PathBuf>,
+        /// `web`: its keys (names ending in `_KEY`), kept like a stdio server's env: the values
+        /// in the keychain, blank in the database, masked for the UI.
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+        /// `web`: its other settings (the search provider, its URL), kept in the database.
+        #[serde(default)]
+        settings: BTreeMap<String, String>,
     },
 }
 
@@ -394,10 +401,7 @@ impl ServerConfig {
     /// A copy whose env and header values are blanked (their names are kept).
     pub fn without_secrets(&self) -> Self {
         let mut copy = self.clone();
-        for v in secrets_of_mut(&mut copy.transport)
-            .into_iter()
-            .flat_map(|m| m.values_mut())
-        {
+        for v in secrets_of_mut(&mut copy.transport).values_mut() {
             SECRET_PLACEHOLDER.clone_into(v);
         }
         copy
@@ -407,10 +411,7 @@ impl ServerConfig {
     /// a server's configuration leaves the engine for the UI.
     pub fn masked(&self) -> Self {
         let mut copy = self.clone();
-        for v in secrets_of_mut(&mut copy.transport)
-            .into_iter()
-            .flat_map(|m| m.values_mut())
-        {
+        for v in secrets_of_mut(&mut copy.transport).values_mut() {
             SECRET_MASK.clone_into(v);
         }
         copy
@@ -434,24 +435,19 @@ impl ServerConfig {
     }
 }
 
-/// No secrets (a built-in server has none).
-static NO_SECRETS: BTreeMap<String, String> = BTreeMap::new();
-
-/// The env of a stdio server or the headers of a remote one.
+/// The env of a stdio or built-in server, or the headers of a remote one.
 pub fn secrets_of(t: &Transport) -> &BTreeMap<String, String> {
     match t {
-        Transport::Stdio { env, .. } => env,
+        Transport::Stdio { env, .. } | Transport::Builtin { env, .. } => env,
         Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
-        Transport::Builtin { .. } => &NO_SECRETS,
     }
 }
 
-/// [`secrets_of`], mutable; `None` for a built-in server.
-pub fn secrets_of_mut(t: &mut Transport) -> Option<&mut BTreeMap<String, String>> {
+/// [`secrets_of`], mutable.
+pub fn secrets_of_mut(t: &mut Transport) -> &mut BTreeMap<String, String> {
     match t {
-        Transport::Stdio { env, .. } => Some(env),
-        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => Some(headers),
-        Transport::Builtin { .. } => None,
+        Transport::Stdio { env, .. } | Transport::Builtin { env, .. } => env,
+        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
     }
 }
 

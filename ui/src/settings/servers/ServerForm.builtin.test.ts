@@ -35,7 +35,7 @@ describe('the add-server form’s built-in choice', () => {
       {
         input: {
           name: 'clock',
-          transport: { type: 'builtin', server: 'time', allowPrivate: false, folders: [] },
+          transport: { type: 'builtin', server: 'time', allowPrivate: false, folders: [], env: {}, settings: {} },
           enabled: true,
           startupTimeoutMs: 60000,
           callTimeoutMs: 60000,
@@ -85,8 +85,72 @@ describe('the add-server form’s built-in choice', () => {
     });
   });
 
+  test('web takes a search provider and its key, URL or engine id, each required where needed', async () => {
+    const { backend, user } = await openAddForm();
+    await user.type(screen.getByLabelText(/^Name/), 'web');
+    await user.click(screen.getByLabelText('Built-in'));
+    await user.selectOptions(screen.getByLabelText('Built-in server'), 'web');
+    expect(screen.getByLabelText('Search provider')).toHaveValue('searxng');
+    expect(screen.queryByLabelText('API key')).toBeNull();
+    await user.type(screen.getByLabelText('SearXNG URL'), 'localhost:8080');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.getByTestId('field-error')).toHaveTextContent('Enter the instance’s http:// or https:// address.');
+    expect(screen.getByLabelText('SearXNG URL')).toHaveFocus();
+    expect(backend.callsTo('add_server')).toEqual([]);
+
+    await user.selectOptions(screen.getByLabelText('Search provider'), 'brave');
+    expect(screen.queryByLabelText('SearXNG URL')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.getByTestId('field-error')).toHaveTextContent('This provider needs an API key.');
+    expect(screen.getByLabelText('API key')).toHaveAttribute('type', 'password');
+    await user.type(screen.getByLabelText('API key'), 'BSA-123');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(backend.callsTo('add_server')[0]).toMatchObject({
+      input: {
+        name: 'web',
+        transport: { type: 'builtin', server: 'web', allowPrivate: false, folders: [], env: { BRAVE_API_KEY: 'BSA-123' }, settings: { SEARCH_PROVIDER: 'brave' } },
+      },
+    });
+
+    await user.click(screen.getByRole('button', { name: 'Add server' }));
+    await user.type(screen.getByLabelText(/^Name/), 'google');
+    await user.click(screen.getByLabelText('Built-in'));
+    await user.selectOptions(screen.getByLabelText('Built-in server'), 'web');
+    await user.selectOptions(screen.getByLabelText('Search provider'), 'google');
+    await user.type(screen.getByLabelText('API key'), 'AIza');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.getByTestId('field-error')).toHaveTextContent('Google needs the ID of your Programmable Search engine.');
+    await user.type(screen.getByLabelText('Search engine ID (cx)'), 'cx-1');
+    await user.click(screen.getByLabelText(/May read pages at local and private addresses/));
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(backend.callsTo('add_server')[1]).toMatchObject({
+      input: {
+        transport: { server: 'web', allowPrivate: true, env: { GOOGLE_API_KEY: 'AIza' }, settings: { SEARCH_PROVIDER: 'google', GOOGLE_CSE_ID: 'cx-1' } },
+      },
+    });
+  });
+
+  test('editing a web server shows its stored key masked and sends the mask back to keep it', async () => {
+    const web = serverRecord({
+      name: 'web',
+      transport: { type: 'builtin', server: 'web', allowPrivate: false, folders: [], env: { TAVILY_API_KEY: '••••••••' }, settings: { SEARCH_PROVIDER: 'tavily' } },
+    });
+    const backend = installFakeBackend([], { servers: [web] });
+    const user = userEvent.setup();
+    render(ServersSettings);
+    await screen.findAllByTestId('server-row');
+    await user.click(screen.getByRole('button', { name: 'Edit web' }));
+    expect(screen.getByLabelText('Built-in server')).toHaveValue('web');
+    expect(screen.getByLabelText('Search provider')).toHaveValue('tavily');
+    expect(screen.getByLabelText('API key')).toHaveValue('••••••••');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(backend.callsTo('update_server')[0]).toMatchObject({
+      input: { transport: { server: 'web', env: { TAVILY_API_KEY: '••••••••' }, settings: { SEARCH_PROVIDER: 'tavily' } } },
+    });
+  });
+
   test('editing a built-in server keeps it built-in, with its settings', async () => {
-    const files = serverRecord({ name: 'files', transport: { type: 'builtin', server: 'filesystem', allowPrivate: false, folders: ['/srv/shared'] } });
+    const files = serverRecord({ name: 'files', transport: { type: 'builtin', server: 'filesystem', allowPrivate: false, folders: ['/srv/shared'], env: {}, settings: {} } });
     const backend = installFakeBackend([], { servers: [files] });
     const user = userEvent.setup();
     render(ServersSettings);
@@ -104,7 +168,7 @@ describe('the add-server form’s built-in choice', () => {
 
 describe('the switch', () => {
   test('turning a server on only saves it: the engine starts it and its state says so', async () => {
-    const off = serverRecord({ name: 'clock', enabled: false, transport: { type: 'builtin', server: 'time', allowPrivate: false, folders: [] } });
+    const off = serverRecord({ name: 'clock', enabled: false, transport: { type: 'builtin', server: 'time', allowPrivate: false, folders: [], env: {}, settings: {} } });
     const backend = installFakeBackend([], { servers: [off] });
     const user = userEvent.setup();
     const unlisten = await listenServerEvents();

@@ -1,4 +1,4 @@
-//! Built-in MCP servers that need no Node or Python: `time`, `fetch` and `filesystem`, written
+//! Built-in MCP servers that need no Node or Python: `time`, `fetch`, `filesystem` and `web`, written
 //! on rmcp's server side and run in-process. A [`Transport::Builtin`] names one; the client
 //! (`client/connect.rs`) starts its server task on one end of a `tokio::io::duplex` pipe
 //! ([`serve`]) and connects to the other end like to any other server, so the app and the
@@ -7,8 +7,11 @@
 mod beneath;
 pub(crate) mod fetch;
 pub(crate) mod filesystem;
+pub(crate) mod guarded;
 mod time;
+pub(crate) mod web;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rmcp::ServiceExt;
@@ -17,6 +20,7 @@ use fetch::FetchServer;
 use filesystem::FilesystemServer;
 pub use filesystem::SEARCH_MAX_ENTRIES;
 use time::TimeServer;
+use web::WebServer;
 
 use crate::vocab::mcp::McpError;
 use crate::vocab::server::{ServerSpec, Transport};
@@ -40,29 +44,51 @@ pub enum BuiltinServer {
         /// The folders the tools may touch.
         roots: Vec<PathBuf>,
     },
+    /// Searches the web through the user's provider and reads pages' main content.
+    Web {
+        /// Its settings: the provider, its URL and key ([`web::PROVIDER`] and the rest).
+        settings: BTreeMap<String, String>,
+        /// Allow `read` private, loopback and link-local addresses.
+        allow_private: bool,
+    },
 }
 
 impl BuiltinServer {
     /// The names of the built-in servers.
-    pub const NAMES: [&'static str; 3] = ["time", "fetch", "filesystem"];
+    pub const NAMES: [&'static str; 4] = ["time", "fetch", "filesystem", "web"];
 
     /// The built-in server a [`Transport::Builtin`] names; a filesystem server with no
     /// folders of its own gets `roots`.
     pub fn from_transport(
-        server: &str,
-        allow_private: bool,
-        folders: &[PathBuf],
+        transport: &Transport,
         roots: impl FnOnce() -> Vec<PathBuf>,
     ) -> Result<Self, McpError> {
-        match server {
+        let Transport::Builtin {
+            server,
+            allow_private,
+            folders,
+            env,
+            settings,
+        } = transport
+        else {
+            return Err(McpError::Connect("not a built-in server".to_owned()));
+        };
+        let allow_private = *allow_private;
+        match server.as_str() {
             "time" => Ok(Self::Time),
+            "web" => Ok(Self::Web {
+                settings: (settings.iter().chain(env))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                allow_private,
+            }),
             "fetch" => Ok(Self::Fetch { allow_private }),
             "filesystem" if folders.is_empty() => Ok(Self::Filesystem { roots: roots() }),
             "filesystem" => Ok(Self::Filesystem {
                 roots: folders.to_vec(),
             }),
             other => Err(McpError::Connect(format!(
-                "{other:?} is not a built-in server (time, fetch, filesystem)"
+                "{other:?} is not a built-in server (time, fetch, filesystem, web)"
             ))),
         }
     }
@@ -76,14 +102,30 @@ impl BuiltinServer {
                 server,
                 BuiltinServer::Fetch {
                     allow_private: true
+                } | BuiltinServer::Web {
+                    allow_private: true,
+                    ..
                 }
             ),
             folders: match server {
                 BuiltinServer::Filesystem { roots } => roots.clone(),
                 _ => Vec::new(),
             },
+            env: self.web_settings(true),
+            settings: self.web_settings(false),
         };
         ServerSpec::new(server.name(), transport)
+    }
+
+    /// The web server's keys (`secret`) or its other settings; none for another server.
+    fn web_settings(&self, secret: bool) -> BTreeMap<String, String> {
+        match self {
+            BuiltinServer::Web { settings, .. } => (settings.iter())
+                .filter(|(name, _)| web::is_secret(name) == secret)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            _ => BTreeMap::new(),
+        }
     }
 
     /// This server's name.
@@ -92,6 +134,7 @@ impl BuiltinServer {
             Self::Time => "time",
             Self::Fetch { .. } => "fetch",
             Self::Filesystem { .. } => "filesystem",
+            Self::Web { .. } => "web",
         }
     }
 }
@@ -111,6 +154,10 @@ pub(crate) fn serve(
                 .map_err(|e| McpError::Connect(format!("{e}; choose folders (roots) first")))?;
             spawn_server(fs, server_end);
         }
+        BuiltinServer::Web {
+            settings,
+            allow_private,
+        } => spawn_server(WebServer::new(settings.clone(), *allow_private), server_end),
     }
     Ok(())
 }

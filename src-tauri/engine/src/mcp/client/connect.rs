@@ -90,18 +90,10 @@ impl McpClient {
                 let transport = SseTransport::open(url, headers, spec.startup_timeout).await?;
                 connect_transport(spec, transport, bridge).await
             }
-            Transport::Builtin {
-                server,
-                allow_private,
-                folders,
-            } => {
+            Transport::Builtin { .. } => {
                 let roots = || bridge.host.roots().into_iter().map(|r| r.path).collect();
-                let server = crate::mcp::builtin::BuiltinServer::from_transport(
-                    server,
-                    *allow_private,
-                    folders,
-                    roots,
-                )?;
+                let server =
+                    crate::mcp::builtin::BuiltinServer::from_transport(&spec.transport, roots)?;
                 let (client_end, server_end) = tokio::io::duplex(crate::mcp::builtin::PIPE_BYTES);
                 crate::mcp::builtin::serve(&server, server_end)?;
                 connect_transport(spec, client_end, bridge).await

@@ -63,8 +63,18 @@ pub(crate) fn trust_notes(config: &ServerConfig) -> Vec<TrustNote> {
             }
         }
         Transport::Builtin {
-            server, folders, ..
+            server,
+            folders,
+            env,
+            settings,
+            ..
         } => {
+            if !env.is_empty() {
+                notes.push(note("env", names(env.keys()), false));
+            }
+            for (name, value) in settings {
+                notes.push(note(name, value.clone(), false));
+            }
             if server == "filesystem" {
                 let value = match folders.is_empty() {
                     true => "(the user's roots)".to_owned(),

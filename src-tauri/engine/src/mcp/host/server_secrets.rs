@@ -84,7 +84,7 @@ fn refuse_moved(
 /// `new` with each [`SECRET_MASK`] value replaced by the value `old` holds under that name
 /// (blank when it holds none).
 fn keep_masked(new: &mut ServerConfig, old: &BTreeMap<String, String>) {
-    for (name, value) in secrets_of_mut(&mut new.transport).into_iter().flatten() {
+    for (name, value) in secrets_of_mut(&mut new.transport).iter_mut() {
         if value == SECRET_MASK {
             *value = old.get(name).cloned().unwrap_or_default();
         }
@@ -179,11 +179,9 @@ impl ServerSecrets<'_> {
         let mut config = record.config;
         config.id = Some(record.id.clone());
         let values = self.server_values(&record.id).await?;
-        if let Some(slots) = secrets_of_mut(&mut config.transport) {
-            for (name, value) in slots.iter_mut() {
-                if let Some(stored) = values.get(name) {
-                    stored.clone_into(value);
-                }
+        for (name, value) in secrets_of_mut(&mut config.transport).iter_mut() {
+            if let Some(stored) = values.get(name) {
+                stored.clone_into(value);
             }
         }
         crate::mcp::host::secret_args::fill_secret_args(&mut config);
@@ -200,9 +198,7 @@ impl ServerSecrets<'_> {
             let mut values = self.server_values(&record.id).await?;
             values.extend(values_of(&record.config));
             let mut config = record.config.clone();
-            if let Some(slots) = secrets_of_mut(&mut config.transport) {
-                slots.extend(values);
-            }
+            secrets_of_mut(&mut config.transport).extend(values);
             self.seal(&record.id, &config).await?;
             self.host.store().update_server(&record.id, &config).await?;
             moved += 1;

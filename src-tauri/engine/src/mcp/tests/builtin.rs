@@ -14,13 +14,14 @@ use crate::mcp::builtin::BuiltinServer;
 use crate::mcp::client::{IgnoreNotifications, McpClient};
 use crate::vocab::mcp::{ResultPart, ToolResult};
 
-async fn client(server: BuiltinServer) -> McpClient {
+pub(super) async fn client(server: BuiltinServer) -> McpClient {
     McpClient::connect(&server.spec(), IgnoreNotifications)
         .await
         .expect("connect")
 }
 
-async fn call(client: &McpClient, tool: &str, args: Value) -> ToolResult {
+/// Calls `tool` with `args` (an object), waiting up to 20 s.
+pub(super) async fn call(client: &McpClient, tool: &str, args: Value) -> ToolResult {
     let args = args.as_object().expect("object").clone();
     client
         .call_tool(
@@ -33,7 +34,8 @@ async fn call(client: &McpClient, tool: &str, args: Value) -> ToolResult {
         .expect("call")
 }
 
-fn text(result: &ToolResult) -> String {
+/// The one text part of `result`.
+pub(super) fn text(result: &ToolResult) -> String {
     match result.content.as_slice() {
         [ResultPart::Text { text }] => text.clone(),
         other => panic!("expected one text part, got {other:?}"),
@@ -158,13 +160,13 @@ async fn fetch_returns_markdown_in_pages() {
 
 #[tokio::test]
 async fn fetch_stops_downloading_at_5_mb() {
-    let body = vec![b'a'; crate::mcp::builtin::fetch::DOWNLOAD_LIMIT + 1024 * 1024];
+    let body = vec![b'a'; crate::mcp::builtin::guarded::DOWNLOAD_LIMIT + 1024 * 1024];
     let (port, _) = http_server("text/plain", body).await;
     let client = client(BuiltinServer::Fetch {
         allow_private: true,
     })
     .await;
-    let start = crate::mcp::builtin::fetch::DOWNLOAD_LIMIT - 10;
+    let start = crate::mcp::builtin::guarded::DOWNLOAD_LIMIT - 10;
     let args = json!({"url": format!("http://127.0.0.1:{port}/big"), "start_index": start});
     let tail = text(&call(&client, "fetch", args).await);
     assert!(
@@ -344,6 +346,8 @@ async fn configured_builtin_servers_start_under_the_supervisor_and_filesystem_de
             server: server.to_owned(),
             allow_private: false,
             folders: Vec::new(),
+            env: Default::default(),
+            settings: Default::default(),
         };
         ServerConfig::new(name, transport)
     };

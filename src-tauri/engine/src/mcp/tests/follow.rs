@@ -33,6 +33,8 @@ fn clock(name: &str) -> ServerConfig {
         server: "time".to_owned(),
         allow_private: false,
         folders: Vec::new(),
+        env: Default::default(),
+        settings: Default::default(),
     };
     ServerConfig::new(name, transport)
 }

@@ -14,6 +14,7 @@ mod stdio;
 mod supervisor;
 mod tasks;
 mod tools;
+mod web;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -34,6 +34,8 @@ pub(super) struct Entry<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     folders: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    settings: Option<&'a BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     disabled: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     startup_timeout_ms: Option<u64>,
@@ -70,6 +72,7 @@ impl<'a> From<&'a ServerConfig> for Entry<'a> {
             builtin: None,
             allow_private: s.allow_private.then_some(true),
             folders: None,
+            settings: None,
             disabled: (!s.enabled).then_some(true),
             startup_timeout_ms: unless_default(s.startup_timeout, ServerSpec::STARTUP_TIMEOUT),
             call_timeout_ms: unless_default(s.call_timeout, ServerSpec::CALL_TIMEOUT),
@@ -100,8 +103,12 @@ impl<'a> From<&'a ServerConfig> for Entry<'a> {
                 server,
                 allow_private,
                 folders,
+                env,
+                settings,
             } => {
                 e.kind = Some("builtin");
+                e.env = non_empty(env);
+                e.settings = non_empty(settings);
                 e.builtin = Some(server);
                 e.allow_private = allow_private.then_some(true);
                 let folders = folders.iter().map(|f| f.display().to_string());

@@ -387,10 +387,11 @@ fn transport(c: &mut Checker<'_>, declared: Option<(&str, Option<Kind>)>) -> Opt
 }
 
 /// The names of the built-in servers, for messages.
-const BUILTINS: &str = "\"time\", \"fetch\" or \"filesystem\"";
+const BUILTINS: &str = "\"time\", \"fetch\", \"filesystem\" or \"web\"";
 
-/// A built-in server: `"builtin": "time" | "fetch" | "filesystem"`, `allowPrivate` (fetch),
-/// `folders` (filesystem).
+/// A built-in server: `"builtin": "time" | "fetch" | "filesystem" | "web"`, `allowPrivate`
+/// (fetch, web), `folders` (filesystem), `env` and `settings` (web: its keys and other
+/// settings, by the names it knows).
 fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport> {
     if matches!(kind, Some(Some(k)) if k != Kind::Builtin) {
         c.fail(
@@ -407,6 +408,8 @@ fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport>
     let server = c.string("builtin");
     let allow_private = c.flag("allowPrivate", false);
     let folders = c.visible_list("folders");
+    let env = c.named_map("env", false);
+    let settings = c.named_map("settings", false);
     let server = server?;
     if !crate::mcp::builtin::BuiltinServer::NAMES.contains(&server.as_str()) {
         c.fail(
@@ -415,11 +418,59 @@ fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport>
         );
         return None;
     }
+    for (field, values) in [("env", &env), ("settings", &settings)] {
+        check_web_settings(c, &server, field, values);
+    }
+    // Keys are kept as env (in the keychain), the rest as settings, whichever field named them.
+    let (env, settings) = (env.into_iter().chain(settings))
+        .partition(|(name, _)| crate::mcp::builtin::web::is_secret(name));
     Some(Transport::Builtin {
         server,
         allow_private,
         folders: folders.into_iter().map(Into::into).collect(),
+        env,
+        settings,
     })
+}
+
+/// Refuses env or settings (`field`) for a built-in server other than `web`, and names `web`
+/// does not know.
+fn check_web_settings(
+    c: &mut Checker<'_>,
+    server: &str,
+    field: &str,
+    values: &BTreeMap<String, String>,
+) {
+    use crate::mcp::builtin::web;
+    if values.is_empty() {
+        return;
+    }
+    if server != "web" {
+        c.fail(field, "is only for the \"web\" built-in server");
+        return;
+    }
+    let known = web::SETTINGS;
+    for name in values.keys().filter(|n| !known.contains(&n.as_str())) {
+        c.fail(
+            field,
+            &format!(
+                "{name:?} is not a setting of the web server; use {}",
+                known.join(", ")
+            ),
+        );
+    }
+    let provider = values
+        .get(web::PROVIDER)
+        .map(|p| p.trim().to_ascii_lowercase());
+    if let Some(p) = provider.filter(|p| !p.is_empty() && !web::PROVIDERS.contains(&p.as_str())) {
+        c.fail(
+            field,
+            &format!(
+                "{} {p:?} is not a search provider; use searxng, brave, tavily or google",
+                web::PROVIDER
+            ),
+        );
+    }
 }
 
 fn stdio(c: &mut Checker<'_>, bad_kind: bool) -> Option<Transport> {

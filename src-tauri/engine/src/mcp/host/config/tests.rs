@@ -54,6 +54,8 @@ fn builtin(name: &str, server: &str, allow_private: bool, folders: &[&str]) -> S
             server: server.into(),
             allow_private,
             folders: folders.iter().map(Into::into).collect(),
+            env: BTreeMap::new(),
+            settings: BTreeMap::new(),
         },
     )
 }
@@ -292,7 +294,8 @@ fn cases() -> Vec<(&'static str, &'static str, Expected)> {
             r#"{"mcpServers": {
                 "clock": {"builtin": "time"},
                 "web": {"type": "builtin", "builtin": "fetch", "allowPrivate": true},
-                "files": {"builtin": "filesystem", "folders": ["/srv/notes"], "autoStart": false}
+                "files": {"builtin": "filesystem", "folders": ["/srv/notes"], "autoStart": false},
+                "search": {"builtin": "web", "env": {"SEARCH_PROVIDER": "Brave", "BRAVE_API_KEY": "k"}}
             }}"#,
             Ok(vec![
                 builtin("clock", "time", false, &[]),
@@ -301,6 +304,31 @@ fn cases() -> Vec<(&'static str, &'static str, Expected)> {
                     auto_start: false,
                     ..builtin("files", "filesystem", false, &["/srv/notes"])
                 },
+                ServerConfig::new(
+                    "search",
+                    Transport::Builtin {
+                        server: "web".into(),
+                        allow_private: false,
+                        folders: Vec::new(),
+                        env: map(&[("BRAVE_API_KEY", "k")]),
+                        settings: map(&[("SEARCH_PROVIDER", "Brave")]),
+                    },
+                ),
+            ]),
+        ),
+        (
+            "web settings the web server does not know, a provider it does not have, env elsewhere",
+            r#"{"mcpServers": {
+                "a": {"builtin": "web", "env": {"BING_KEY": "k"}},
+                "b": {"builtin": "web", "env": {"SEARCH_PROVIDER": "bing"}},
+                "c": {"builtin": "time", "env": {"TZ": "UTC"}},
+                "d": {"builtin": "fetch", "settings": {"A": "1"}}
+            }}"#,
+            Err(vec![
+                "server \"a\": \"env\" \"BING_KEY\" is not a setting of the web server; use SEARCH_PROVIDER, SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY, GOOGLE_API_KEY, GOOGLE_CSE_ID, SEARCH_ENDPOINT, SEARCH_TIMEOUT_SECS",
+                "server \"b\": \"env\" SEARCH_PROVIDER \"bing\" is not a search provider; use searxng, brave, tavily or google",
+                "server \"c\": \"env\" is only for the \"web\" built-in server",
+                "server \"d\": \"settings\" is only for the \"web\" built-in server",
             ]),
         ),
         (
@@ -311,7 +339,7 @@ fn cases() -> Vec<(&'static str, &'static str, Expected)> {
                 "c": {"type": "sse", "builtin": "time"}
             }}"#,
             Err(vec![
-                "server \"a\": \"builtin\" \"weather\" is not a built-in server; use \"time\", \"fetch\" or \"filesystem\"",
+                "server \"a\": \"builtin\" \"weather\" is not a built-in server; use \"time\", \"fetch\", \"filesystem\" or \"web\"",
                 "server \"b\": \"command\" cannot be given for a built-in server",
                 "server \"c\": \"builtin\" names a built-in server but the entry declares another transport",
             ]),

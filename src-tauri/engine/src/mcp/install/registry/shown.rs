@@ -17,7 +17,7 @@ pub(crate) fn shown_config(
     shown: &BTreeMap<String, String>,
 ) -> ServerConfig {
     let mut copy = config.clone();
-    for (name, value) in secrets_of_mut(&mut copy.transport).into_iter().flatten() {
+    for (name, value) in secrets_of_mut(&mut copy.transport).iter_mut() {
         *value = (shown.get(name).cloned()).unwrap_or_else(|| SECRET_MASK.to_owned());
     }
     copy
