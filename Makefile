@@ -26,7 +26,7 @@ $(call ggml_if,avx512_vnni,GGML_AVX512_VNNI)
 endif
 endif
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web
 
 # A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default.
 run:
@@ -157,6 +157,12 @@ bench-export:
 ATTACH_RUNS ?= 15
 bench-attach:
 	SWITCHBOARD_BENCH_RUNS=$(ATTACH_RUNS) cargo bench -p switchboard-engine --bench attachments
+
+# The web server's read of a 5 MB page (English and Chinese) from a local server, and fetch of
+# the same page, through the MCP client (medians, nothing asserted). RUNS=N sets the runs (15).
+WEB_RUNS ?= 15
+bench-web:
+	SWITCHBOARD_BENCH_RUNS=$(WEB_RUNS) cargo bench -p switchboard-engine --bench web
 
 # UI benchmarks (medians, nothing asserted): the chat pane in Chromium over the fake backend
 # (a 5,000-token answer streamed, a 2,000-message conversation opened), then the real app
