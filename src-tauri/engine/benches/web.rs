@@ -121,7 +121,12 @@ async fn measure(client: &McpClient, tool: &str, url: &str, runs: usize) -> (Vec
     for i in 0..=runs {
         let started = Instant::now();
         let result = client
-            .call_tool(tool, args.clone(), Duration::from_secs(60), CancellationToken::new())
+            .call_tool(
+                tool,
+                args.clone(),
+                Duration::from_secs(60),
+                CancellationToken::new(),
+            )
             .await
             .unwrap();
         let took = started.elapsed();
@@ -138,14 +143,59 @@ fn main() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let english = [
-            "the", "engine", "was", "designed", "to", "compute", "tables", "of", "numbers", "by",
-            "the", "method", "of", "finite", "differences", "and", "its", "inventor", "spent",
-            "decades", "refining", "a", "machine", "that", "could", "be", "programmed",
+            "the",
+            "engine",
+            "was",
+            "designed",
+            "to",
+            "compute",
+            "tables",
+            "of",
+            "numbers",
+            "by",
+            "the",
+            "method",
+            "of",
+            "finite",
+            "differences",
+            "and",
+            "its",
+            "inventor",
+            "spent",
+            "decades",
+            "refining",
+            "a",
+            "machine",
+            "that",
+            "could",
+            "be",
+            "programmed",
         ];
         let chinese = [
-            "人工智能", "是", "计算机科学", "的", "一个", "分支，", "它", "企图", "了解",
-            "智能", "的", "实质，", "并", "生产", "出", "一种", "新的", "智能机器。", "研究",
-            "包括", "机器人、", "语言识别", "和", "自然语言处理。",
+            "人工智能",
+            "是",
+            "计算机科学",
+            "的",
+            "一个",
+            "分支，",
+            "它",
+            "企图",
+            "了解",
+            "智能",
+            "的",
+            "实质，",
+            "并",
+            "生产",
+            "出",
+            "一种",
+            "新的",
+            "智能机器。",
+            "研究",
+            "包括",
+            "机器人、",
+            "语言识别",
+            "和",
+            "自然语言处理。",
         ];
         let runs = runs();
         let web = McpClient::connect(

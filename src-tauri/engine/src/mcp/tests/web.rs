@@ -154,6 +154,11 @@ async fn searxng_results_are_numbered_with_titles_urls_and_snippets() {
     assert!(out.starts_with("Results for \"python\" (SearXNG):\n\n[1] Welcome to Python.org\nhttps://www.python.org/\nPython is a versatile"), "{out}");
     assert!(out.contains("\n[3] "), "{out}");
     assert!(!out.contains("\n[4] "), "{out}");
+    let sources = result.structured.expect("structured sources");
+    assert_eq!(sources["provider"], "SearXNG");
+    assert_eq!(sources["results"].as_array().map(Vec::len), Some(3));
+    assert_eq!(sources["results"][0]["n"], 1);
+    assert_eq!(sources["results"][0]["url"], "https://www.python.org/");
 }
 
 #[tokio::test]

@@ -15,9 +15,10 @@ use std::time::Duration;
 use reqwest::Url;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
+use serde_json::json;
 
 use search::{Hit, Provider};
 
@@ -134,7 +135,10 @@ impl WebServer {
         description = "Searches the web and returns numbered results (title, URL, snippet). Cite the results you use by their numbers, e.g. [1], and read a page with the read tool when a snippet is not enough.",
         annotations(read_only_hint = true, open_world_hint = true)
     )]
-    async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<String, String> {
+    async fn search(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+    ) -> Result<CallToolResult, String> {
         let query = args.query.trim();
         if query.is_empty() {
             return Err("query must not be empty".to_owned());
@@ -148,7 +152,13 @@ impl WebServer {
             .filter(|l| !l.is_empty());
         let request = provider.request(query, args.count, language);
         let hits = search::search(&provider, request, args.count, timeout).await?;
-        Ok(listing(query, provider.label(), &hits))
+        let mut result = CallToolResult::success(vec![ContentBlock::text(listing(
+            query,
+            provider.label(),
+            &hits,
+        ))]);
+        result.structured_content = Some(sources(query, provider.label(), &hits));
+        Ok(result)
     }
 
     /// Tool `read`.
@@ -199,6 +209,15 @@ fn listing(query: &str, label: &str, hits: &[Hit]) -> String {
         }
     }
     out
+}
+
+/// The hits for the app, which shows them as the answer's sources: `{query, provider,
+/// results: [{n, title, url, snippet}]}`, `n` being the number the model cites.
+fn sources(query: &str, label: &str, hits: &[Hit]) -> serde_json::Value {
+    let results: Vec<serde_json::Value> = (hits.iter().enumerate())
+        .map(|(i, h)| json!({"n": i + 1, "title": h.title, "url": h.url, "snippet": h.snippet}))
+        .collect();
+    json!({"query": query, "provider": label, "results": results})
 }
 
 /// The provider the settings choose, or what is missing.
