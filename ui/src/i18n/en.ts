@@ -47,6 +47,7 @@ const en = {
   'chat.editCancel': 'Cancel',
   'chat.copy': 'Copy',
   'chat.regenerate': 'Regenerate',
+  'chat.sources': 'Sources',
   'chat.branches': 'Versions of this message',
   'chat.previousBranch': 'Previous version',
   'chat.nextBranch': 'Next version',

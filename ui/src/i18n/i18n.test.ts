@@ -47,7 +47,7 @@ describe('the catalogues', () => {
     const same = (Object.keys(en) as (keyof typeof en)[]).filter(
       (key) => zhCN[key] === en[key] && /[a-z]{3,}/i.test(en[key].replace(/\{\w+\}/g, '')),
     );
-    expect(same).toEqual(['app.name', 'serverForm.url', 'providerForm.baseUrl', 'export.format.md', 'export.format.html']);
+    expect(same).toEqual(['app.name', 'serverForm.searchTavily', 'serverForm.url', 'providerForm.baseUrl', 'export.format.md', 'export.format.html']);
   });
 });
 

@@ -48,6 +48,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'chat.editCancel': '取消',
   'chat.copy': '复制',
   'chat.regenerate': '重新生成',
+  'chat.sources': '来源',
   'chat.branches': '此消息的各个版本',
   'chat.previousBranch': '上一个版本',
   'chat.nextBranch': '下一个版本',
