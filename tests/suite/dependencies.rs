@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("vocab", &[]),
     ("netguard", &[]),
+    ("knowledge", &[]),
     ("profile_lock", &[]),
     ("local_ollama", &[]),
     ("logging", &["vocab"]),

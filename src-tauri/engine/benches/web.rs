@@ -64,7 +64,7 @@ fn article(title: &str, words: &[&str]) -> String {
     let mut n = 0usize;
     while page.len() < PAGE_BYTES - 4096 {
         n += 1;
-        if n % 40 == 0 {
+        if n.is_multiple_of(40) {
             let _ = write!(page, "<h2>Part {}</h2>", n / 40);
         }
         page.push_str("<p>");
@@ -73,14 +73,14 @@ fn article(title: &str, words: &[&str]) -> String {
             page.push(' ');
         }
         page.push_str("</p>\n");
-        if n % 50 == 0 {
+        if n.is_multiple_of(50) {
             page.push_str("<table><tr><th>Year</th><th>Value</th></tr>");
             for y in 0..5 {
                 let _ = write!(page, "<tr><td>{}</td><td>{}</td></tr>", 2000 + y, n * y);
             }
             page.push_str("</table>");
         }
-        if n % 97 == 0 {
+        if n.is_multiple_of(97) {
             page.push_str("<div class=\"ad\">Advertisement: buy now</div>");
         }
     }

@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod error;
 pub mod export;
+pub mod knowledge;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod local_ollama;

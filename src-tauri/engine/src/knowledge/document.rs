@@ -1,0 +1,246 @@
+//! A file of a knowledge base read as text, by its kind: Markdown and plain text as they are,
+//! source code as lines, HTML turned into Markdown (`htmd`, without scripts, styles and the
+//! head). A binary file (a NUL byte or invalid UTF-8 in its first 8 KiB, whatever its name), a
+//! file over [`MAX_FILE_BYTES`] and a kind not read are each refused with an error that names
+//! the file and says why, so an index lists it and goes on.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The largest file read (bigger ones are listed with an error, not read).
+pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+/// How much of a file's start is checked for binary content.
+const SNIFF_BYTES: usize = 8 * 1024;
+
+/// How a file is read and cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Markdown (and HTML once converted): cut at headings, then blocks.
+    Markdown,
+    /// Prose: cut at paragraphs, then lines, then sentences.
+    Text,
+    /// Source code: cut at blank lines, then lines.
+    Code,
+    /// HTML: converted to Markdown.
+    Html,
+}
+
+/// Source-code extensions (lower case).
+const CODE: [&str; 48] = [
+    "rs", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "kts", "c", "h", "cc",
+    "cpp", "cxx", "hpp", "cs", "swift", "rb", "php", "scala", "lua", "sh", "bash", "zsh", "ps1",
+    "sql", "r", "jl", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "vue", "svelte", "css",
+    "scss", "toml", "yaml", "yml", "json", "xml", "proto",
+];
+/// Plain-text extensions (lower case); a file without an extension is read as text too.
+const TEXT: [&str; 10] = [
+    "txt", "text", "rst", "org", "adoc", "tex", "csv", "tsv", "log", "ini",
+];
+
+impl Kind {
+    /// The kind of the file at `path`, by its extension; `None` for a kind not read.
+    pub fn of(path: &Path) -> Option<Kind> {
+        let Some(ext) = path.extension() else {
+            return Some(Kind::Text);
+        };
+        let ext = ext.to_string_lossy().to_ascii_lowercase();
+        match ext.as_str() {
+            "md" | "markdown" | "mdx" | "mdown" => Some(Kind::Markdown),
+            "html" | "htm" | "xhtml" => Some(Kind::Html),
+            e if TEXT.contains(&e) => Some(Kind::Text),
+            e if CODE.contains(&e) => Some(Kind::Code),
+            _ => None,
+        }
+    }
+}
+
+/// A file read as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    /// Where it was read.
+    pub path: PathBuf,
+    /// How it is cut ([`Kind::Html`] is read as Markdown).
+    pub kind: Kind,
+    /// Its text.
+    pub text: String,
+    /// The SHA-256 of its bytes, hex: an unchanged file is not indexed again.
+    pub hash: String,
+}
+
+/// Why a file is not read.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DocumentError {
+    /// Its kind is not one that is read.
+    #[error("{0}: this kind of file is not read (Markdown, text, source code and HTML are)")]
+    Unsupported(PathBuf),
+    /// It is bigger than [`MAX_FILE_BYTES`].
+    #[error("{path}: {bytes} bytes is more than the {max} bytes read", max = MAX_FILE_BYTES)]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        bytes: u64,
+    },
+    /// Its content is not text.
+    #[error("{0}: not a text file (binary content)")]
+    Binary(PathBuf),
+    /// It could not be read.
+    #[error("{path}: cannot be read: {reason}")]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The system's words.
+        reason: String,
+    },
+}
+
+/// Reads the file at `path` as its kind says.
+pub fn read_document(path: &Path) -> Result<Document, DocumentError> {
+    let kind = Kind::of(path).ok_or_else(|| DocumentError::Unsupported(path.to_owned()))?;
+    let unreadable = |e: std::io::Error| DocumentError::Unreadable {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let bytes = file.metadata().map_err(unreadable)?.len();
+    if bytes > MAX_FILE_BYTES {
+        return Err(DocumentError::TooLarge {
+            path: path.to_owned(),
+            bytes,
+        });
+    }
+    // Read at most the cap even if the file grew since it was measured.
+    let mut raw = Vec::new();
+    file.take(MAX_FILE_BYTES)
+        .read_to_end(&mut raw)
+        .map_err(unreadable)?;
+    let text = text_of(&raw).ok_or_else(|| DocumentError::Binary(path.to_owned()))?;
+    let hash = hex(&sha2::Sha256::digest(&raw));
+    let (kind, text) = match kind {
+        Kind::Html => (Kind::Markdown, html_to_markdown(&text)),
+        other => (other, text),
+    };
+    Ok(Document {
+        path: path.to_owned(),
+        kind,
+        text,
+        hash,
+    })
+}
+
+use sha2::Digest as _;
+
+/// The bytes as text: `None` when their start holds a NUL byte or is not UTF-8 (a cut
+/// character at the sniffed edge aside); invalid bytes later are replaced.
+fn text_of(raw: &[u8]) -> Option<String> {
+    let head = &raw[..raw.len().min(SNIFF_BYTES)];
+    if head.contains(&0) {
+        return None;
+    }
+    if let Err(e) = std::str::from_utf8(head) {
+        // A character cut at the end of the sniffed bytes is fine; anything else is not text.
+        if e.error_len().is_some() {
+            return None;
+        }
+    }
+    let text = String::from_utf8_lossy(raw);
+    Some(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned())
+}
+
+/// HTML as Markdown, without scripts, styles and the head (the text itself when the converter
+/// fails).
+fn html_to_markdown(html: &str) -> String {
+    let converter = htmd::HtmlToMarkdown::builder()
+        .skip_tags(vec![
+            "script", "style", "noscript", "head", "template", "nav",
+        ])
+        .build();
+    converter.convert(html).unwrap_or_else(|_| html.to_owned())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn kinds_follow_the_extension_and_a_bare_name_is_text() {
+        assert_eq!(Kind::of(Path::new("a/README.MD")), Some(Kind::Markdown));
+        assert_eq!(Kind::of(Path::new("main.rs")), Some(Kind::Code));
+        assert_eq!(Kind::of(Path::new("notes.txt")), Some(Kind::Text));
+        assert_eq!(Kind::of(Path::new("LICENSE")), Some(Kind::Text));
+        assert_eq!(Kind::of(Path::new("page.htm")), Some(Kind::Html));
+        assert_eq!(Kind::of(Path::new("photo.jpg")), None);
+    }
+
+    #[test]
+    fn html_is_read_as_markdown_and_the_hash_is_of_the_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let html = b"<html><head><title>t</title><script>x()</script></head><body><h1>Tea</h1><p>Green <b>tea</b>.</p></body></html>";
+        let doc = read_document(&write(dir.path(), "tea.html", html)).unwrap();
+        assert_eq!(doc.kind, Kind::Markdown);
+        assert_eq!(doc.text, "# Tea\n\nGreen **tea**.");
+        assert_eq!(doc.hash, hex(&sha2::Sha256::digest(html)));
+    }
+
+    #[test]
+    fn binary_unsupported_and_missing_files_say_which_and_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = write(dir.path(), "fake.txt", b"PK\x03\x04\x00\x00binary");
+        assert_eq!(
+            read_document(&fake),
+            Err(DocumentError::Binary(fake.clone()))
+        );
+        let latin1 = write(dir.path(), "old.txt", b"caf\xe9 au lait");
+        assert_eq!(
+            read_document(&latin1),
+            Err(DocumentError::Binary(latin1.clone()))
+        );
+        let photo = write(dir.path(), "p.jpg", b"\xff\xd8");
+        assert_eq!(
+            read_document(&photo).unwrap_err().to_string(),
+            format!(
+                "{}: this kind of file is not read (Markdown, text, source code and HTML are)",
+                photo.display()
+            )
+        );
+        let gone = dir.path().join("gone.md");
+        assert!(matches!(
+            read_document(&gone),
+            Err(DocumentError::Unreadable { .. })
+        ));
+    }
+
+    #[test]
+    fn a_file_over_the_cap_is_refused_by_its_size_without_reading_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("huge.log");
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(MAX_FILE_BYTES + 1)
+            .unwrap();
+        assert_eq!(
+            read_document(&path),
+            Err(DocumentError::TooLarge {
+                path: path.clone(),
+                bytes: MAX_FILE_BYTES + 1
+            })
+        );
+    }
+
+    #[test]
+    fn a_chinese_text_with_a_bom_is_read_without_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "zh.txt", "\u{feff}知识库。".as_bytes());
+        assert_eq!(read_document(&path).unwrap().text, "知识库。");
+    }
+}
