@@ -47,7 +47,7 @@ fn a_builtin_server_is_added_started_browsed_called_and_stopped_over_ipc() {
     let added = invoke(&h, "add_server", input).unwrap();
     assert_eq!(
         added["config"]["transport"],
-        json!({ "type": "builtin", "server": "time", "allowPrivate": false, "folders": [] })
+        json!({ "type": "builtin", "server": "time", "allowPrivate": false, "folders": [], "env": {}, "settings": {} })
     );
     assert_eq!(
         invoke(&h, "start_server", json!({ "name": "clock" })).unwrap(),

@@ -124,6 +124,27 @@ fn a_template_writing_without_end_stops_on_its_output_cap() {
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
+/// Found by the `chat_template` fuzz target: a list repeated billions of times, then printed,
+/// listed or serialized, ran for minutes (minijinja 2 made the repetition lazily and iterated
+/// it past the output cap; fuel did not count the items). minijinja 3.1 refuses a repetition
+/// over 100 million items and charges fuel for the items a filter goes through.
+#[test]
+fn a_template_repeating_a_list_billions_of_times_is_refused() {
+    for template in [
+        "{{ 77777*[1,2,3]*77777. }}",
+        "{{ ([1,2,3]*10000*3000)|list|length }}",
+        "{{ ([1,2,3]*10000*3000)|tojson }}",
+        "{{ ([1,2,3]*10000*3000)|join(',') }}",
+    ] {
+        let (result, _) = render_within_30s(template);
+        let error = result.expect_err(template);
+        assert!(!error.contains('\n'), "{template}: {error}");
+    }
+    // A search through 90 million items is within the bounds: it ends, with its answer.
+    let (result, _) = render_within_30s("{% if 4 in [1,2,3]*10000*3000 %}x{% endif %}");
+    assert_eq!(result.as_deref(), Ok(""));
+}
+
 /// CRC-32 (PNG's) of `bytes`.
 fn crc32(bytes: &[u8]) -> u32 {
     let table: Vec<u32> = (0..256u32)

@@ -68,7 +68,10 @@ pub fn render(template: &str, input: &TemplateInput) -> Result<String, LocalErro
     let fail = |e: &Error| LocalError::Template(describe(e));
     let tmpl = env.template_from_str(&source).map_err(|e| fail(&e))?;
     let mut out = Capped::default();
-    match tmpl.render_captured_to(Json::Object(ctx), &mut out) {
+    match tmpl.render_captured_to(
+        Value::from(minijinja::value::Serde(Json::Object(ctx))),
+        &mut out,
+    ) {
         Ok(_) => Ok(String::from_utf8_lossy(&out.bytes).into_owned()),
         Err(_) if out.over => Err(LocalError::Template(format!(
             "it writes more than {} MiB",
@@ -147,8 +150,14 @@ fn describe(e: &Error) -> String {
 
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
-    env.set_trim_blocks(true);
-    env.set_lstrip_blocks(true);
+    match minijinja::syntax::SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .build()
+    {
+        Ok(syntax) => env.set_syntax(syntax),
+        Err(e) => tracing::warn!("the chat template syntax cannot be set: {e}"),
+    }
     env.set_fuel(Some(FUEL));
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     env.add_filter("tojson", tojson);
@@ -171,7 +180,8 @@ fn strftime_now(format: String) -> String {
 fn tojson(value: &Value, kwargs: Kwargs) -> Result<String, Error> {
     let indent: Option<usize> = kwargs.get("indent")?;
     kwargs.assert_all_used()?;
-    let mut out = Vec::new();
+    // Written into the capped output: a value repeated millions of times stops at the cap.
+    let mut out = Capped::default();
     let result = match indent {
         Some(n) => {
             let spaces = vec![b' '; n];
@@ -186,8 +196,14 @@ fn tojson(value: &Value, kwargs: Kwargs) -> Result<String, Error> {
             &mut serde_json::Serializer::with_formatter(&mut out, PythonJson),
         ),
     };
+    if out.over {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("tojson writes more than {} MiB", MAX_OUTPUT >> 20),
+        ));
+    }
     result.map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
-    String::from_utf8(out).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
+    String::from_utf8(out.bytes).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
 }
 
 /// JSON with Python's default separators.

@@ -100,9 +100,11 @@ impl Provider {
                     q.append_pair("language", lang);
                 }
                 drop(q);
+                // `text/html` too: a public instance's limiter refuses a request whose Accept
+                // lacks it (the JSON comes by `format=json` either way).
                 Request {
                     url,
-                    headers: vec![("Accept", "application/json".into())],
+                    headers: vec![("Accept", "application/json, text/html;q=0.5".into())],
                     body: None,
                 }
             }

@@ -35,6 +35,10 @@ fn searxng_asks_its_instance_for_json_under_the_instance_path() {
         "http://localhost:8080/searx/search?q=rust+%E5%BC%82%E6%AD%A5&format=json&language=zh-CN"
     );
     assert!(r.body.is_none());
+    assert!(
+        r.headers
+            .contains(&("Accept", "application/json, text/html;q=0.5".into()))
+    );
 }
 
 #[test]
