@@ -140,9 +140,6 @@ fn a_template_repeating_a_list_billions_of_times_is_refused() {
         let error = result.expect_err(template);
         assert!(!error.contains('\n'), "{template}: {error}");
     }
-    // A search through 90 million items is within the bounds: it ends, with its answer.
-    let (result, _) = render_within_30s("{% if 4 in [1,2,3]*10000*3000 %}x{% endif %}");
-    assert_eq!(result.as_deref(), Ok(""));
 }
 
 /// CRC-32 (PNG's) of `bytes`.
