@@ -81,7 +81,9 @@ pub(crate) async fn download(url: &Url, allow_private: bool) -> Result<Page, Str
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
-    let bytes = read_limited(response).await?;
+    let bytes = read_capped(response, DOWNLOAD_LIMIT)
+        .await
+        .map_err(|e| format!("Failed to read the page: {}", error_chain(&e)))?;
     Ok(Page {
         url: final_url,
         content_type,
@@ -108,15 +110,18 @@ fn client(allow_private: bool) -> Result<reqwest::Client, String> {
         .map_err(|e| format!("cannot create an HTTP client: {e}"))
 }
 
-/// Reads the body, stopping at [`DOWNLOAD_LIMIT`] bytes.
-async fn read_limited(response: reqwest::Response) -> Result<Vec<u8>, String> {
+/// The body, up to `limit` bytes (the rest is not read).
+pub(crate) async fn read_capped(
+    response: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, reqwest::Error> {
     let mut body = Vec::new();
     let mut chunks = response.bytes_stream();
     while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|e| format!("Failed to read the page: {}", error_chain(&e)))?;
-        let room = DOWNLOAD_LIMIT - body.len();
+        let chunk = chunk?;
+        let room = limit - body.len();
         body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if body.len() >= DOWNLOAD_LIMIT {
+        if body.len() >= limit {
             break;
         }
     }

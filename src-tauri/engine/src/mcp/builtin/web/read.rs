@@ -8,6 +8,7 @@ use dom_smoothie::{Config, Readability, ReadabilityError};
 
 use super::super::fetch::{markdown, window};
 use super::super::guarded::Page;
+use super::search::one_line;
 
 /// The deepest element nesting read (browsers stop nesting at 512).
 pub(crate) const MAX_DEPTH: usize = 1000;
@@ -66,11 +67,11 @@ pub(crate) fn main_content(page: &Page) -> Result<Article, String> {
         .and_then(|mut r| r.parse());
     match parsed {
         Ok(article) => Ok(Article {
-            title: one_line(&article.title),
+            title: one_line(&article.title, usize::MAX),
             url,
             byline: article
                 .byline
-                .map(|b| one_line(&b))
+                .map(|b| one_line(&b, usize::MAX))
                 .filter(|b| !b.is_empty()),
             content: markdown(&article.content).unwrap_or_else(|| article.text_content.to_string()),
         }),
@@ -182,11 +183,6 @@ fn memchr(byte: u8, hay: &[u8]) -> Option<usize> {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Whitespace runs made one space.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@
 
 use std::time::Duration;
 
-use futures::StreamExt;
 use reqwest::Url;
 use serde_json::{Value, json};
 
+use super::super::guarded::read_capped;
 use crate::logging::error_chain;
 
 /// The most bytes of a provider's answer that are read.
@@ -278,7 +278,7 @@ pub(crate) async fn search(
             .get(reqwest::header::LOCATION)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let body = read_capped(response)
+        let body = read_capped(response, ANSWER_LIMIT)
             .await
             .map_err(|e| unreachable(label, e))?;
         Ok::<_, String>((status, location, body))
@@ -315,21 +315,6 @@ fn unreachable(label: &str, e: reqwest::Error) -> String {
         return format!("{label} did not answer in time: {}", error_chain(&e));
     }
     format!("{label} could not be reached: {}", error_chain(&e))
-}
-
-/// The body, up to [`ANSWER_LIMIT`] bytes.
-async fn read_capped(response: reqwest::Response) -> Result<Vec<u8>, reqwest::Error> {
-    let mut body = Vec::new();
-    let mut chunks = response.bytes_stream();
-    while let Some(chunk) = chunks.next().await {
-        let chunk = chunk?;
-        let room = ANSWER_LIMIT - body.len();
-        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if body.len() >= ANSWER_LIMIT {
-            break;
-        }
-    }
-    Ok(body)
 }
 
 /// Brave's `search_lang` for a BCP 47 tag (`zh-hans`, `zh-hant`, `jp` are its own codes).
