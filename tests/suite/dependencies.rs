@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("vocab", &[]),
     ("netguard", &[]),
-    ("knowledge", &[]),
     ("profile_lock", &[]),
     ("local_ollama", &[]),
     ("logging", &["vocab"]),
@@ -25,11 +24,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("store", &["vocab"]),
     ("provider", &["vocab"]),
     ("local", &["vocab", "provider"]),
+    ("knowledge", &["vocab", "store", "local"]),
     ("export", &["vocab", "store"]),
     (
         "error",
         &[
-            "vocab", "store", "paths", "logging", "provider", "secrets", "export",
+            "vocab",
+            "store",
+            "paths",
+            "logging",
+            "provider",
+            "secrets",
+            "export",
+            "knowledge",
         ],
     ),
     (

@@ -1,6 +1,7 @@
 //! The engine's error type and the stable kinds the shell and UI act on.
 
 use crate::export::ExportError;
+use crate::knowledge::KnowledgeError;
 use crate::logging::LoggingError;
 use crate::paths::PathsError;
 use crate::provider::ProviderError;
@@ -53,6 +54,9 @@ pub enum EngineError {
     /// An attached file was refused.
     #[error(transparent)]
     Upload(#[from] UploadError),
+    /// A knowledge-base operation failed.
+    #[error(transparent)]
+    Knowledge(#[from] KnowledgeError),
 }
 
 impl EngineError {
@@ -79,6 +83,12 @@ impl EngineError {
             Self::Upload(UploadError::MissingImage { .. }) => ErrorKind::NotFound,
             Self::Upload(UploadError::Unreadable { .. }) => ErrorKind::Io,
             Self::Upload(_) => ErrorKind::InvalidInput,
+            Self::Knowledge(KnowledgeError::Store(e)) => store_kind(e),
+            Self::Knowledge(KnowledgeError::NoSuchBase(_)) => ErrorKind::NotFound,
+            Self::Knowledge(KnowledgeError::BadSource { .. } | KnowledgeError::Embedder(_)) => {
+                ErrorKind::InvalidInput
+            }
+            Self::Knowledge(KnowledgeError::Internal(_)) => ErrorKind::Internal,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Switchboard's engine: everything but the window; this crate has no Tauri dependency. The
 //! shell (Tauri) and the CLI open an [`Engine`], which builds the parts and hands them out:
-//! [`Engine::store`], [`Engine::providers`], [`Engine::mcp`] and [`Engine::agent`]. The parts and
+//! [`Engine::store`], [`Engine::providers`], [`Engine::mcp`], [`Engine::agent`] and
+//! [`Engine::knowledge`]. The parts and
 //! the direction of their dependencies are in `docs/architecture.md`; `vocab` holds the types
 //! they share.
 
@@ -63,6 +64,7 @@ pub struct Engine {
     mcp: mcp::McpHost,
     installer: mcp::Installer,
     agent: agent::Agent,
+    knowledge: knowledge::Knowledge,
     /// The profile's lock, when this engine owns the profile's crash recovery (see
     /// [`profile_lock`]).
     owner: Option<std::sync::Arc<profile_lock::ProfileLock>>,
@@ -96,6 +98,11 @@ impl Engine {
         let installer = mcp::Installer::new(mcp.clone(), Some(paths.bundles_dir()));
         let agent = agent::Agent::new(store.clone(), mcp.clone(), providers.clone());
         mcp.set_sampler(std::sync::Arc::new(agent.clone()));
+        let knowledge = knowledge::Knowledge::new(
+            store.clone(),
+            knowledge::embedder::builtin_path(&paths.models_dir()),
+        );
+        mcp.set_knowledge(std::sync::Arc::new(knowledge.clone()));
         mcp.load_settings().await?;
         if owner.is_some() {
             agent.resume_tasks().await?;
@@ -109,6 +116,7 @@ impl Engine {
             mcp,
             installer,
             agent,
+            knowledge,
             owner,
         })
     }
@@ -141,6 +149,11 @@ impl Engine {
     /// The agent: turns, approvals, tasks, sampling.
     pub fn agent(&self) -> &agent::Agent {
         &self.agent
+    }
+
+    /// The knowledge bases: the user's folders indexed for search.
+    pub fn knowledge(&self) -> &knowledge::Knowledge {
+        &self.knowledge
     }
 
     /// The profile's directories.

@@ -15,10 +15,12 @@
 //!   ([`gguf`] reads each file's facts from its header);
 //!   [`download`]: a model from a URL (resumed, verified, cancellable); [`catalogue`]: the
 //!   recommended models as data and the one for this machine's memory.
+//! - [`embed`]: an embedding model (the knowledge bases' built-in embedder) on its own thread.
 
 pub mod catalogue;
 mod decode;
 pub mod download;
+pub mod embed;
 mod error;
 pub mod gbnf;
 pub mod gguf;
@@ -34,6 +36,7 @@ pub(crate) mod session;
 pub mod template;
 mod text;
 
+pub use embed::LocalEmbedder;
 pub use error::LocalError;
 pub use job::RuntimeOptions;
 pub use models::{LocalModel, ModelsDir};

@@ -55,7 +55,7 @@ impl LocalRuntime {
 }
 
 /// llama.cpp's backend, initialized once per process.
-fn backend() -> Result<&'static LlamaBackend, LocalError> {
+pub(crate) fn backend() -> Result<&'static LlamaBackend, LocalError> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {

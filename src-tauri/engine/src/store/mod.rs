@@ -1,6 +1,7 @@
 //! The SQLite store: opening the file (WAL, foreign keys, busy timeout), running the embedded
 //! migrations after a backup, refusing corrupt or newer databases, and the typed repositories
-//! for conversations, messages, assistants and what the tool-use probe found of each model.
+//! for conversations, messages, assistants, what the tool-use probe found of each model, and
+//! knowledge bases (their files, chunks, vectors and keyword index).
 //!
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
@@ -17,6 +18,8 @@ mod dump;
 mod error;
 pub(crate) mod image;
 mod import;
+mod knowledge;
+mod knowledge_index;
 mod mcp_servers;
 mod messages;
 mod page;
@@ -44,6 +47,8 @@ pub use blobs::{BlobBytes, NewBlob};
 pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
 pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};
+pub use knowledge::{KnowledgeBase, MAX_BASE_NAME};
+pub use knowledge_index::{ChunkHit, ChunkWrite, FileWrite, KnowledgeFile, StoredVectors};
 pub use mcp_servers::ServerRecord;
 pub use messages::{
     Message, MessageStatus, MessageUpdate, MessageWrite, NewMessage, Role, TokenUsage,

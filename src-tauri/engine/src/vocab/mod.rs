@@ -11,6 +11,7 @@ pub mod approval;
 pub mod chat;
 pub mod content;
 pub mod error;
+pub mod knowledge;
 pub mod mcp;
 pub mod provider;
 pub mod server;

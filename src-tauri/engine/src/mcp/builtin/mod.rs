@@ -1,4 +1,5 @@
-//! Built-in MCP servers that need no Node or Python: `time`, `fetch`, `filesystem` and `web`, written
+//! Built-in MCP servers that need no Node or Python: `time`, `fetch`, `filesystem`, `web` and
+//! `knowledge` (one per knowledge base, searching it through [`KnowledgeSlot`]), written
 //! on rmcp's server side and run in-process. A [`Transport::Builtin`] names one; the client
 //! (`client/connect.rs`) starts its server task on one end of a `tokio::io::duplex` pipe
 //! ([`serve`]) and connects to the other end like to any other server, so the app and the
@@ -8,6 +9,7 @@ mod beneath;
 pub(crate) mod fetch;
 pub(crate) mod filesystem;
 pub(crate) mod guarded;
+pub(crate) mod knowledge;
 mod time;
 pub(crate) mod web;
 
@@ -19,6 +21,8 @@ use rmcp::ServiceExt;
 use fetch::FetchServer;
 use filesystem::FilesystemServer;
 pub use filesystem::SEARCH_MAX_ENTRIES;
+use knowledge::KnowledgeServer;
+pub(crate) use knowledge::KnowledgeSlot;
 use time::TimeServer;
 use web::WebServer;
 
@@ -51,11 +55,16 @@ pub enum BuiltinServer {
         /// Allow `read` private, loopback and link-local addresses.
         allow_private: bool,
     },
+    /// Searches one knowledge base.
+    Knowledge {
+        /// The base's name.
+        base: String,
+    },
 }
 
 impl BuiltinServer {
     /// The names of the built-in servers.
-    pub const NAMES: [&'static str; 4] = ["time", "fetch", "filesystem", "web"];
+    pub const NAMES: [&'static str; 5] = ["time", "fetch", "filesystem", "web", "knowledge"];
 
     /// The built-in server a [`Transport::Builtin`] names; a filesystem server with no
     /// folders of its own gets `roots`.
@@ -83,12 +92,21 @@ impl BuiltinServer {
                 allow_private,
             }),
             "fetch" => Ok(Self::Fetch { allow_private }),
+            "knowledge" => match settings.get(knowledge::BASE).map(|b| b.trim()) {
+                Some(base) if !base.is_empty() => Ok(Self::Knowledge {
+                    base: base.to_owned(),
+                }),
+                _ => Err(McpError::Connect(
+                    "a knowledge server needs the name of its knowledge base (setting BASE)"
+                        .to_owned(),
+                )),
+            },
             "filesystem" if folders.is_empty() => Ok(Self::Filesystem { roots: roots() }),
             "filesystem" => Ok(Self::Filesystem {
                 roots: folders.to_vec(),
             }),
             other => Err(McpError::Connect(format!(
-                "{other:?} is not a built-in server (time, fetch, filesystem, web)"
+                "{other:?} is not a built-in server (time, fetch, filesystem, web, knowledge)"
             ))),
         }
     }
@@ -112,7 +130,12 @@ impl BuiltinServer {
                 _ => Vec::new(),
             },
             env: self.web_settings(true),
-            settings: self.web_settings(false),
+            settings: match server {
+                BuiltinServer::Knowledge { base } => {
+                    BTreeMap::from([(knowledge::BASE.to_owned(), base.clone())])
+                }
+                _ => self.web_settings(false),
+            },
         };
         ServerSpec::new(server.name(), transport)
     }
@@ -135,14 +158,17 @@ impl BuiltinServer {
             Self::Fetch { .. } => "fetch",
             Self::Filesystem { .. } => "filesystem",
             Self::Web { .. } => "web",
+            Self::Knowledge { .. } => "knowledge",
         }
     }
 }
 
-/// Runs `server` on the server end of an in-memory pipe, in its own task.
+/// Runs `server` on the server end of an in-memory pipe, in its own task; a knowledge server
+/// searches through `knowledge`.
 pub(crate) fn serve(
     server: &BuiltinServer,
     server_end: tokio::io::DuplexStream,
+    knowledge: Option<std::sync::Arc<dyn crate::vocab::knowledge::KnowledgeSearch>>,
 ) -> Result<(), McpError> {
     match server {
         BuiltinServer::Time => spawn_server(TimeServer::new(), server_end),
@@ -158,6 +184,9 @@ pub(crate) fn serve(
             settings,
             allow_private,
         } => spawn_server(WebServer::new(settings.clone(), *allow_private), server_end),
+        BuiltinServer::Knowledge { base } => {
+            spawn_server(KnowledgeServer::new(base.clone(), knowledge), server_end);
+        }
     }
     Ok(())
 }

@@ -95,7 +95,7 @@ impl McpClient {
                 let server =
                     crate::mcp::builtin::BuiltinServer::from_transport(&spec.transport, roots)?;
                 let (client_end, server_end) = tokio::io::duplex(crate::mcp::builtin::PIPE_BYTES);
-                crate::mcp::builtin::serve(&server, server_end)?;
+                crate::mcp::builtin::serve(&server, server_end, bridge.host.knowledge())?;
                 connect_transport(spec, client_end, bridge).await
             }
         }

@@ -160,6 +160,11 @@ pub trait HostHandler: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The knowledge bases, for a built-in knowledge server (none: it says they are missing).
+    fn knowledge(&self) -> Option<Arc<dyn crate::vocab::knowledge::KnowledgeSearch>> {
+        None
+    }
+
     /// Answers `sampling/createMessage` (after the user's approval).
     fn sample(
         &self,

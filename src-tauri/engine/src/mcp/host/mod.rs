@@ -113,6 +113,11 @@ impl McpHost {
         let _ = self.sampler.set(sampler);
     }
 
+    /// Sets the knowledge bases that built-in knowledge servers search (once).
+    pub fn set_knowledge(&self, bases: Arc<dyn crate::vocab::knowledge::KnowledgeSearch>) {
+        self.supervisor.set_knowledge(bases);
+    }
+
     /// The running MCP servers (none until started).
     pub(crate) fn supervisor(&self) -> &Supervisor {
         &self.supervisor

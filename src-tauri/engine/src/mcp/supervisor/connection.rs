@@ -39,6 +39,7 @@ pub(super) async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Conn
             notifications: tx,
             interactions: inner.interactions.clone(),
             roots: inner.roots.clone(),
+            knowledge: inner.knowledge.clone(),
         };
         let client = McpClient::connect_with_oauth(&spec, host, inner.oauth.as_ref()).await?;
         match list_tools(&client).await {

@@ -4,12 +4,14 @@
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
 
+use crate::mcp::builtin::KnowledgeSlot;
 use crate::mcp::client::interact_types::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
 use crate::mcp::client::roots::{RootInfo, Roots};
 use crate::mcp::client::{HostCapabilities, HostHandler};
 use crate::mcp::supervisor::interact::Interactions;
+use crate::vocab::knowledge::KnowledgeSearch;
 use crate::vocab::mcp::ServerNotification;
 
 /// The host side of one server's connection: its notifications go to the supervising task,
@@ -19,6 +21,7 @@ pub(super) struct ServerHost {
     pub(super) notifications: mpsc::UnboundedSender<ServerNotification>,
     pub(super) interactions: Interactions,
     pub(super) roots: Roots,
+    pub(super) knowledge: KnowledgeSlot,
 }
 
 impl HostHandler for ServerHost {
@@ -32,6 +35,10 @@ impl HostHandler for ServerHost {
 
     fn roots(&self) -> Vec<RootInfo> {
         self.roots.list()
+    }
+
+    fn knowledge(&self) -> Option<std::sync::Arc<dyn KnowledgeSearch>> {
+        self.knowledge.get().cloned()
     }
 
     fn sample(

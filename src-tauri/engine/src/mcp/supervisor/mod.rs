@@ -143,6 +143,8 @@ struct Inner {
     limits: Limits,
     interactions: Interactions,
     roots: Roots,
+    /// The knowledge bases, for built-in knowledge servers (set once by the engine).
+    knowledge: crate::mcp::builtin::KnowledgeSlot,
     /// OAuth for remote servers that demand it (`None`: such servers fail to connect).
     oauth: Option<OAuth>,
 }
@@ -216,6 +218,7 @@ impl Supervisor {
             limits,
             interactions: Interactions::default(),
             roots: Roots::default(),
+            knowledge: Default::default(),
             oauth,
         };
         Self {
@@ -231,6 +234,12 @@ impl Supervisor {
     /// The servers' requests waiting for the user (sampling, elicitation).
     pub fn interactions(&self) -> &Interactions {
         &self.inner.interactions
+    }
+
+    /// Sets the knowledge bases built-in knowledge servers search (once; later calls are
+    /// ignored).
+    pub fn set_knowledge(&self, bases: Arc<dyn crate::vocab::knowledge::KnowledgeSearch>) {
+        let _ = self.inner.knowledge.set(bases);
     }
 
     /// The folders advertised to servers as roots.

@@ -1,0 +1,352 @@
+//! [`Knowledge`], the service over knowledge bases: create, list, add and remove sources,
+//! index (one run at a time, in the background or awaited), search (hybrid by default), and the
+//! events a window shows — progress, a finished run, a failed one. The built-in embedder is
+//! loaded on first use; when it cannot be, bases are indexed and searched by keywords alone and
+//! the run says so. The vectors of a base are read into memory on its first search and dropped
+//! when it is indexed again.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::{OnceCell, broadcast};
+
+use super::KnowledgeError;
+use super::embedder::{Embedder, Purpose};
+use super::index::{IndexProgress, IndexReport, index_base};
+use super::search::{Mode, rank};
+use super::vectors::VectorSet;
+use crate::store::{KnowledgeBase, KnowledgeFile, Store};
+use crate::vocab::knowledge::Passage;
+
+/// What the knowledge bases tell a window.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum KnowledgeEvent {
+    /// A run is this far.
+    Progress(IndexProgress),
+    /// A run finished.
+    Indexed(IndexReport),
+    /// A run failed as a whole.
+    Failed {
+        /// The base.
+        base: String,
+        /// Why.
+        error: String,
+    },
+}
+
+/// How the embedder is had.
+enum Source {
+    /// Loaded from this file on first use.
+    File(PathBuf),
+    /// Given (tests, benchmarks).
+    Given(Arc<dyn Embedder>),
+}
+
+struct Inner {
+    store: Store,
+    source: Source,
+    embedder: OnceCell<Result<Arc<dyn Embedder>, String>>,
+    vectors: Mutex<HashMap<i64, Arc<VectorSet>>>,
+    running: tokio::sync::Mutex<()>,
+    events: broadcast::Sender<KnowledgeEvent>,
+}
+
+/// The knowledge bases of one profile (cheap to clone).
+#[derive(Clone)]
+pub struct Knowledge {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Knowledge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Knowledge").finish_non_exhaustive()
+    }
+}
+
+impl Knowledge {
+    /// The service over `store`'s bases, loading the built-in embedder from `embedder_file`.
+    pub fn new(store: Store, embedder_file: PathBuf) -> Self {
+        Self::with_source(store, Source::File(embedder_file))
+    }
+
+    /// The service with `embedder` given.
+    pub fn with_embedder(store: Store, embedder: Arc<dyn Embedder>) -> Self {
+        Self::with_source(store, Source::Given(embedder))
+    }
+
+    fn with_source(store: Store, source: Source) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                source,
+                embedder: OnceCell::new(),
+                vectors: Mutex::default(),
+                running: tokio::sync::Mutex::const_new(()),
+                events: broadcast::channel(256).0,
+            }),
+        }
+    }
+
+    /// The events of indexing runs.
+    pub fn subscribe(&self) -> broadcast::Receiver<KnowledgeEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// The embedder, loaded on first use; why not, when it cannot be.
+    pub async fn embedder(&self) -> Result<Arc<dyn Embedder>, String> {
+        self.inner
+            .embedder
+            .get_or_init(|| async {
+                match &self.inner.source {
+                    Source::Given(embedder) => Ok(embedder.clone()),
+                    Source::File(path) => load_builtin(path.clone()).await,
+                }
+            })
+            .await
+            .clone()
+    }
+
+    /// Every base.
+    pub async fn list(&self) -> Result<Vec<KnowledgeBase>, KnowledgeError> {
+        Ok(self.inner.store.knowledge_bases().await?)
+    }
+
+    /// The base named `name`.
+    pub async fn get(&self, name: &str) -> Result<KnowledgeBase, KnowledgeError> {
+        self.inner
+            .store
+            .knowledge_base_named(name)
+            .await?
+            .ok_or_else(|| KnowledgeError::NoSuchBase(name.trim().to_owned()))
+    }
+
+    /// Creates the base `name` (empty until a source is added).
+    pub async fn create(&self, name: &str) -> Result<KnowledgeBase, KnowledgeError> {
+        Ok(self.inner.store.create_knowledge_base(name, "none").await?)
+    }
+
+    /// Deletes the base `name` and all it holds (the user's files are not touched).
+    pub async fn delete(&self, name: &str) -> Result<(), KnowledgeError> {
+        let base = self.get(name).await?;
+        let _running = self.inner.running.lock().await;
+        self.inner.store.delete_knowledge_base(base.id).await?;
+        self.forget_vectors(base.id);
+        Ok(())
+    }
+
+    /// Adds the folder or file `path` (absolute, existing) to base `name`; the caller indexes.
+    pub async fn add_source(
+        &self,
+        name: &str,
+        path: &Path,
+    ) -> Result<KnowledgeBase, KnowledgeError> {
+        let base = self.get(name).await?;
+        let path = checked_source(path)?;
+        self.inner
+            .store
+            .add_knowledge_source(base.id, &path.to_string_lossy())
+            .await?;
+        self.get(name).await
+    }
+
+    /// Removes `path` from base `name`'s sources; its files leave the index at the next run.
+    pub async fn remove_source(
+        &self,
+        name: &str,
+        path: &str,
+    ) -> Result<KnowledgeBase, KnowledgeError> {
+        let base = self.get(name).await?;
+        if !self
+            .inner
+            .store
+            .remove_knowledge_source(base.id, path)
+            .await?
+        {
+            return Err(KnowledgeError::BadSource {
+                path: PathBuf::from(path),
+                reason: format!("is not a source of {:?}", base.name),
+            });
+        }
+        self.get(name).await
+    }
+
+    /// The files of base `name` as last indexed.
+    pub async fn files(&self, name: &str) -> Result<Vec<KnowledgeFile>, KnowledgeError> {
+        let base = self.get(name).await?;
+        Ok(self.inner.store.knowledge_files(base.id).await?)
+    }
+
+    /// Brings base `name`'s index up to date and reports what changed (one run at a time;
+    /// a run asked for while one is going waits for it).
+    pub async fn index(&self, name: &str) -> Result<IndexReport, KnowledgeError> {
+        let _running = self.inner.running.lock().await;
+        let mut base = self.get(name).await?;
+        let embedder = self.embedder().await.ok();
+        let (id, width) = embedder
+            .as_ref()
+            .map_or(("none".to_owned(), 0), |e| (e.id(), e.dimensions()));
+        if base.embedder != id || base.dimensions as usize != width {
+            self.inner
+                .store
+                .set_knowledge_embedder(base.id, &id, width as u32)
+                .await?;
+            base = self.get(name).await?;
+        }
+        let events = self.inner.events.clone();
+        let progress = move |p: IndexProgress| {
+            let _ = events.send(KnowledgeEvent::Progress(p));
+        };
+        let outcome = index_base(&self.inner.store, &base, embedder, &progress).await;
+        self.forget_vectors(base.id);
+        let event = match &outcome {
+            Ok(report) => KnowledgeEvent::Indexed(report.clone()),
+            Err(e) => KnowledgeEvent::Failed {
+                base: base.name.clone(),
+                error: e.to_string(),
+            },
+        };
+        let _ = self.inner.events.send(event);
+        outcome
+    }
+
+    /// [`Knowledge::index`] in its own task (its outcome goes out as an event).
+    pub fn index_in_background(&self, name: &str) {
+        let (this, name) = (self.clone(), name.to_owned());
+        tokio::spawn(async move {
+            if let Err(error) = this.index(&name).await {
+                tracing::warn!(base = %name, %error, "indexing failed");
+            }
+        });
+    }
+
+    /// The `count` best passages of base `name` for `question`.
+    pub async fn search(
+        &self,
+        name: &str,
+        question: &str,
+        count: usize,
+        mode: Mode,
+    ) -> Result<Vec<Passage>, KnowledgeError> {
+        let base = self.get(name).await?;
+        let count = count.clamp(1, 50);
+        let (query, vectors) = match (mode, base.dimensions) {
+            (Mode::Keywords, _) | (_, 0) => (None, None),
+            _ => {
+                let embedder = self.embedder().await.map_err(KnowledgeError::Embedder)?;
+                let mut found = embedder
+                    .embed(vec![question.to_owned()], Purpose::Query)
+                    .await
+                    .map_err(KnowledgeError::Embedder)?;
+                let vectors = self.vectors(&base).await?;
+                (found.pop(), Some(vectors))
+            }
+        };
+        let ranked = rank(
+            &self.inner.store,
+            base.id,
+            question,
+            query.as_deref(),
+            vectors.as_deref(),
+            mode,
+            count,
+        )
+        .await?;
+        let ids: Vec<i64> = ranked.iter().map(|r| r.0).collect();
+        let scores: HashMap<i64, f32> = ranked.into_iter().collect();
+        let hits = self.inner.store.knowledge_chunks(&ids).await?;
+        Ok(hits
+            .into_iter()
+            .map(|hit| Passage {
+                base: base.name.clone(),
+                title: hit.title.clone().unwrap_or_else(|| file_name(&hit.path)),
+                score: scores.get(&hit.id).copied().unwrap_or_default(),
+                path: hit.path,
+                text: hit.text,
+                line: hit.line,
+                page: hit.page,
+                heading: hit.heading,
+            })
+            .collect())
+    }
+
+    /// Base `base`'s vectors, read on first use.
+    async fn vectors(&self, base: &KnowledgeBase) -> Result<Arc<VectorSet>, KnowledgeError> {
+        if let Some(set) = self.cached(base.id) {
+            return Ok(set);
+        }
+        let width = base.dimensions as usize;
+        let stored = self.inner.store.knowledge_vectors(base.id, width).await?;
+        let set = Arc::new(VectorSet::new(width, stored));
+        self.lock_vectors().insert(base.id, set.clone());
+        Ok(set)
+    }
+
+    fn cached(&self, id: i64) -> Option<Arc<VectorSet>> {
+        self.lock_vectors().get(&id).cloned()
+    }
+
+    fn forget_vectors(&self, id: i64) {
+        self.lock_vectors().remove(&id);
+    }
+
+    fn lock_vectors(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<VectorSet>>> {
+        self.inner
+            .vectors
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The built-in embedder from `path`, loaded off the async workers.
+async fn load_builtin(path: PathBuf) -> Result<Arc<dyn Embedder>, String> {
+    #[cfg(feature = "local")]
+    {
+        if !path.is_file() {
+            return Err(format!(
+                "the built-in embedder {} is missing, so search uses keywords only",
+                path.display()
+            ));
+        }
+        let loaded = tokio::task::spawn_blocking(move || {
+            super::embedder::BuiltinEmbedder::load(&path, None)
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+        Ok(Arc::new(loaded) as Arc<dyn Embedder>)
+    }
+    #[cfg(not(feature = "local"))]
+    {
+        Err(format!(
+            "this build has no built-in model runtime, so {} cannot be loaded and search uses keywords only",
+            path.display()
+        ))
+    }
+}
+
+/// `path` made canonical, or why it cannot be a source.
+fn checked_source(path: &Path) -> Result<PathBuf, KnowledgeError> {
+    let bad = |reason: &str| KnowledgeError::BadSource {
+        path: path.to_path_buf(),
+        reason: reason.to_owned(),
+    };
+    if !path.is_absolute() {
+        return Err(bad("is not an absolute path"));
+    }
+    let canonical = std::fs::canonicalize(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => bad("does not exist"),
+        std::io::ErrorKind::PermissionDenied => bad("cannot be read: permission denied"),
+        _ => bad(&format!("cannot be read: {e}")),
+    })?;
+    if canonical.parent().is_none() {
+        return Err(bad("is the whole filesystem; choose a folder"));
+    }
+    Ok(canonical)
+}
+
+fn file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned())
+}

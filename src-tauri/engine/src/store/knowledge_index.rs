@@ -1,0 +1,348 @@
+//! What a knowledge base's index holds: its files (with what was last read of each and its
+//! error) and their chunks (text, place, int8 vector with its scale), written one file at a
+//! time in a transaction with their keyword-index rows; the keyword search (FTS5 BM25) and
+//! the vectors read back for the vector search.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::page::now_ms;
+use super::{Store, StoreError};
+
+/// One file of a knowledge base as last indexed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct KnowledgeFile {
+    /// The file's absolute path.
+    pub path: String,
+    /// Its size in bytes when read.
+    #[ts(type = "number")]
+    pub size: i64,
+    /// Its modification time when read, nanoseconds since the Unix epoch.
+    #[ts(type = "number")]
+    pub modified_ns: i64,
+    /// The SHA-256 of its bytes (none: never read whole, or to be read again).
+    pub sha256: Option<String>,
+    /// Its title (a document's own, else none).
+    pub title: Option<String>,
+    /// Its chunks.
+    pub chunks: u32,
+    /// Why it could not be indexed.
+    pub error: Option<String>,
+    /// When it was last indexed, Unix milliseconds.
+    #[ts(type = "number")]
+    pub indexed_at: i64,
+}
+
+/// A file's facts to record with its chunks (or its error).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileWrite {
+    /// The file's absolute path.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: i64,
+    /// Its modification time, nanoseconds since the Unix epoch.
+    pub modified_ns: i64,
+    /// The SHA-256 of its bytes.
+    pub sha256: Option<String>,
+    /// Its kind ("markdown", "pdf", …).
+    pub kind: Option<String>,
+    /// Its title.
+    pub title: Option<String>,
+    /// Why it could not be indexed (then it has no chunks).
+    pub error: Option<String>,
+}
+
+/// One chunk to store.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChunkWrite {
+    /// Its text.
+    pub text: String,
+    /// What the keyword index holds of it (its text with CJK characters spaced).
+    pub keywords: String,
+    /// Its first line, from 1.
+    pub line: Option<u32>,
+    /// Its page (PDF), from 1.
+    pub page: Option<u32>,
+    /// Its heading path.
+    pub heading: Option<String>,
+    /// The int8 vector's scale (value = byte × scale).
+    pub scale: f32,
+    /// The int8 vector (none: keywords only).
+    pub vector: Option<Vec<u8>>,
+}
+
+/// A stored chunk with its file, as a search shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkHit {
+    /// The chunk's id.
+    pub id: i64,
+    /// The file's path.
+    pub path: String,
+    /// The file's title.
+    pub title: Option<String>,
+    /// The chunk's text.
+    pub text: String,
+    /// Its first line.
+    pub line: Option<u32>,
+    /// Its page.
+    pub page: Option<u32>,
+    /// Its heading path.
+    pub heading: Option<String>,
+}
+
+/// The vectors of one base, read back for the vector search: ids, scales, and the int8
+/// values of all of them end to end.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StoredVectors {
+    /// Chunk ids.
+    pub ids: Vec<i64>,
+    /// One scale per chunk.
+    pub scales: Vec<f32>,
+    /// `ids.len() × width` int8 values.
+    pub values: Vec<i8>,
+}
+
+/// A chunk row joined with its file: path, title, text, line, page, heading.
+type HitRow = (
+    String,
+    Option<String>,
+    String,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+);
+
+type FileRow = (
+    String,
+    i64,
+    i64,
+    Option<String>,
+    Option<String>,
+    i64,
+    Option<String>,
+    i64,
+);
+
+impl Store {
+    /// Every file of base `id`, by path.
+    pub async fn knowledge_files(&self, id: i64) -> Result<Vec<KnowledgeFile>, StoreError> {
+        let rows: Vec<FileRow> = sqlx::query_as(
+            "SELECT path, size, modified_ns, sha256, title, chunks, error, indexed_at
+             FROM knowledge_files WHERE base_id = ? ORDER BY path",
+        )
+        .bind(id)
+        .fetch_all(&self.writer)
+        .await
+        .map_err(|e| self.classify(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|r| KnowledgeFile {
+                path: r.0,
+                size: r.1,
+                modified_ns: r.2,
+                sha256: r.3,
+                title: r.4,
+                chunks: u32::try_from(r.5).unwrap_or(0),
+                error: r.6,
+                indexed_at: r.7,
+            })
+            .collect())
+    }
+
+    /// Replaces what base `id` holds of `file` with `file` and `chunks` (their keyword rows
+    /// too), in one transaction.
+    pub async fn put_knowledge_file(
+        &self,
+        id: i64,
+        file: &FileWrite,
+        chunks: &[ChunkWrite],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
+        sqlx::query(
+            "DELETE FROM knowledge_chunks WHERE file_id =
+                (SELECT id FROM knowledge_files WHERE base_id = ? AND path = ?)",
+        )
+        .bind(id)
+        .bind(&file.path)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| self.classify(e))?;
+        let (file_id,): (i64,) = sqlx::query_as(
+            "INSERT INTO knowledge_files
+                (base_id, path, size, modified_ns, sha256, kind, title, chunks, error, indexed_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (base_id, path) DO UPDATE SET size = excluded.size,
+                modified_ns = excluded.modified_ns, sha256 = excluded.sha256,
+                kind = excluded.kind, title = excluded.title, chunks = excluded.chunks,
+                error = excluded.error, indexed_at = excluded.indexed_at
+             RETURNING id",
+        )
+        .bind(id)
+        .bind(&file.path)
+        .bind(file.size)
+        .bind(file.modified_ns)
+        .bind(&file.sha256)
+        .bind(&file.kind)
+        .bind(&file.title)
+        .bind(chunks.len() as i64)
+        .bind(&file.error)
+        .bind(now_ms())
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| self.classify(e))?;
+        for (seq, chunk) in chunks.iter().enumerate() {
+            let (chunk_id,): (i64,) = sqlx::query_as(
+                "INSERT INTO knowledge_chunks
+                    (file_id, base_id, seq, text, line, page, heading, scale, vector)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            )
+            .bind(file_id)
+            .bind(id)
+            .bind(seq as i64)
+            .bind(&chunk.text)
+            .bind(chunk.line.map(i64::from))
+            .bind(chunk.page.map(i64::from))
+            .bind(&chunk.heading)
+            .bind(f64::from(chunk.scale))
+            .bind(&chunk.vector)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(|e| self.classify(e))?;
+            sqlx::query("INSERT INTO knowledge_fts (rowid, body) VALUES (?, ?)")
+                .bind(chunk_id)
+                .bind(&chunk.keywords)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.classify(e))?;
+        }
+        tx.commit().await.map_err(|e| self.classify(e))?;
+        Ok(())
+    }
+
+    /// Records that `path` in base `id` is unchanged but for its size or time.
+    pub async fn touch_knowledge_file(
+        &self,
+        id: i64,
+        path: &str,
+        size: i64,
+        modified_ns: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE knowledge_files SET size = ?, modified_ns = ? WHERE base_id = ? AND path = ?",
+        )
+        .bind(size)
+        .bind(modified_ns)
+        .bind(id)
+        .bind(path)
+        .execute(&self.writer)
+        .await
+        .map_err(|e| self.classify(e))?;
+        Ok(())
+    }
+
+    /// Removes `paths` (with their chunks) from base `id`.
+    pub async fn remove_knowledge_files(
+        &self,
+        id: i64,
+        paths: &[String],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await.map_err(|e| self.classify(e))?;
+        for path in paths {
+            sqlx::query(
+                "DELETE FROM knowledge_chunks WHERE file_id =
+                    (SELECT id FROM knowledge_files WHERE base_id = ? AND path = ?)",
+            )
+            .bind(id)
+            .bind(path)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.classify(e))?;
+            sqlx::query("DELETE FROM knowledge_files WHERE base_id = ? AND path = ?")
+                .bind(id)
+                .bind(path)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.classify(e))?;
+        }
+        tx.commit().await.map_err(|e| self.classify(e))?;
+        Ok(())
+    }
+
+    /// The `limit` chunks of base `id` that best match the FTS5 expression `query`, best
+    /// first, with their BM25 scores (lower is better, as FTS5 gives them).
+    pub async fn knowledge_keyword_search(
+        &self,
+        id: i64,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
+        sqlx::query_as(
+            "SELECT f.rowid, f.rank FROM knowledge_fts f
+             JOIN knowledge_chunks c ON c.id = f.rowid
+             WHERE knowledge_fts MATCH ? AND c.base_id = ?
+             ORDER BY f.rank LIMIT ?",
+        )
+        .bind(query)
+        .bind(id)
+        .bind(limit as i64)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))
+    }
+
+    /// Base `id`'s vectors of width `width` (chunks without one, or of another width, left out).
+    pub async fn knowledge_vectors(
+        &self,
+        id: i64,
+        width: usize,
+    ) -> Result<StoredVectors, StoreError> {
+        let rows: Vec<(i64, f64, Vec<u8>)> = sqlx::query_as(
+            "SELECT id, scale, vector FROM knowledge_chunks
+             WHERE base_id = ? AND vector IS NOT NULL ORDER BY id",
+        )
+        .bind(id)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))?;
+        let mut out = StoredVectors::default();
+        out.values.reserve(rows.len() * width);
+        for (chunk, scale, vector) in rows {
+            if vector.len() != width {
+                continue;
+            }
+            out.ids.push(chunk);
+            out.scales.push(scale as f32);
+            out.values.extend(vector.iter().map(|&b| b as i8));
+        }
+        Ok(out)
+    }
+
+    /// The chunks `ids` with their files, in the order asked (ids no longer stored left out).
+    pub async fn knowledge_chunks(&self, ids: &[i64]) -> Result<Vec<ChunkHit>, StoreError> {
+        let mut hits = Vec::with_capacity(ids.len());
+        for &chunk in ids {
+            let row: Option<HitRow> = sqlx::query_as(
+                "SELECT f.path, f.title, c.text, c.line, c.page, c.heading
+                     FROM knowledge_chunks c JOIN knowledge_files f ON f.id = c.file_id
+                     WHERE c.id = ?",
+            )
+            .bind(chunk)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(|e| self.classify(e))?;
+            if let Some((path, title, text, line, page, heading)) = row {
+                hits.push(ChunkHit {
+                    id: chunk,
+                    path,
+                    title,
+                    text,
+                    line: line.and_then(|n| u32::try_from(n).ok()),
+                    page: page.and_then(|n| u32::try_from(n).ok()),
+                    heading,
+                });
+            }
+        }
+        Ok(hits)
+    }
+}
