@@ -13,6 +13,7 @@ use switchboard_engine::export::{
     ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
     ImportSource,
 };
+use switchboard_engine::knowledge::{IndexProgress, IndexReport, KnowledgeEvent};
 use switchboard_engine::local_ollama::LocalOllama;
 use switchboard_engine::mcp::CloseReason;
 use switchboard_engine::mcp::LinkPreview;
@@ -41,8 +42,10 @@ use switchboard_engine::store::{
     MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, ProviderRecord,
     ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
+use switchboard_engine::store::{KnowledgeBase, KnowledgeFile};
 use switchboard_engine::store::{ModelProbe, ToolSupport};
 use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
+use switchboard_engine::vocab::knowledge::Passage;
 use switchboard_engine::vocab::mcp::{
     Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra, ResourceBody,
     ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations,
@@ -184,6 +187,12 @@ pub fn typescript() -> String {
         declaration::<ImportResult>(&cfg),
         declaration::<ToolTokens>(&cfg),
         declaration::<ToolCost>(&cfg),
+        declaration::<KnowledgeBase>(&cfg),
+        declaration::<KnowledgeFile>(&cfg),
+        declaration::<IndexProgress>(&cfg),
+        declaration::<IndexReport>(&cfg),
+        declaration::<KnowledgeEvent>(&cfg),
+        declaration::<Passage>(&cfg),
         declaration::<Assistant>(&cfg),
         declaration::<AssistantDraft>(&cfg),
         declaration::<Starter>(&cfg),

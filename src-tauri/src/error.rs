@@ -31,6 +31,12 @@ impl From<switchboard_engine::export::ExportError> for IpcError {
     }
 }
 
+impl From<switchboard_engine::knowledge::KnowledgeError> for IpcError {
+    fn from(e: switchboard_engine::knowledge::KnowledgeError) -> Self {
+        EngineError::from(e).into()
+    }
+}
+
 impl From<StoreError> for IpcError {
     fn from(e: StoreError) -> Self {
         EngineError::from(e).into()

@@ -1,5 +1,6 @@
 //! Engine events as Tauri global events: one task per broadcast channel, each forwarding
-//! what it receives with `emit`. The UI listens to [`SERVER_EVENT`] and [`INTERACTION_EVENT`].
+//! what it receives with `emit`. The UI listens to [`SERVER_EVENT`], [`INTERACTION_EVENT`] and
+//! [`KNOWLEDGE_EVENT`].
 
 use switchboard_engine::Engine;
 use tauri::{AppHandle, Emitter, Runtime};
@@ -10,12 +11,17 @@ pub const SERVER_EVENT: &str = "mcp:server";
 /// Interaction events (`InteractionEvent`): a server's requests to the user, and their end.
 pub const INTERACTION_EVENT: &str = "mcp:interaction";
 
+/// Knowledge-base events (`KnowledgeEvent`): indexing progress, a finished or failed run.
+pub const KNOWLEDGE_EVENT: &str = "knowledge";
+
 /// Starts forwarding the engine's events to the app's windows (until the app ends).
 pub fn forward<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
     let servers = engine.mcp().subscribe();
     let interactions = engine.mcp().interactions().subscribe();
     tauri::async_runtime::spawn(pump(app.clone(), SERVER_EVENT, servers));
     tauri::async_runtime::spawn(pump(app.clone(), INTERACTION_EVENT, interactions));
+    let knowledge = engine.knowledge().subscribe();
+    tauri::async_runtime::spawn(pump(app.clone(), KNOWLEDGE_EVENT, knowledge));
 }
 
 /// Emits every event of `rx` as `name`; a lagging receiver skips what it missed.

@@ -99,6 +99,14 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::export::preview_import,
         commands::export::import_conversations,
         commands::chat::tool_costs,
+        commands::knowledge::list_knowledge_bases,
+        commands::knowledge::create_knowledge_base,
+        commands::knowledge::delete_knowledge_base,
+        commands::knowledge::add_knowledge_source,
+        commands::knowledge::remove_knowledge_source,
+        commands::knowledge::knowledge_files,
+        commands::knowledge::reindex_knowledge_base,
+        commands::knowledge::search_knowledge_base,
         commands::assistants::list_assistants,
         commands::assistants::create_assistant,
         commands::assistants::update_assistant,
@@ -289,11 +297,15 @@ fn engine_opened(
 }
 
 /// Starts the enabled auto-start MCP servers in the background (the window does not wait);
-/// their states reach the UI as events.
+/// their states reach the UI as events. Then brings the knowledge bases up to date and
+/// watches their folders.
 async fn start_servers(engine: Engine) {
     match engine.mcp().start_servers().await {
         Ok(states) => tracing::info!(servers = states.len(), "MCP servers started"),
         Err(error) => tracing::warn!(%error, "cannot start the MCP servers"),
+    }
+    if let Err(error) = engine.start_knowledge().await {
+        tracing::warn!(%error, "cannot bring the knowledge bases up to date");
     }
 }
 

@@ -25,6 +25,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("provider", &["vocab"]),
     ("local", &["vocab", "provider"]),
     ("knowledge", &["vocab", "store", "local"]),
+    (
+        "engine_knowledge",
+        &["vocab", "error", "store", "knowledge", "mcp", "lib"],
+    ),
     ("export", &["vocab", "store"]),
     (
         "error",

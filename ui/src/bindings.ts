@@ -2696,6 +2696,184 @@ tokens: number,
 each: Array<ToolTokens>, };
 
 /**
+ * One knowledge base and how much it holds.
+ */
+export type KnowledgeBase = { 
+/**
+ * Its row id.
+ */
+id: number, 
+/**
+ * Its name, unique.
+ */
+name: string, 
+/**
+ * The embedder its vectors come from ("builtin:<file name>"; "none": keywords only).
+ */
+embedder: string, 
+/**
+ * The length of its vectors (0 until the first is made).
+ */
+dimensions: number, 
+/**
+ * The folders and files it indexes.
+ */
+sources: Array<string>, 
+/**
+ * Files indexed, with or without an error.
+ */
+files: number, 
+/**
+ * Files that could not be indexed.
+ */
+failed: number, 
+/**
+ * Chunks indexed.
+ */
+chunks: number, 
+/**
+ * When it was created, Unix milliseconds.
+ */
+createdAt: number, };
+
+/**
+ * One file of a knowledge base as last indexed.
+ */
+export type KnowledgeFile = { 
+/**
+ * The file's absolute path.
+ */
+path: string, 
+/**
+ * Its size in bytes when read.
+ */
+size: number, 
+/**
+ * Its modification time when read, nanoseconds since the Unix epoch.
+ */
+modifiedNs: number, 
+/**
+ * The SHA-256 of its bytes (none: never read whole, or to be read again).
+ */
+sha256: string | null, 
+/**
+ * Its title (a document's own, else none).
+ */
+title: string | null, 
+/**
+ * Its chunks.
+ */
+chunks: number, 
+/**
+ * Why it could not be indexed.
+ */
+error: string | null, 
+/**
+ * When it was last indexed, Unix milliseconds.
+ */
+indexedAt: number, };
+
+/**
+ * How far an indexing run is.
+ */
+export type IndexProgress = { 
+/**
+ * The base.
+ */
+base: string, 
+/**
+ * Files looked at so far.
+ */
+done: number, 
+/**
+ * Files to look at.
+ */
+total: number, 
+/**
+ * The file being read, if any.
+ */
+current: string | null, };
+
+/**
+ * What an indexing run did.
+ */
+export type IndexReport = { 
+/**
+ * The base.
+ */
+base: string, 
+/**
+ * Files read and indexed (new or changed).
+ */
+indexed: number, 
+/**
+ * Files left as they were.
+ */
+unchanged: number, 
+/**
+ * Files that left the index.
+ */
+removed: number, 
+/**
+ * Files recorded with an error.
+ */
+failed: number, 
+/**
+ * Chunks written.
+ */
+chunks: number, };
+
+/**
+ * What the knowledge bases tell a window.
+ */
+export type KnowledgeEvent = { "type": "progress" } & IndexProgress | { "type": "indexed" } & IndexReport | { "type": "failed", 
+/**
+ * The base.
+ */
+base: string, 
+/**
+ * Why.
+ */
+error: string, };
+
+/**
+ * One passage a search found.
+ */
+export type Passage = { 
+/**
+ * The knowledge base it is in.
+ */
+base: string, 
+/**
+ * The file's absolute path.
+ */
+path: string, 
+/**
+ * The file's name, or its title when it has one.
+ */
+title: string, 
+/**
+ * The passage's text.
+ */
+text: string, 
+/**
+ * The line it starts on, from 1.
+ */
+line: number | null, 
+/**
+ * The page it is on (PDF), from 1.
+ */
+page: number | null, 
+/**
+ * The headings it sits under ("Guide › Install").
+ */
+heading: string | null, 
+/**
+ * Its fused rank score (higher is better; comparable within one search only).
+ */
+score: number, };
+
+/**
  * A stored assistant.
  */
 export type Assistant = { 

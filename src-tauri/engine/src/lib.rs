@@ -6,6 +6,7 @@
 //! they share.
 
 pub mod agent;
+mod engine_knowledge;
 pub mod error;
 pub mod export;
 pub mod knowledge;

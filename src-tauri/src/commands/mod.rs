@@ -10,6 +10,7 @@ pub mod conversations;
 pub mod export;
 pub mod install;
 pub mod interactions;
+pub mod knowledge;
 pub mod mcp_content;
 #[cfg(feature = "local")]
 pub mod models;

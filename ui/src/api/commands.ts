@@ -29,12 +29,15 @@ import type {
   ImportPreview,
   ImportReport,
   ImportResult,
+  IndexReport,
   InstallOption,
   InstallPlan,
   InstallRequest,
   Installed,
   InteractionAnswer,
   JsonValue,
+  KnowledgeBase,
+  KnowledgeFile,
   LinkPreview,
   LocalModel,
   LocalOllama,
@@ -47,6 +50,7 @@ import type {
   NewProvider,
   Page,
   PageRequest,
+  Passage,
   PreparedFile,
   Preset,
   Prompt,
@@ -750,6 +754,84 @@ export function samplingModel(): Promise<SamplingModel | null> {
  */
 export async function setSamplingModel(args: { choice?: SamplingModel | null } = {}): Promise<void> {
   await call<null>('set_sampling_model', args);
+}
+
+// src-tauri/src/commands/knowledge.rs
+
+/**
+ * Every knowledge base, by name.
+ *
+ * Command `list_knowledge_bases`.
+ */
+export function listKnowledgeBases(): Promise<KnowledgeBase[]> {
+  return call<KnowledgeBase[]>('list_knowledge_bases');
+}
+
+/**
+ * Creates a knowledge base over `sources` (absolute folders or files) and starts indexing it.
+ *
+ * Command `create_knowledge_base`.
+ */
+export function createKnowledgeBase(args: { name: string; sources: string[] }): Promise<KnowledgeBase> {
+  return call<KnowledgeBase>('create_knowledge_base', args);
+}
+
+/**
+ * Deletes a knowledge base (the files stay) and its MCP server.
+ *
+ * Command `delete_knowledge_base`.
+ */
+export async function deleteKnowledgeBase(args: { name: string }): Promise<void> {
+  await call<null>('delete_knowledge_base', args);
+}
+
+/**
+ * Adds a folder or file to a knowledge base and indexes it.
+ *
+ * Command `add_knowledge_source`.
+ */
+export function addKnowledgeSource(args: { name: string; source: string }): Promise<KnowledgeBase> {
+  return call<KnowledgeBase>('add_knowledge_source', args);
+}
+
+/**
+ * Removes a folder or file from a knowledge base.
+ *
+ * Command `remove_knowledge_source`.
+ */
+export function removeKnowledgeSource(args: { name: string; source: string }): Promise<KnowledgeBase> {
+  return call<KnowledgeBase>('remove_knowledge_source', args);
+}
+
+/**
+ * The files of a knowledge base, with their chunks and errors.
+ *
+ * Command `knowledge_files`.
+ */
+export function knowledgeFiles(args: { name: string }): Promise<KnowledgeFile[]> {
+  return call<KnowledgeFile[]>('knowledge_files', args);
+}
+
+/**
+ * Brings a knowledge base up to date now and says what changed.
+ *
+ * Command `reindex_knowledge_base`.
+ */
+export function reindexKnowledgeBase(args: { name: string }): Promise<IndexReport> {
+  return call<IndexReport>('reindex_knowledge_base', args);
+}
+
+/**
+ * The best passages of a knowledge base for a question (hybrid search).
+ *
+ * Command `search_knowledge_base`.
+ */
+export function searchKnowledgeBase(args: {
+  name: string;
+  query: string;
+  count: number;
+}): Promise<Passage[]> {
+  return call<Passage[]>('search_knowledge_base', args);
 }
 
 // src-tauri/src/commands/mcp_content.rs

@@ -5,7 +5,8 @@
 //!   chunks that follow its structure, sized by the embedder's own tokenizer, each with its
 //!   line and heading path for a citation.
 //! - [`walk`] finds the files of a base's folders (no link out of a folder is followed);
-//!   [`index`] brings a base's index up to date incrementally (size and time, then SHA-256).
+//!   [`index`] brings a base's index up to date incrementally (size and time, then SHA-256);
+//!   [`watch`] indexes a base again when its files change while the app runs.
 //! - [`embedder`] makes vectors (the built-in multilingual-e5-small GGUF on llama.cpp);
 //!   [`vectors`] keeps them as int8 and scans them; [`keywords`] makes the FTS5 text and
 //!   question (words stemmed, CJK characters one per token); [`search`] fuses both rankings.
@@ -21,6 +22,7 @@ pub mod search;
 pub mod service;
 pub mod vectors;
 pub mod walk;
+pub mod watch;
 
 #[cfg(test)]
 mod tests;

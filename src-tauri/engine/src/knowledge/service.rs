@@ -51,6 +51,7 @@ struct Inner {
     vectors: Mutex<HashMap<i64, Arc<VectorSet>>>,
     running: tokio::sync::Mutex<()>,
     events: broadcast::Sender<KnowledgeEvent>,
+    watcher: Mutex<Option<super::watch::Watcher>>,
 }
 
 /// The knowledge bases of one profile (cheap to clone).
@@ -85,6 +86,7 @@ impl Knowledge {
                 vectors: Mutex::default(),
                 running: tokio::sync::Mutex::const_new(()),
                 events: broadcast::channel(256).0,
+                watcher: Mutex::default(),
             }),
         }
     }
@@ -269,6 +271,43 @@ impl Knowledge {
                 heading: hit.heading,
             })
             .collect())
+    }
+
+    /// Watches every base's sources from now on, indexing a base again after a change under
+    /// one of them (replaces the previous watcher: call after sources change).
+    pub async fn rewatch(&self) {
+        let watcher = super::watch::watch(self).await;
+        *self
+            .inner
+            .watcher
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(watcher);
+    }
+
+    /// Stops watching.
+    pub fn unwatch(&self) {
+        self.inner
+            .watcher
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+    }
+
+    /// The names of the bases with a source above one of `paths` (hidden files and
+    /// `node_modules` left out: they are never indexed).
+    pub async fn bases_under(&self, paths: &[PathBuf]) -> Vec<String> {
+        let Ok(bases) = self.list().await else {
+            return Vec::new();
+        };
+        let below = |source: &String, path: &PathBuf| {
+            path.strip_prefix(source)
+                .is_ok_and(|rest| !super::walk::hidden(rest))
+        };
+        bases
+            .into_iter()
+            .filter(|b| b.sources.iter().any(|s| paths.iter().any(|p| below(s, p))))
+            .map(|b| b.name)
+            .collect()
     }
 
     /// Base `base`'s vectors, read on first use.

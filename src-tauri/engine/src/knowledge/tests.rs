@@ -215,3 +215,39 @@ async fn bad_sources_and_unknown_bases_are_refused_by_name() {
     kb.delete("Notes").await.unwrap();
     assert!(kb.list().await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_file_written_while_the_base_is_watched_is_indexed_without_asking() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("docs");
+    docs(&root);
+    let kb = service(dir.path()).await;
+    kb.create("Home").await.unwrap();
+    kb.add_source("Home", &root).await.unwrap();
+    kb.index("Home").await.unwrap();
+    let mut events = kb.subscribe();
+    kb.rewatch().await;
+    write(
+        &root,
+        "new/plumber.md",
+        "# Plumber\n\nCall Ortega Plumbing about the leaking boiler valve.\n",
+    );
+    let indexed = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            if let Ok(super::KnowledgeEvent::Indexed(report)) = events.recv().await
+                && report.indexed > 0
+            {
+                return report;
+            }
+        }
+    })
+    .await
+    .expect("the change was indexed within 30 s");
+    assert_eq!(indexed.indexed, 1, "{indexed:?}");
+    let found = kb
+        .search("Home", "Ortega", 1, Mode::Keywords)
+        .await
+        .unwrap();
+    assert!(found[0].path.ends_with("plumber.md"));
+    kb.unwatch();
+}

@@ -56,11 +56,12 @@ pub fn walk(sources: &[PathBuf]) -> Walk {
 /// Whether `path` is a file a walk would take by its name: not hidden, not in `node_modules`,
 /// and of a kind that is read.
 pub fn wanted(path: &Path) -> bool {
-    let hidden = path.components().any(|c| {
-        let name = c.as_os_str().to_string_lossy();
-        (name.starts_with('.') && name != "." && name != "..") || name == "node_modules"
-    });
-    !hidden && Kind::of(path).is_some()
+    !hidden(path) && Kind::of(path).is_some()
+}
+
+/// Whether `path` is hidden or in `node_modules` (a walk never takes it).
+pub fn hidden(path: &Path) -> bool {
+    path.components().any(|c| skipped_name(c.as_os_str()))
 }
 
 fn walk_folder(root: &Path, out: &mut Walk) {
@@ -154,7 +155,7 @@ fn take(path: &Path, meta: &std::fs::Metadata, out: &mut Walk) {
 
 fn skipped_name(name: &std::ffi::OsStr) -> bool {
     let name = name.to_string_lossy();
-    name.starts_with('.') || name == "node_modules"
+    (name.starts_with('.') && name != "." && name != "..") || name == "node_modules"
 }
 
 /// An I/O error in words.

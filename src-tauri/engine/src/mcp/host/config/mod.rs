@@ -387,11 +387,11 @@ fn transport(c: &mut Checker<'_>, declared: Option<(&str, Option<Kind>)>) -> Opt
 }
 
 /// The names of the built-in servers, for messages.
-const BUILTINS: &str = "\"time\", \"fetch\", \"filesystem\" or \"web\"";
+const BUILTINS: &str = "\"time\", \"fetch\", \"filesystem\", \"web\" or \"knowledge\"";
 
-/// A built-in server: `"builtin": "time" | "fetch" | "filesystem" | "web"`, `allowPrivate`
-/// (fetch, web), `folders` (filesystem), `env` and `settings` (web: its keys and other
-/// settings, by the names it knows).
+/// A built-in server: `"builtin": "time" | "fetch" | "filesystem" | "web" | "knowledge"`,
+/// `allowPrivate` (fetch, web), `folders` (filesystem), `env` and `settings` (web: its keys and
+/// other settings, by the names it knows; knowledge: `BASE`, the knowledge base it searches).
 fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport> {
     if matches!(kind, Some(Some(k)) if k != Kind::Builtin) {
         c.fail(
@@ -421,6 +421,13 @@ fn builtin(c: &mut Checker<'_>, kind: Option<Option<Kind>>) -> Option<Transport>
     for (field, values) in [("env", &env), ("settings", &settings)] {
         check_web_settings(c, &server, field, values);
     }
+    let base = settings.get(crate::mcp::builtin::knowledge::BASE);
+    if server == "knowledge" && base.is_none_or(|b| b.trim().is_empty()) {
+        c.fail(
+            "settings",
+            "needs BASE, the knowledge base the server searches",
+        );
+    }
     // Keys are kept as env (in the keychain), the rest as settings, whichever field named them.
     let (env, settings) = (env.into_iter().chain(settings))
         .partition(|(name, _)| crate::mcp::builtin::web::is_secret(name));
@@ -445,8 +452,15 @@ fn check_web_settings(
     if values.is_empty() {
         return;
     }
+    if server == "knowledge" {
+        check_knowledge_settings(c, field, values);
+        return;
+    }
     if server != "web" {
-        c.fail(field, "is only for the \"web\" built-in server");
+        c.fail(
+            field,
+            "is only for the \"web\" and \"knowledge\" built-in servers",
+        );
         return;
     }
     let known = web::SETTINGS;
@@ -469,6 +483,21 @@ fn check_web_settings(
                 "{} {p:?} is not a search provider; use searxng, brave, tavily or google",
                 web::PROVIDER
             ),
+        );
+    }
+}
+
+/// A knowledge server's settings: `BASE` alone, in `settings`.
+fn check_knowledge_settings(c: &mut Checker<'_>, field: &str, values: &BTreeMap<String, String>) {
+    use crate::mcp::builtin::knowledge::BASE;
+    if field != "settings" {
+        c.fail(field, "is not used by the \"knowledge\" built-in server");
+        return;
+    }
+    for name in values.keys().filter(|n| n.as_str() != BASE) {
+        c.fail(
+            field,
+            &format!("{name:?} is not a setting of the knowledge server; use {BASE}"),
         );
     }
 }

@@ -322,13 +322,20 @@ fn cases() -> Vec<(&'static str, &'static str, Expected)> {
                 "a": {"builtin": "web", "env": {"BING_KEY": "k"}},
                 "b": {"builtin": "web", "env": {"SEARCH_PROVIDER": "bing"}},
                 "c": {"builtin": "time", "env": {"TZ": "UTC"}},
-                "d": {"builtin": "fetch", "settings": {"A": "1"}}
+                "d": {"builtin": "fetch", "settings": {"A": "1"}},
+                "e": {"builtin": "knowledge", "settings": {"BASE": "Notes", "X": "1"}},
+                "f": {"builtin": "knowledge", "env": {"BASE": "Notes"}},
+                "g": {"builtin": "knowledge"}
             }}"#,
             Err(vec![
                 "server \"a\": \"env\" \"BING_KEY\" is not a setting of the web server; use SEARCH_PROVIDER, SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY, GOOGLE_API_KEY, GOOGLE_CSE_ID, SEARCH_ENDPOINT, SEARCH_TIMEOUT_SECS",
                 "server \"b\": \"env\" SEARCH_PROVIDER \"bing\" is not a search provider; use searxng, brave, tavily or google",
-                "server \"c\": \"env\" is only for the \"web\" built-in server",
-                "server \"d\": \"settings\" is only for the \"web\" built-in server",
+                "server \"c\": \"env\" is only for the \"web\" and \"knowledge\" built-in servers",
+                "server \"d\": \"settings\" is only for the \"web\" and \"knowledge\" built-in servers",
+                "server \"e\": \"settings\" \"X\" is not a setting of the knowledge server; use BASE",
+                "server \"f\": \"env\" is not used by the \"knowledge\" built-in server",
+                "server \"f\": \"settings\" needs BASE, the knowledge base the server searches",
+                "server \"g\": \"settings\" needs BASE, the knowledge base the server searches",
             ]),
         ),
         (
@@ -339,7 +346,7 @@ fn cases() -> Vec<(&'static str, &'static str, Expected)> {
                 "c": {"type": "sse", "builtin": "time"}
             }}"#,
             Err(vec![
-                "server \"a\": \"builtin\" \"weather\" is not a built-in server; use \"time\", \"fetch\", \"filesystem\" or \"web\"",
+                "server \"a\": \"builtin\" \"weather\" is not a built-in server; use \"time\", \"fetch\", \"filesystem\", \"web\" or \"knowledge\"",
                 "server \"b\": \"command\" cannot be given for a built-in server",
                 "server \"c\": \"builtin\" names a built-in server but the entry declares another transport",
             ]),
