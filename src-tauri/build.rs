@@ -5,6 +5,7 @@
 const COMMANDS: &[&str] = &[
     "app_info",
     "open_external",
+    "open_knowledge_file",
     "list_conversations",
     "create_conversation",
     "rename_conversation",

@@ -24,6 +24,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
     builder.invoke_handler(tauri::generate_handler![
         commands::app::app_info,
         commands::app::open_external,
+        commands::app::open_knowledge_file,
         commands::conversations::list_conversations,
         commands::conversations::create_conversation,
         commands::conversations::rename_conversation,

@@ -16,6 +16,7 @@ mod ipc_mcp;
 mod ipc_mcp_content;
 mod ipc_paging;
 mod ipc_servers_start;
+mod knowledge;
 #[cfg(feature = "local")]
 mod local;
 mod mcp_apps;

@@ -1,8 +1,9 @@
 //! What the engine does across two parts for a knowledge base: a base is offered to models as
 //! its own built-in `knowledge` MCP server (so it goes through the one tool pipeline, approval
 //! and per-chat tool choice, and an assistant can be given it), created and removed with the
-//! base; a source added or removed starts a background indexing run and a new watch; at start
-//! every base is brought up to date and watched.
+//! base; a source added or removed changes what is watched (the caller indexes: the window in
+//! the background, the CLI in the foreground); at start every base is brought up to date and
+//! watched.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,7 +14,7 @@ use crate::store::KnowledgeBase;
 use crate::vocab::server::{ServerConfig, Transport};
 
 /// The name of base `base`'s MCP server.
-fn server_name(base: &str) -> String {
+pub fn server_name(base: &str) -> String {
     format!("knowledge-{base}")
 }
 
@@ -37,7 +38,7 @@ fn serves(config: &ServerConfig, base: &str) -> bool {
 
 impl Engine {
     /// Creates the knowledge base `name` over `sources` (absolute folders or files), adds its
-    /// MCP server and starts it, and indexes it in the background.
+    /// MCP server and starts it; the caller indexes it.
     pub async fn create_knowledge_base(
         &self,
         name: &str,
@@ -57,7 +58,7 @@ impl Engine {
                 .follow_config(std::slice::from_ref(&record.id))
                 .await;
         }
-        self.refresh_knowledge(&base.name).await;
+        self.knowledge().rewatch().await;
         Ok(self.knowledge().get(&base.name).await?)
     }
 
@@ -74,25 +75,25 @@ impl Engine {
         Ok(())
     }
 
-    /// Adds a folder or file to base `name` and indexes it in the background.
+    /// Adds a folder or file to base `name`; the caller indexes it.
     pub async fn add_knowledge_source(
         &self,
         name: &str,
         source: &Path,
     ) -> Result<KnowledgeBase, EngineError> {
         let base = self.knowledge().add_source(name, source).await?;
-        self.refresh_knowledge(&base.name).await;
+        self.knowledge().rewatch().await;
         Ok(base)
     }
 
-    /// Removes a source from base `name`; its files leave the index in the background.
+    /// Removes a source from base `name`; its files leave the index at the next run.
     pub async fn remove_knowledge_source(
         &self,
         name: &str,
         source: &str,
     ) -> Result<KnowledgeBase, EngineError> {
         let base = self.knowledge().remove_source(name, source).await?;
-        self.refresh_knowledge(&base.name).await;
+        self.knowledge().rewatch().await;
         Ok(base)
     }
 
@@ -109,10 +110,5 @@ impl Engine {
             }
         });
         Ok(())
-    }
-
-    async fn refresh_knowledge(&self, name: &str) {
-        self.knowledge().rewatch().await;
-        self.knowledge().index_in_background(name);
     }
 }

@@ -27,6 +27,7 @@ pub mod vocab;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+pub use engine_knowledge::server_name as knowledge_server_name;
 pub use error::{EngineError, ErrorKind};
 pub use logging::Redactor;
 pub use paths::Paths;

@@ -37,6 +37,10 @@ pub struct ChatArgs {
     /// The MCP servers whose tools the model may use, comma-separated (default: all enabled).
     #[arg(long, value_delimiter = ',')]
     pub servers: Option<Vec<String>>,
+    /// Let the model search these knowledge bases (their names, comma-separated); with
+    /// --servers, they are added to those servers.
+    #[arg(long, value_delimiter = ',', value_name = "NAME")]
+    pub knowledge: Vec<String>,
     /// How long to wait for the servers to start before the turn goes on without those still
     /// starting (default: the `chat.server_wait_seconds` setting, else 3).
     #[arg(long, value_name = "SECONDS")]
@@ -209,6 +213,14 @@ async fn conversation(engine: &Engine, args: &ChatArgs) -> Result<Conversation, 
     let mut settings = ChatSettings::of(&conv);
     if args.servers.is_some() {
         settings.servers.clone_from(&args.servers);
+    }
+    for name in &args.knowledge {
+        let base =
+            (engine.knowledge().get(name).await).map_err(switchboard_engine::EngineError::from)?;
+        let server = switchboard_engine::knowledge_server_name(&base.name);
+        if let Some(servers) = settings.servers.as_mut().filter(|s| !s.contains(&server)) {
+            servers.push(server);
+        }
     }
     if args.max_tokens.is_some() {
         settings.max_output_tokens = args.max_tokens;

@@ -5,6 +5,7 @@ mod chat;
 mod conformance;
 mod conversations;
 mod export;
+mod knowledge;
 #[cfg(feature = "local")]
 mod models;
 mod providers;
@@ -57,6 +58,9 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Import conversations from a Switchboard, ChatGPT or Claude export.
     Import(export::ImportArgs),
+    /// Knowledge bases over folders: create, add, remove, list, files, index, search.
+    #[command(subcommand, visible_alias = "kb")]
+    Knowledge(knowledge::KnowledgeCmd),
     /// The built-in model's GGUF files: list, import, download, remove.
     #[cfg(feature = "local")]
     #[command(subcommand)]
@@ -142,6 +146,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             #[cfg(feature = "local")]
             Command::Models(cmd) => models::run(&engine, cmd).await,
             Command::Providers(cmd) => providers::run(&engine, cmd).await,
+            Command::Knowledge(cmd) => knowledge::run(&engine, cmd).await,
             Command::Servers(cmd) => servers::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {
                 conformance::run(&mut std::io::stdout(), url).await

@@ -37,6 +37,27 @@ pub fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> CmdResult<()
         })
 }
 
+/// Opens a file a knowledge base indexed (a citation's source) with the system's default app;
+/// any other path is refused, since the path comes from a model's tool result.
+#[tauri::command]
+pub async fn open_knowledge_file<R: Runtime>(
+    app: AppHandle<R>,
+    engine: tauri::State<'_, switchboard_engine::Engine>,
+    path: String,
+) -> CmdResult<()> {
+    let file = engine.knowledge().indexed_file(&path).await?;
+    let opener = app.try_state::<Opener<R>>().ok_or_else(|| IpcError {
+        kind: ErrorKind::Internal,
+        message: "no opener is available to open files".into(),
+    })?;
+    opener
+        .open_path(file.to_string_lossy(), None::<&str>)
+        .map_err(|e| IpcError {
+            kind: ErrorKind::Io,
+            message: format!("cannot open {path}: {e}"),
+        })
+}
+
 fn invalid(message: String) -> IpcError {
     IpcError {
         kind: ErrorKind::InvalidInput,

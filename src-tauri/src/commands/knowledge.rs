@@ -27,7 +27,9 @@ pub async fn create_knowledge_base(
 ) -> CmdResult<KnowledgeBase> {
     let paths: Vec<PathBuf> = sources.iter().map(PathBuf::from).collect();
     let refs: Vec<&std::path::Path> = paths.iter().map(PathBuf::as_path).collect();
-    Ok(engine.create_knowledge_base(&name, &refs).await?)
+    let base = engine.create_knowledge_base(&name, &refs).await?;
+    engine.knowledge().index_in_background(&base.name);
+    Ok(base)
 }
 
 /// Deletes a knowledge base (the files stay) and its MCP server.
@@ -43,9 +45,11 @@ pub async fn add_knowledge_source(
     name: String,
     source: String,
 ) -> CmdResult<KnowledgeBase> {
-    Ok(engine
+    let base = engine
         .add_knowledge_source(&name, std::path::Path::new(&source))
-        .await?)
+        .await?;
+    engine.knowledge().index_in_background(&base.name);
+    Ok(base)
 }
 
 /// Removes a folder or file from a knowledge base.
@@ -55,7 +59,9 @@ pub async fn remove_knowledge_source(
     name: String,
     source: String,
 ) -> CmdResult<KnowledgeBase> {
-    Ok(engine.remove_knowledge_source(&name, &source).await?)
+    let base = engine.remove_knowledge_source(&name, &source).await?;
+    engine.knowledge().index_in_background(&base.name);
+    Ok(base)
 }
 
 /// The files of a knowledge base, with their chunks and errors.

@@ -14,3 +14,8 @@ export async function openExternal(url: string): Promise<void> {
   }
   await commands.openExternal({ url });
 }
+
+/** Opens a file a knowledge base indexed (a citation's source) in its default app. */
+export function openKnowledgeFile(path: string): Promise<void> {
+  return commands.openKnowledgeFile({ path });
+}

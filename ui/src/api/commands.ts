@@ -98,6 +98,16 @@ export async function openExternal(args: { url: string }): Promise<void> {
   await call<null>('open_external', args);
 }
 
+/**
+ * Opens a file a knowledge base indexed (a citation's source) with the system's default app;
+ * any other path is refused, since the path comes from a model's tool result.
+ *
+ * Command `open_knowledge_file`.
+ */
+export async function openKnowledgeFile(args: { path: string }): Promise<void> {
+  await call<null>('open_knowledge_file', args);
+}
+
 // src-tauri/src/commands/apps.rs
 
 /**

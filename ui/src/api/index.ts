@@ -11,6 +11,7 @@ export * from './conversations';
 export * from './export';
 export * from './install';
 export * from './interactions';
+export * from './knowledge';
 export * from './mcpContent';
 export * from './models';
 export * from './providers';

@@ -83,3 +83,39 @@ test('sources come from the same turn only, the latest search numbering wins, an
   expect(resultsOf({ content: [], structured: { results: [{ n: 'x', url: 'https://a/' }, 'junk'] }, is_error: false })).toEqual([]);
   expect([...citedNumbers('[1] [12][1234] [a]')]).toEqual([1, 12]);
 });
+
+test('a knowledge base passage becomes a chip with its file name that opens the file by path', async () => {
+  const conv = conversation({ title: 'Car' });
+  const passages: JsonValue[] = [
+    { n: 1, title: 'service.txt', url: 'file:///home/me/notes/car/service.txt', path: '/home/me/notes/car/service.txt', line: 1, snippet: 'Oil change at 45,000 km.' },
+    { n: 2, title: 'no path', url: 'file:///etc/passwd', snippet: '' },
+    { n: 3, title: 'relative', url: 'file:///x', path: 'x', snippet: '' },
+  ];
+  const stored = turn(conv.id, 'The oil change is due at 45,000 km [1][2][3].', passages);
+  const backend = installFakeBackend([conv], {
+    extra: (cmd, args) => {
+      switch (cmd) {
+        case 'list_providers':
+          return [{ provider: { id: 'p', name: 'fake', settings: { toolModes: {}, strictTools: false } }, key: { source: null, masked: null } }];
+        case 'conversation_messages':
+          return stored;
+        case 'message_siblings':
+          return [args.messageId];
+        case 'tool_costs':
+          return [];
+        case 'open_knowledge_file':
+          return null;
+        default:
+          return undefined;
+      }
+    },
+  });
+  navigate(conversationHref(conv.id));
+  render(App);
+  const row = await screen.findByTestId('message-sources');
+  const chips = within(row).getAllByRole('button');
+  expect(chips.map((c) => c.textContent?.replace(/\s+/g, ' ').trim())).toEqual(['1 service.txt service.txt']);
+  await userEvent.setup().click(chips[0]!);
+  expect(backend.callsTo('open_knowledge_file')).toEqual([{ path: '/home/me/notes/car/service.txt' }]);
+  expect(backend.callsTo('open_external')).toEqual([]);
+});

@@ -2,8 +2,9 @@
 // built-in `web` server's `search` uses (`{results: [{n, title, url, snippet}]}`, any server
 // may use it), collected from the tool messages of the same turn (since the user's last
 // message; a later search's number wins over an earlier one's), and kept for an answer when
-// its text cites their number as [n]. Only http(s) URLs are kept: the model and the tools are
-// untrusted, and a source opens outside the app.
+// its text cites their number as [n]. Only http(s) URLs are kept, and files named by `path`
+// with a `file:` URL (a knowledge base's passages; the engine opens only files a knowledge
+// base indexed): the model and the tools are untrusted, and a source opens outside the app.
 import type { JsonValue, Message } from '../bindings';
 
 export type Source = {
@@ -11,8 +12,10 @@ export type Source = {
   n: number;
   title: string;
   url: string;
-  /** The host shown on the chip. */
+  /** The host shown on the chip (a file's name for a file). */
   host: string;
+  /** A knowledge base's file: opened by path, not as a URL. */
+  path?: string;
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -29,6 +32,13 @@ function webUrl(text: unknown): { url: string; host: string } | null {
   }
 }
 
+/** A knowledge base's file (`file:` URL and an absolute `path`), shown by its name. */
+function knowledgeFile(r: Record<string, unknown>): { url: string; host: string; path: string } | null {
+  if (typeof r.url !== 'string' || !r.url.startsWith('file:') || typeof r.path !== 'string' || !r.path.startsWith('/')) return null;
+  const name = r.path.split('/').pop() || r.path;
+  return { url: r.url, host: name, path: r.path };
+}
+
 /** The numbered results in one tool result's content (`{content, structured, is_error}`). */
 export function resultsOf(content: JsonValue): Source[] {
   if (!isObject(content) || content.is_error === true) return [];
@@ -36,7 +46,7 @@ export function resultsOf(content: JsonValue): Source[] {
   if (!isObject(structured) || !Array.isArray(structured.results)) return [];
   return structured.results.flatMap((r): Source[] => {
     if (!isObject(r) || typeof r.n !== 'number' || !Number.isInteger(r.n)) return [];
-    const web = webUrl(r.url);
+    const web = webUrl(r.url) ?? knowledgeFile(r);
     if (!web) return [];
     const title = typeof r.title === 'string' && r.title.trim() !== '' ? r.title.trim() : web.host;
     return [{ n: r.n, title, ...web }];

@@ -180,6 +180,19 @@ impl Knowledge {
         Ok(self.inner.store.knowledge_files(base.id).await?)
     }
 
+    /// `path` when it is a file a knowledge base indexed (so a citation may open it), else an
+    /// error: a path from a model or a tool opens nothing else.
+    pub async fn indexed_file(&self, path: &str) -> Result<PathBuf, KnowledgeError> {
+        if self.inner.store.is_knowledge_file(path).await? {
+            Ok(PathBuf::from(path))
+        } else {
+            Err(KnowledgeError::BadSource {
+                path: PathBuf::from(path),
+                reason: "is not a file of a knowledge base, so it is not opened".to_owned(),
+            })
+        }
+    }
+
     /// Brings base `name`'s index up to date and reports what changed (one run at a time;
     /// a run asked for while one is going waits for it).
     pub async fn index(&self, name: &str) -> Result<IndexReport, KnowledgeError> {

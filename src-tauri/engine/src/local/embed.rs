@@ -138,6 +138,8 @@ fn worker(
             .with_n_batch(BATCH_TOKENS as u32)
             .with_n_ubatch(BATCH_TOKENS as u32)
             .with_n_seq_max(BATCH_SEQUENCES as u32)
+            // One context for all sequences (an encoder keeps no cache between batches).
+            .with_kv_unified(true)
             .with_embeddings(true)
             .with_pooling_type(LlamaPoolingType::Mean)
             .with_n_threads(threads)
@@ -197,7 +199,7 @@ fn embed_batch(
     let mut batch = LlamaBatch::new(total.max(1), group.len() as i32);
     for (seq, tokens) in group.iter().enumerate() {
         batch
-            .add_sequence(tokens, seq as i32, false)
+            .add_sequence(tokens, seq as i32, true)
             .map_err(|e| LocalError::Backend(format!("cannot batch a text: {e}")))?;
     }
     context.clear_kv_cache();

@@ -220,6 +220,18 @@ impl Store {
         Ok(())
     }
 
+    /// Whether `path` is a file some knowledge base indexed (read without an error).
+    pub async fn is_knowledge_file(&self, path: &str) -> Result<bool, StoreError> {
+        let found: Option<(i64,)> = sqlx::query_as(
+            "SELECT 1 FROM knowledge_files WHERE path = ? AND error IS NULL LIMIT 1",
+        )
+        .bind(path)
+        .fetch_optional(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))?;
+        Ok(found.is_some())
+    }
+
     /// Records that `path` in base `id` is unchanged but for its size or time.
     pub async fn touch_knowledge_file(
         &self,

@@ -1,0 +1,34 @@
+// Knowledge bases: list, create over folders, delete, add and remove a folder, files with their
+// errors, index again, and a search to try one (src-tauri/src/commands/knowledge.rs).
+import type { IndexReport, KnowledgeBase, KnowledgeFile, Passage } from '../bindings';
+import * as commands from './commands';
+
+export { listKnowledgeBases } from './commands';
+
+export function createKnowledgeBase(name: string, sources: string[]): Promise<KnowledgeBase> {
+  return commands.createKnowledgeBase({ name, sources });
+}
+
+export function deleteKnowledgeBase(name: string): Promise<void> {
+  return commands.deleteKnowledgeBase({ name });
+}
+
+export function addKnowledgeSource(name: string, source: string): Promise<KnowledgeBase> {
+  return commands.addKnowledgeSource({ name, source });
+}
+
+export function removeKnowledgeSource(name: string, source: string): Promise<KnowledgeBase> {
+  return commands.removeKnowledgeSource({ name, source });
+}
+
+export function knowledgeFiles(name: string): Promise<KnowledgeFile[]> {
+  return commands.knowledgeFiles({ name });
+}
+
+export function reindexKnowledgeBase(name: string): Promise<IndexReport> {
+  return commands.reindexKnowledgeBase({ name });
+}
+
+export function searchKnowledgeBase(name: string, query: string, count = 5): Promise<Passage[]> {
+  return commands.searchKnowledgeBase({ name, query, count });
+}

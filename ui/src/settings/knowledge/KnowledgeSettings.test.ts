@@ -1,0 +1,94 @@
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import { emit } from '@tauri-apps/api/event';
+import { beforeEach, expect, test } from 'vitest';
+import type { KnowledgeBase, KnowledgeFile } from '../../bindings';
+import { setLang } from '../../i18n/index.svelte';
+import { installFakeBackend } from '../../test/fakeBackend';
+import { resetAppState } from '../../test/reset';
+import KnowledgeSettings from './KnowledgeSettings.svelte';
+
+beforeEach(() => resetAppState());
+
+function base(name: string, more: Partial<KnowledgeBase> = {}): KnowledgeBase {
+  return { id: 1, name, embedder: 'builtin:multilingual-e5-small-q4_0.gguf', dimensions: 384, sources: [], files: 0, failed: 0, chunks: 0, createdAt: 0, ...more };
+}
+
+/** A backend that keeps the bases it is told about. */
+function knowledgeBackend(start: KnowledgeBase[], files: KnowledgeFile[] = []) {
+  const bases = [...start];
+  return installFakeBackend([], {
+    extra: (cmd, args) => {
+      const a = args as Record<string, unknown>;
+      switch (cmd) {
+        case 'list_knowledge_bases':
+          return structuredClone(bases);
+        case 'create_knowledge_base': {
+          const made = base(String(a.name), { id: bases.length + 1, sources: a.sources as string[] });
+          bases.push(made);
+          return made;
+        }
+        case 'knowledge_files':
+          return files;
+        case 'search_knowledge_base':
+          return [{ base: a.name, path: '/home/me/notes/car.md', title: 'car.md', text: 'Oil change at 45,000 km.', line: 3, page: null, heading: null, score: 0.03 }];
+        default:
+          return undefined;
+      }
+    },
+  });
+}
+
+test('a base is created from a name and a folder, and listed with its counts', async () => {
+  const backend = knowledgeBackend([]);
+  const user = userEvent.setup();
+  render(KnowledgeSettings);
+  await screen.findByTestId('knowledge-empty');
+  await user.type(screen.getByTestId('knowledge-name'), 'Notes');
+  await user.type(screen.getByTestId('knowledge-folder'), '/home/me/notes');
+  await user.click(screen.getByTestId('knowledge-create'));
+  expect(backend.callsTo('create_knowledge_base')).toEqual([{ name: 'Notes', sources: ['/home/me/notes'] }]);
+  const card = await screen.findByTestId('knowledge-base');
+  expect(within(card).getByText('/home/me/notes')).toBeInTheDocument();
+  expect(within(card).getByTestId('knowledge-counts')).toHaveTextContent('0 files, 0 passages');
+});
+
+test('indexing shows its progress, and the finished run reloads the counts', async () => {
+  knowledgeBackend([base('Notes', { sources: ['/home/me/notes'] })]);
+  render(KnowledgeSettings);
+  const card = await screen.findByTestId('knowledge-base');
+  await emit('knowledge', { type: 'progress', base: 'Notes', done: 3, total: 12, current: '/home/me/notes/a.md' });
+  expect(await within(card).findByTestId('knowledge-progress')).toHaveTextContent('3 of 12 files');
+  expect(within(card).getByRole('progressbar')).toHaveAttribute('value', '25');
+  await emit('knowledge', { type: 'indexed', base: 'Notes', indexed: 12, unchanged: 0, removed: 0, failed: 0, chunks: 40 });
+  await waitFor(() => expect(within(card).queryByTestId('knowledge-progress')).toBeNull());
+});
+
+test('each file shows its error, and a search shows where its passages come from', async () => {
+  const files: KnowledgeFile[] = [
+    { path: '/home/me/notes/car.md', size: 10, modifiedNs: 0, sha256: 'x', title: null, chunks: 2, error: null, indexedAt: 0 },
+    { path: '/home/me/notes/fake.txt', size: 8, modifiedNs: 0, sha256: null, title: null, chunks: 0, error: 'not a text file (binary content)', indexedAt: 0 },
+  ];
+  knowledgeBackend([base('Notes', { sources: ['/home/me/notes'], files: 2, failed: 1, chunks: 2 })], files);
+  const user = userEvent.setup();
+  render(KnowledgeSettings);
+  const card = await screen.findByTestId('knowledge-base');
+  expect(within(card).getByTestId('knowledge-counts')).toHaveTextContent('2 files, 2 passages · 1 not indexed');
+  await user.click(within(card).getByTestId('knowledge-files-toggle'));
+  const list = await within(card).findByTestId('knowledge-files');
+  expect(list).toHaveTextContent('not a text file (binary content)');
+  expect(list).toHaveTextContent('2 passages');
+  await user.type(within(card).getByTestId('knowledge-query'), 'oil change{Enter}');
+  const found = await within(card).findByTestId('knowledge-found');
+  expect(found).toHaveTextContent('/home/me/notes/car.md:3');
+  expect(found).toHaveTextContent('Oil change at 45,000 km.');
+});
+
+test('the panel speaks Chinese', async () => {
+  setLang('zh-CN');
+  knowledgeBackend([base('笔记', { files: 3, chunks: 9 })]);
+  render(KnowledgeSettings);
+  const card = await screen.findByTestId('knowledge-base');
+  expect(within(card).getByTestId('knowledge-counts')).toHaveTextContent('3 个文件，9 个段落');
+  expect(screen.getByRole('button', { name: '创建' })).toBeInTheDocument();
+});
