@@ -26,7 +26,7 @@ $(call ggml_if,avx512_vnni,GGML_AVX512_VNNI)
 endif
 endif
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge
 
 # A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default,
 # and knowledge bases the multilingual-e5-small embedder deps.sh made.
@@ -165,6 +165,20 @@ bench-attach:
 WEB_RUNS ?= 15
 bench-web:
 	SWITCHBOARD_BENCH_RUNS=$(WEB_RUNS) cargo bench -p switchboard-engine --bench web
+
+# Knowledge bases (medians and spread of RUNS, 3 unless told; nothing asserted): 100,000 chunks
+# searched (p50/p95 hybrid, keywords, vectors; memory), indexing speed against llama-cpp-python
+# on the same GGUF and threads (its virtualenv as bench-local makes it), and nDCG@10 on BEIR
+# SciFact when ~/.cache/switchboard/bench/scifact holds it (made by bench/knowledge/scifact.py,
+# outside the repository). PARTS=scale,speed,quality picks parts (all unless told).
+KB_RUNS ?= 3
+bench-knowledge:
+	test -x $(LLAMA_VENV)/bin/python || python3 -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -c 'import llama_cpp.server' 2>/dev/null || \
+		CMAKE_ARGS="-DGGML_OPENMP=OFF" $(LLAMA_VENV)/bin/pip install -q "llama-cpp-python[server]==0.3.36"
+	SWITCHBOARD_LLAMA_PYTHON=$(LLAMA_VENV)/bin/python SWITCHBOARD_BENCH_RUNS=$(or $(RUNS),$(KB_RUNS)) \
+	SWITCHBOARD_SCIFACT_DIR=$(HOME)/.cache/switchboard/bench/scifact SWITCHBOARD_KB_PARTS=$(PARTS) \
+		cargo bench -p switchboard-engine --bench knowledge
 
 # UI benchmarks (medians, nothing asserted): the chat pane in Chromium over the fake backend
 # (a 5,000-token answer streamed, a 2,000-message conversation opened), then the real app

@@ -71,6 +71,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "providers",
             "mcp",
             "logging",
+            "knowledge",
         ],
     ),
 ];

@@ -32,11 +32,11 @@ pub fn chunks<S: ChunkSizer>(doc: &Document, sizer: S, max: usize) -> Vec<Chunk>
         Kind::Markdown | Kind::Html => MarkdownSplitter::new(config)
             .chunk_indices(&doc.text)
             .collect(),
-        Kind::Text | Kind::Code => TextSplitter::new(config).chunk_indices(&doc.text).collect(),
+        _ => TextSplitter::new(config).chunk_indices(&doc.text).collect(),
     };
     let headings = match doc.kind {
         Kind::Markdown | Kind::Html => headings(&doc.text),
-        Kind::Text | Kind::Code => Vec::new(),
+        _ => Vec::new(),
     };
     let (mut line, mut counted) = (1, 0);
     pieces
@@ -127,6 +127,7 @@ mod tests {
 
     fn doc(kind: Kind, text: &str) -> Document {
         Document {
+            pages: Vec::new(),
             path: PathBuf::from("x"),
             kind,
             text: text.to_owned(),

@@ -1,6 +1,7 @@
 //! A file of a knowledge base read as text, by its kind: Markdown and plain text as they are,
 //! source code as lines, HTML turned into Markdown (`htmd`, without scripts, styles and the
-//! head). A binary file (a NUL byte or invalid UTF-8 in its first 8 KiB, whatever its name), a
+//! head), PDF page by page (`pdf`, each page's start kept for citations), DOCX and EPUB from
+//! their XML (`packaged`). A binary file (a NUL byte or invalid UTF-8 in its first 8 KiB, whatever its name), a
 //! file over [`MAX_FILE_BYTES`] and a kind not read are each refused with an error that names
 //! the file and says why, so an index lists it and goes on.
 
@@ -23,6 +24,12 @@ pub enum Kind {
     Code,
     /// HTML: converted to Markdown.
     Html,
+    /// PDF: its pages' text (read as [`Kind::Text`]).
+    Pdf,
+    /// Word (DOCX): read as Markdown.
+    Docx,
+    /// EPUB: its chapters read as Markdown.
+    Epub,
 }
 
 /// Source-code extensions (lower case).
@@ -47,6 +54,9 @@ impl Kind {
         match ext.as_str() {
             "md" | "markdown" | "mdx" | "mdown" => Some(Kind::Markdown),
             "html" | "htm" | "xhtml" => Some(Kind::Html),
+            "pdf" => Some(Kind::Pdf),
+            "docx" => Some(Kind::Docx),
+            "epub" => Some(Kind::Epub),
             e if TEXT.contains(&e) => Some(Kind::Text),
             e if CODE.contains(&e) => Some(Kind::Code),
             _ => None,
@@ -65,13 +75,28 @@ pub struct Document {
     pub text: String,
     /// The SHA-256 of its bytes, hex: an unchanged file is not indexed again.
     pub hash: String,
+    /// Where each page starts in `text` (byte, page number from 1); PDF only.
+    pub pages: Vec<(usize, u32)>,
 }
+
+impl Document {
+    /// The page the byte `at` of the text is on (PDF), if pages are known.
+    pub fn page_at(&self, at: usize) -> Option<u32> {
+        let i = self.pages.partition_point(|&(start, _)| start <= at);
+        i.checked_sub(1).map(|i| self.pages[i].1)
+    }
+}
+
+/// The most PDF pages read from one file.
+const PDF_PAGES: u32 = 2_000;
 
 /// Why a file is not read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum DocumentError {
     /// Its kind is not one that is read.
-    #[error("{0}: this kind of file is not read (Markdown, text, source code and HTML are)")]
+    #[error(
+        "{0}: this kind of file is not read (Markdown, text, source code, HTML, PDF, DOCX and EPUB are)"
+    )]
     Unsupported(PathBuf),
     /// It is bigger than [`MAX_FILE_BYTES`].
     #[error("{path}: {bytes} bytes is more than the {max} bytes read", max = MAX_FILE_BYTES)]
@@ -84,6 +109,14 @@ pub enum DocumentError {
     /// Its content is not text.
     #[error("{0}: not a text file (binary content)")]
     Binary(PathBuf),
+    /// A PDF, DOCX or EPUB that cannot be read (corrupt, encrypted, a scan without text).
+    #[error("{path}: {reason}")]
+    UnreadableDocument {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// It could not be read.
     #[error("{path}: cannot be read: {reason}")]
     Unreadable {
@@ -114,17 +147,46 @@ pub fn read_document(path: &Path) -> Result<Document, DocumentError> {
     file.take(MAX_FILE_BYTES)
         .read_to_end(&mut raw)
         .map_err(unreadable)?;
-    let text = text_of(&raw).ok_or_else(|| DocumentError::Binary(path.to_owned()))?;
     let hash = hex(&sha2::Sha256::digest(&raw));
+    let bad = |reason: String| DocumentError::UnreadableDocument {
+        path: path.to_owned(),
+        reason,
+    };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut pages = Vec::new();
     let (kind, text) = match kind {
-        Kind::Html => (Kind::Markdown, html_to_markdown(&text)),
-        other => (other, text),
+        Kind::Pdf => {
+            let (texts, _) =
+                super::pdf::page_texts(&name, &raw, PDF_PAGES).map_err(|e| bad(e.to_string()))?;
+            let mut text = String::new();
+            for (page, page_text) in texts {
+                if !text.is_empty() {
+                    text.push_str("\n\n");
+                }
+                pages.push((text.len(), page));
+                text.push_str(&page_text);
+            }
+            (Kind::Text, text)
+        }
+        Kind::Docx => (Kind::Markdown, super::packaged::docx(&raw).map_err(bad)?),
+        Kind::Epub => {
+            let text = super::packaged::epub(&raw, html_to_markdown).map_err(bad)?;
+            (Kind::Markdown, text)
+        }
+        other => {
+            let text = text_of(&raw).ok_or_else(|| DocumentError::Binary(path.to_owned()))?;
+            match other {
+                Kind::Html => (Kind::Markdown, html_to_markdown(&text)),
+                other => (other, text),
+            }
+        }
     };
     Ok(Document {
         path: path.to_owned(),
         kind,
         text,
         hash,
+        pages,
     })
 }
 
@@ -209,7 +271,7 @@ mod tests {
         assert_eq!(
             read_document(&photo).unwrap_err().to_string(),
             format!(
-                "{}: this kind of file is not read (Markdown, text, source code and HTML are)",
+                "{}: this kind of file is not read (Markdown, text, source code, HTML, PDF, DOCX and EPUB are)",
                 photo.display()
             )
         );
@@ -234,6 +296,63 @@ mod tests {
                 path: path.clone(),
                 bytes: MAX_FILE_BYTES + 1
             })
+        );
+    }
+
+    #[test]
+    fn a_pdf_is_read_page_by_page_and_each_offset_knows_its_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = super::super::pdf::sample(&[
+            "First page about boilers.",
+            "",
+            "Third page about pumps.",
+        ]);
+        let doc = read_document(&write(dir.path(), "m.pdf", &bytes)).unwrap();
+        assert_eq!(doc.kind, Kind::Text);
+        assert!(
+            doc.text.starts_with("First page about boilers."),
+            "{}",
+            doc.text
+        );
+        let pumps = doc.text.find("pumps").unwrap();
+        assert_eq!(doc.page_at(0), Some(1));
+        assert_eq!(doc.page_at(pumps), Some(3), "{:?}", doc.pages);
+    }
+
+    #[test]
+    fn docx_and_epub_are_read_as_markdown_and_a_broken_one_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let docx = super::super::packaged::tests_support::package(&[(
+            "word/document.xml",
+            r#"<w:document xmlns:w="x"><w:body><w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>Pump</w:t></w:r></w:p><w:p><w:r><w:t>Bleed it yearly.</w:t></w:r></w:p></w:body></w:document>"#,
+        )]);
+        let doc = read_document(&write(dir.path(), "a.docx", &docx)).unwrap();
+        assert_eq!(
+            (doc.kind, doc.text.as_str()),
+            (Kind::Markdown, "## Pump\n\nBleed it yearly.")
+        );
+        let epub = super::super::packaged::tests_support::package(&[
+            (
+                "META-INF/container.xml",
+                r#"<container><rootfiles><rootfile full-path="c.opf"/></rootfiles></container>"#,
+            ),
+            (
+                "c.opf",
+                r#"<package><manifest><item id="a" href="a.xhtml"/></manifest><spine><itemref idref="a"/></spine></package>"#,
+            ),
+            (
+                "a.xhtml",
+                "<html><body><h1>Tea</h1><p>Green tea.</p></body></html>",
+            ),
+        ]);
+        let doc = read_document(&write(dir.path(), "b.epub", &epub)).unwrap();
+        assert_eq!(doc.text, "# Tea\n\nGreen tea.");
+        let broken = read_document(&write(dir.path(), "c.docx", b"PK\x03\x04junk")).unwrap_err();
+        assert!(broken.to_string().contains("not a zip package"), "{broken}");
+        let encrypted = read_document(&write(dir.path(), "d.pdf", b"%PDF-1.7\n%junk")).unwrap_err();
+        assert!(
+            matches!(encrypted, DocumentError::UnreadableDocument { .. }),
+            "{encrypted}"
         );
     }
 

@@ -186,8 +186,8 @@ async fn index_file(
         .map(|c| ChunkWrite {
             text: c.text.clone(),
             keywords: indexed_text(&keyword_text(c, file.title.as_deref())),
-            line: u32::try_from(c.line).ok(),
-            page: None,
+            line: u32::try_from(c.line).ok().filter(|_| doc.pages.is_empty()),
+            page: doc.page_at(c.start),
             heading: c.heading.clone(),
             ..ChunkWrite::default()
         })

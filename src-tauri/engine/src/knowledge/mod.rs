@@ -18,6 +18,8 @@ pub mod document;
 pub mod embedder;
 pub mod index;
 pub mod keywords;
+pub mod packaged;
+pub mod pdf;
 pub mod search;
 pub mod service;
 pub mod vectors;

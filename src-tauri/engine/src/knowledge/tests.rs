@@ -251,3 +251,30 @@ async fn a_file_written_while_the_base_is_watched_is_indexed_without_asking() {
     assert!(found[0].path.ends_with("plumber.md"));
     kb.unwatch();
 }
+
+#[tokio::test]
+async fn a_pdf_passage_is_cited_by_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    let pages = [
+        "Warranty terms.",
+        "Installation steps.",
+        "Descaling: run the Calc program every 200 cycles.",
+    ];
+    std::fs::write(root.join("manual.pdf"), super::pdf::sample(&pages)).unwrap();
+    let kb = service(dir.path()).await;
+    kb.create("M").await.unwrap();
+    kb.add_source("M", &root).await.unwrap();
+    let report = kb.index("M").await.unwrap();
+    assert_eq!(report.indexed, 1, "{report:?}");
+    let found = kb
+        .search("M", "Calc program", 1, Mode::Keywords)
+        .await
+        .unwrap();
+    assert_eq!(
+        (found[0].page, found[0].line),
+        (Some(1), None),
+        "one short chunk starts on page 1"
+    );
+}

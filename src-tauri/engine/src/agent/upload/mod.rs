@@ -5,7 +5,7 @@
 //! nothing stored. Before a turn, [`hydrate`] puts the stored images' bytes back into the
 //! branch a model is sent.
 
-pub mod pdf;
+pub use crate::knowledge::pdf;
 #[cfg(test)]
 mod tests;
 pub mod text;

@@ -1,4 +1,5 @@
-//! Attached PDFs as their text: the first pages up to a limit, through `lopdf` (pure Rust),
+//! PDFs as their text — an attached PDF (`agent::upload`, which re-exports this module) and a
+//! knowledge base's — page by page: the first pages up to a limit, through `lopdf` (pure Rust),
 //! within bounds — the file's size, each stream's decompressed size, the text kept and the
 //! time spent — with refusals that say what is wrong: not a PDF, cut short, nested too deep,
 //! or a scan with no text layer. A malformed file that makes the parser panic is refused like
@@ -12,10 +13,14 @@ use lopdf::{Document, LoadOptions};
 use crate::vocab::content::PdfPages;
 use crate::vocab::error::UploadError;
 
+/// What a read of the pages gave: each page's text with its number, the counts, and a problem
+/// met on the way.
+type Read = (Vec<(u32, String)>, PdfPages, Option<String>);
+
 /// The most pages whose text is taken; the rest are left out (and said so).
 pub const PAGE_LIMIT: u32 = 100;
-/// The largest PDF read.
-pub const MAX_PDF_BYTES: u64 = super::MAX_BYTES;
+/// The largest PDF read (an attachment's limit).
+pub const MAX_PDF_BYTES: u64 = 50 * 1024 * 1024;
 /// The most text kept; the pages after it are left out (and said so).
 pub const MAX_PDF_TEXT: usize = 1024 * 1024;
 /// The most one object or cross-reference stream may decompress to (lopdf parses each whole,
@@ -42,13 +47,33 @@ pub fn extract(name: &str, bytes: &[u8]) -> Result<(String, PdfPages), UploadErr
 }
 
 /// The text of the first `limit` pages of `bytes`, within [`MAX_PDF_TEXT`] and
-/// [`TIME_BUDGET`].
+/// [`TIME_BUDGET`], pages separated by a blank line.
 pub fn extract_pages(
     name: &str,
     bytes: &[u8],
     limit: u32,
 ) -> Result<(String, PdfPages), UploadError> {
-    super::check_size(name, bytes.len() as u64, MAX_PDF_BYTES)?;
+    let (pages, counts) = page_texts(name, bytes, limit)?;
+    let texts: Vec<&str> = pages.iter().map(|(_, text)| text.as_str()).collect();
+    Ok((texts.join("\n\n"), counts))
+}
+
+/// The text of each of the first `limit` pages of `bytes` that has any, with its number (from
+/// 1), within [`MAX_PDF_TEXT`] in all and [`TIME_BUDGET`].
+pub fn page_texts(
+    name: &str,
+    bytes: &[u8],
+    limit: u32,
+) -> Result<(Vec<(u32, String)>, PdfPages), UploadError> {
+    let size = bytes.len() as u64;
+    if size > MAX_PDF_BYTES {
+        let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+        return Err(UploadError::TooLarge {
+            name: name.to_owned(),
+            size_mb: mb(size),
+            limit_mb: MAX_PDF_BYTES / (1024 * 1024),
+        });
+    }
     let not_pdf = |reason: String| UploadError::NotAPdf {
         name: name.to_owned(),
         reason: one_line(&reason),
@@ -57,7 +82,7 @@ pub fn extract_pages(
         return Err(not_pdf("it has no PDF header".into()));
     }
     let started = Instant::now();
-    let run = || -> Result<(String, PdfPages, Option<String>), String> {
+    let run = || -> Result<Read, String> {
         let options = LoadOptions {
             max_decompressed_size: Some(MAX_STREAM),
             ..LoadOptions::default()
@@ -65,12 +90,13 @@ pub fn extract_pages(
         let doc = Document::load_mem_with_options(bytes, options).map_err(|e| e.to_string())?;
         let pages: Vec<(u32, lopdf::ObjectId)> = doc.get_pages().into_iter().collect();
         let total = u32::try_from(pages.len()).unwrap_or(u32::MAX);
-        let mut text = String::new();
+        let mut texts: Vec<(u32, String)> = Vec::new();
+        let mut kept = 0usize;
         let mut extracted = 0u32;
         let mut deep = false;
         let mut failed = None::<String>;
         for (page, id) in pages.iter().take(limit as usize) {
-            if started.elapsed() > TIME_BUDGET || text.len() >= MAX_PDF_TEXT {
+            if started.elapsed() > TIME_BUDGET || kept >= MAX_PDF_TEXT {
                 break;
             }
             extracted += 1;
@@ -90,25 +116,27 @@ pub fn extract_pages(
                     String::new()
                 }
             };
-            let page_text = page_text.trim();
+            let mut page_text = page_text.trim().to_owned();
             if !page_text.is_empty() {
-                if !text.is_empty() {
-                    text.push_str("\n\n");
+                // The separator the joined text puts between pages counts toward the cap.
+                let room = MAX_PDF_TEXT.saturating_sub(kept + if kept > 0 { 2 } else { 0 });
+                if page_text.len() > room {
+                    let mut end = room;
+                    while !page_text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    page_text.truncate(end);
                 }
-                text.push_str(page_text);
+                kept += page_text.len() + if kept > 0 { 2 } else { 0 };
+                if !page_text.is_empty() {
+                    texts.push((*page, page_text));
+                }
             }
-        }
-        if text.len() > MAX_PDF_TEXT {
-            let mut end = MAX_PDF_TEXT;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            text.truncate(end);
         }
         let problem = if deep { Some(too_deep()) } else { failed };
-        Ok((text, PdfPages { total, extracted }, problem))
+        Ok((texts, PdfPages { total, extracted }, problem))
     };
-    let (text, pages, problem) = match catch_unwind(AssertUnwindSafe(run)) {
+    let (texts, pages, problem) = match catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(result)) => result,
         Ok(Err(reason)) => return Err(not_pdf(diagnosis(bytes).unwrap_or(reason))),
         Err(_) => {
@@ -122,7 +150,7 @@ pub fn extract_pages(
             diagnosis(bytes).unwrap_or_else(|| "it has no pages".into()),
         ));
     }
-    if text.trim().is_empty() {
+    if texts.is_empty() {
         if let Some(reason) = diagnosis(bytes).or(problem) {
             return Err(not_pdf(reason));
         }
@@ -136,7 +164,7 @@ pub fn extract_pages(
             name: name.to_owned(),
         });
     }
-    Ok((text, pages))
+    Ok((texts, pages))
 }
 
 /// What is wrong with a PDF that gave no text, when it is more than a missing text layer:
