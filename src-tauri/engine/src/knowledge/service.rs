@@ -19,6 +19,9 @@ use super::vectors::VectorSet;
 use crate::store::{KnowledgeBase, KnowledgeFile, Store};
 use crate::vocab::knowledge::Passage;
 
+/// The least time between two progress events of one run.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// What the knowledge bases tell a window.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -210,8 +213,16 @@ impl Knowledge {
             base = self.get(name).await?;
         }
         let events = self.inner.events.clone();
+        // At most five progress events a second (a folder of 100,000 small files would
+        // otherwise flood the window), and always the first and the last.
+        let last = Mutex::new(None::<std::time::Instant>);
         let progress = move |p: IndexProgress| {
-            let _ = events.send(KnowledgeEvent::Progress(p));
+            let mut last = last.lock().unwrap_or_else(PoisonError::into_inner);
+            let due = last.is_none_or(|t| t.elapsed() >= PROGRESS_EVERY);
+            if due || p.done == 0 || p.done == p.total {
+                *last = Some(std::time::Instant::now());
+                let _ = events.send(KnowledgeEvent::Progress(p));
+            }
         };
         let outcome = index_base(&self.inner.store, &base, embedder, &progress).await;
         self.forget_vectors(base.id);
