@@ -58,7 +58,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "mcp",
         &[
-            "vocab", "error", "store", "secrets", "logging", "paths", "netguard",
+            "vocab",
+            "error",
+            "store",
+            "secrets",
+            "logging",
+            "paths",
+            "netguard",
+            "knowledge",
         ],
     ),
     (

@@ -53,7 +53,14 @@ impl Engine {
         }
         let servers = self.mcp().list_servers().await?;
         if !servers.iter().any(|s| serves(&s.config, &base.name)) {
-            let record = self.mcp().add_server(server_config(&base.name)).await?;
+            // Nothing half made: a base whose server cannot be added goes again.
+            let record = match self.mcp().add_server(server_config(&base.name)).await {
+                Ok(record) => record,
+                Err(error) => {
+                    self.knowledge().delete(&base.name).await?;
+                    return Err(error);
+                }
+            };
             self.mcp()
                 .follow_config(std::slice::from_ref(&record.id))
                 .await;

@@ -102,7 +102,11 @@ pub(super) async fn run(engine: &Engine, cmd: &KnowledgeCmd) -> Result<(), CliEr
             name,
             source: Some(source),
         } => {
-            let base = engine.remove_knowledge_source(name, source).await?;
+            // As stored: absolute and with links resolved, when it still exists.
+            let given = std::path::absolute(source).unwrap_or_else(|_| PathBuf::from(source));
+            let stored = std::fs::canonicalize(&given).unwrap_or(given);
+            let source = stored.to_string_lossy();
+            let base = engine.remove_knowledge_source(name, &source).await?;
             report(out, &kb.index(&base.name).await.map_err(engine_error)?)?;
         }
         KnowledgeCmd::Remove { name, source: None } => {

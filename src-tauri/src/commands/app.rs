@@ -50,12 +50,42 @@ pub async fn open_knowledge_file<R: Runtime>(
         kind: ErrorKind::Internal,
         message: "no opener is available to open files".into(),
     })?;
-    opener
-        .open_path(file.to_string_lossy(), None::<&str>)
-        .map_err(|e| IpcError {
-            kind: ErrorKind::Io,
-            message: format!("cannot open {path}: {e}"),
-        })
+    let cannot = |e: tauri_plugin_opener::Error| IpcError {
+        kind: ErrorKind::Io,
+        message: format!("cannot open {path}: {e}"),
+    };
+    // Documents open in their app; code, scripts and pages are shown in their folder instead
+    // (a script's default app may run it).
+    if is_document(&file) {
+        opener
+            .open_path(file.to_string_lossy(), None::<&str>)
+            .map_err(cannot)
+    } else {
+        opener.reveal_item_in_dir(&file).map_err(cannot)
+    }
+}
+
+/// Whether `path` is a document a default app only shows (Markdown, text, PDF, Word, EPUB).
+fn is_document(path: &std::path::Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    matches!(
+        ext.as_deref(),
+        Some(
+            "md" | "markdown"
+                | "txt"
+                | "text"
+                | "pdf"
+                | "docx"
+                | "epub"
+                | "rst"
+                | "org"
+                | "csv"
+                | "tsv"
+                | "log"
+        )
+    )
 }
 
 fn invalid(message: String) -> IpcError {

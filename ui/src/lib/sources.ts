@@ -34,8 +34,9 @@ function webUrl(text: unknown): { url: string; host: string } | null {
 
 /** A knowledge base's file (`file:` URL and an absolute `path`), shown by its name. */
 function knowledgeFile(r: Record<string, unknown>): { url: string; host: string; path: string } | null {
-  if (typeof r.url !== 'string' || !r.url.startsWith('file:') || typeof r.path !== 'string' || !r.path.startsWith('/')) return null;
-  const name = r.path.split('/').pop() || r.path;
+  const absolute = (p: string) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+  if (typeof r.url !== 'string' || !r.url.startsWith('file:') || typeof r.path !== 'string' || !absolute(r.path)) return null;
+  const name = r.path.split(/[\\/]/).pop() || r.path;
   return { url: r.url, host: name, path: r.path };
 }
 

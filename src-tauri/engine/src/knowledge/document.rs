@@ -170,13 +170,16 @@ pub fn read_document(path: &Path) -> Result<Document, DocumentError> {
         }
         Kind::Docx => (Kind::Markdown, super::packaged::docx(&raw).map_err(bad)?),
         Kind::Epub => {
-            let text = super::packaged::epub(&raw, html_to_markdown).map_err(bad)?;
+            let text = super::packaged::epub(&raw, super::html::to_markdown).map_err(bad)?;
             (Kind::Markdown, text)
         }
         other => {
             let text = text_of(&raw).ok_or_else(|| DocumentError::Binary(path.to_owned()))?;
             match other {
-                Kind::Html => (Kind::Markdown, html_to_markdown(&text)),
+                Kind::Html => (
+                    Kind::Markdown,
+                    super::html::to_markdown(&text).map_err(bad)?,
+                ),
                 other => (other, text),
             }
         }
@@ -207,17 +210,6 @@ fn text_of(raw: &[u8]) -> Option<String> {
     }
     let text = String::from_utf8_lossy(raw);
     Some(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned())
-}
-
-/// HTML as Markdown, without scripts, styles and the head (the text itself when the converter
-/// fails).
-fn html_to_markdown(html: &str) -> String {
-    let converter = htmd::HtmlToMarkdown::builder()
-        .skip_tags(vec![
-            "script", "style", "noscript", "head", "template", "nav",
-        ])
-        .build();
-    converter.convert(html).unwrap_or_else(|_| html.to_owned())
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -23,6 +23,14 @@ use crate::store::{ChunkWrite, FileWrite, KnowledgeBase, KnowledgeFile, Store};
 /// The most tokens in one chunk (fewer when the embedder takes fewer).
 pub const CHUNK_TOKENS: usize = 384;
 
+/// How an error from the embedder begins (such a file is tried again at every run; one that
+/// could not be read is tried again only when it changes).
+const EMBED_FAILED: &str = "cannot be embedded";
+
+/// A file whose reader panicked (a parser's bug on hostile content): its error, and the run
+/// goes on.
+const READER_FAILED: &str = "cannot be read (the reader failed on its content)";
+
 /// Chunks embedded in one request to the embedder.
 const EMBED_GROUP: usize = 32;
 
@@ -80,11 +88,13 @@ pub async fn index_base(
         base: base.name.clone(),
         ..IndexReport::default()
     };
+    // A file under a folder that could not be read at all (an unmounted drive, a share that
+    // is offline) is kept as it was, not dropped with everything under it.
     let gone: Vec<String> = stored
         .keys()
         .filter(|p| {
             let p = Path::new(p.as_str());
-            !found.files.contains_key(p) && !found.refused.contains_key(p)
+            !found.files.contains_key(p) && !found.refused.keys().any(|r| p.starts_with(r))
         })
         .cloned()
         .collect();
@@ -112,9 +122,7 @@ pub async fn index_base(
             current: Some(key.clone()),
         });
         let before = stored.get(&key);
-        if before.is_some_and(|f| {
-            f.size == facts.size && f.modified_ns == facts.modified_ns && f.sha256.is_some()
-        }) {
+        if before.is_some_and(|f| unchanged(f, facts)) {
             report.unchanged += 1;
             report.failed += u32::from(before.is_some_and(|f| f.error.is_some()));
             continue;
@@ -136,6 +144,14 @@ pub async fn index_base(
         current: None,
     });
     Ok(report)
+}
+
+/// Whether `stored` is as the walk found the file: same size and time, and either read whole
+/// (a hash) or refused for its content (an error other than the embedder's).
+fn unchanged(stored: &KnowledgeFile, facts: &Found) -> bool {
+    let read = stored.sha256.is_some()
+        || (stored.error.as_deref()).is_some_and(|e| !e.starts_with(EMBED_FAILED));
+    stored.size == facts.size && stored.modified_ns == facts.modified_ns && read
 }
 
 enum Outcome {
@@ -161,9 +177,14 @@ async fn index_file(
     };
     let owned = path.to_path_buf();
     let sizer = embedder.clone();
-    let read = tokio::task::spawn_blocking(move || read_and_cut(&owned, sizer.as_deref()))
-        .await
-        .map_err(|e| KnowledgeError::Internal(e.to_string()))?;
+    let read = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            read_and_cut(&owned, sizer.as_deref())
+        }))
+        .unwrap_or_else(|_| Err(READER_FAILED.to_owned()))
+    })
+    .await
+    .unwrap_or_else(|_| Err(READER_FAILED.to_owned()));
     let (doc, pieces) = match read {
         Ok(read) => read,
         Err(why) => {
@@ -205,7 +226,7 @@ async fn index_file(
                 }
                 Err(why) => {
                     file.sha256 = None;
-                    file.error = Some(format!("cannot be embedded: {why}"));
+                    file.error = Some(format!("{EMBED_FAILED}: {why}"));
                     store.put_knowledge_file(base, &file, &[]).await?;
                     return Ok(Outcome::Failed);
                 }

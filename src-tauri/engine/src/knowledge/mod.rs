@@ -16,6 +16,7 @@
 pub mod chunk;
 pub mod document;
 pub mod embedder;
+pub mod html;
 pub mod index;
 pub mod keywords;
 pub mod packaged;

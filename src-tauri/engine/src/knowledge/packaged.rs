@@ -120,9 +120,12 @@ fn heading_level(style: Option<&str>) -> usize {
     }
 }
 
-/// An EPUB book's chapters, in reading order, as Markdown (`html` turns a chapter's XHTML into
-/// Markdown).
-pub fn epub(bytes: &[u8], html: impl Fn(&str) -> String) -> Result<String, String> {
+/// The most bytes all of a book's chapters may decompress to.
+const MAX_BOOK: u64 = 128 * 1024 * 1024;
+
+/// An EPUB book's chapters, in reading order (each once), as Markdown (`html` turns a chapter's
+/// XHTML into Markdown, or refuses it; a refused chapter refuses the book).
+pub fn epub(bytes: &[u8], html: impl Fn(&str) -> Result<String, String>) -> Result<String, String> {
     let mut archive = open(bytes)?;
     let container = part(&mut archive, "META-INF/container.xml")?;
     let opf_path = first_attr(&container, "rootfile", "full-path")
@@ -131,8 +134,9 @@ pub fn epub(bytes: &[u8], html: impl Fn(&str) -> String) -> Result<String, Strin
     let base = opf_path.rsplit_once('/').map_or("", |(dir, _)| dir);
     let (manifest, spine) = manifest_and_spine(&opf)?;
     let mut out = String::new();
+    let (mut seen, mut read) = (std::collections::HashSet::new(), 0u64);
     for id in spine {
-        let Some(href) = manifest.get(&id) else {
+        let Some(href) = manifest.get(&id).filter(|_| seen.insert(id.clone())) else {
             continue;
         };
         let path = if base.is_empty() {
@@ -143,7 +147,14 @@ pub fn epub(bytes: &[u8], html: impl Fn(&str) -> String) -> Result<String, Strin
         let Ok(chapter) = part(&mut archive, &path) else {
             continue;
         };
-        let text = html(&chapter);
+        read += chapter.len() as u64;
+        if read > MAX_BOOK {
+            return Err(format!(
+                "its chapters decompress to more than {} MiB",
+                MAX_BOOK / (1024 * 1024)
+            ));
+        }
+        let text = html(&chapter).map_err(|e| format!("{path}: {e}"))?;
         if !text.trim().is_empty() {
             out.push_str(text.trim());
             out.push_str("\n\n");
@@ -266,10 +277,8 @@ mod tests {
             ("OEBPS/ch1.xhtml", "<html><body><h1>One</h1></body></html>"),
             ("OEBPS/ch 2.xhtml", "<html><body><p>Two</p></body></html>"),
         ]);
-        let text = epub(&bytes, |h| {
-            h.replace("<html><body>", "").replace("</body></html>", "")
-        })
-        .unwrap();
+        let strip = |h: &str| Ok(h.replace("<html><body>", "").replace("</body></html>", ""));
+        let text = epub(&bytes, strip).unwrap();
         assert_eq!(text, "<h1>One</h1>\n\n<p>Two</p>");
     }
 
@@ -283,7 +292,7 @@ mod tests {
         let empty = package(&[("a.txt", "x")]);
         assert_eq!(docx(&empty).unwrap_err(), "it has no word/document.xml");
         assert_eq!(
-            epub(&empty, str::to_owned).unwrap_err(),
+            epub(&empty, |h| Ok(h.to_owned())).unwrap_err(),
             "it has no META-INF/container.xml"
         );
     }

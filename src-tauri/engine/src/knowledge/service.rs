@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::sync::{OnceCell, broadcast};
+use tokio::sync::broadcast;
 
 use super::KnowledgeError;
 use super::embedder::{Embedder, Purpose};
@@ -50,8 +50,11 @@ enum Source {
 struct Inner {
     store: Store,
     source: Source,
-    embedder: OnceCell<Result<Arc<dyn Embedder>, String>>,
+    /// The embedder once loaded (a failed load is tried again at the next use).
+    embedder: tokio::sync::Mutex<Option<Arc<dyn Embedder>>>,
     vectors: Mutex<HashMap<i64, Arc<VectorSet>>>,
+    /// Bumped whenever cached vectors are dropped: a read that began before is not cached.
+    generation: std::sync::atomic::AtomicU64,
     running: tokio::sync::Mutex<()>,
     events: broadcast::Sender<KnowledgeEvent>,
     watcher: Mutex<Option<super::watch::Watcher>>,
@@ -85,8 +88,9 @@ impl Knowledge {
             inner: Arc::new(Inner {
                 store,
                 source,
-                embedder: OnceCell::new(),
+                embedder: tokio::sync::Mutex::const_new(None),
                 vectors: Mutex::default(),
+                generation: std::sync::atomic::AtomicU64::new(0),
                 running: tokio::sync::Mutex::const_new(()),
                 events: broadcast::channel(256).0,
                 watcher: Mutex::default(),
@@ -99,18 +103,18 @@ impl Knowledge {
         self.inner.events.subscribe()
     }
 
-    /// The embedder, loaded on first use; why not, when it cannot be.
+    /// The embedder, loaded on first use; why not, when it cannot be (tried again next time).
     pub async fn embedder(&self) -> Result<Arc<dyn Embedder>, String> {
-        self.inner
-            .embedder
-            .get_or_init(|| async {
-                match &self.inner.source {
-                    Source::Given(embedder) => Ok(embedder.clone()),
-                    Source::File(path) => load_builtin(path.clone()).await,
-                }
-            })
-            .await
-            .clone()
+        let mut slot = self.inner.embedder.lock().await;
+        if let Some(embedder) = slot.as_ref() {
+            return Ok(embedder.clone());
+        }
+        let loaded = match &self.inner.source {
+            Source::Given(embedder) => embedder.clone(),
+            Source::File(path) => load_builtin(path.clone()).await?,
+        };
+        *slot = Some(loaded.clone());
+        Ok(loaded)
     }
 
     /// Every base.
@@ -201,11 +205,20 @@ impl Knowledge {
     pub async fn index(&self, name: &str) -> Result<IndexReport, KnowledgeError> {
         let _running = self.inner.running.lock().await;
         let mut base = self.get(name).await?;
-        let embedder = self.embedder().await.ok();
+        let embedder = match self.embedder().await {
+            Ok(embedder) => Some(embedder),
+            Err(why) => {
+                tracing::warn!(base = %base.name, %why, "indexing by keywords only");
+                None
+            }
+        };
         let (id, width) = embedder
             .as_ref()
             .map_or(("none".to_owned(), 0), |e| (e.id(), e.dimensions()));
-        if base.embedder != id || base.dimensions as usize != width {
+        // An embedder that cannot be loaded now (a file moved, a broken download) does not
+        // make the base forget the vectors it has: only another embedder does.
+        let switch = embedder.is_some() || base.dimensions == 0;
+        if switch && (base.embedder != id || base.dimensions as usize != width) {
             self.inner
                 .store
                 .set_knowledge_embedder(base.id, &id, width as u32)
@@ -225,7 +238,11 @@ impl Knowledge {
             }
         };
         let outcome = index_base(&self.inner.store, &base, embedder, &progress).await;
-        self.forget_vectors(base.id);
+        // Cached vectors stay when the run found nothing to do (a run that met an unreadable
+        // file cannot tell whether it lost chunks, so it drops them too).
+        if !(outcome.as_ref()).is_ok_and(|r| r.indexed + r.removed + r.failed == 0) {
+            self.forget_vectors(base.id);
+        }
         let event = match &outcome {
             Ok(report) => KnowledgeEvent::Indexed(report.clone()),
             Err(e) => KnowledgeEvent::Failed {
@@ -259,15 +276,16 @@ impl Knowledge {
         let count = count.clamp(1, 50);
         let (query, vectors) = match (mode, base.dimensions) {
             (Mode::Keywords, _) | (_, 0) => (None, None),
-            _ => {
-                let embedder = self.embedder().await.map_err(KnowledgeError::Embedder)?;
-                let mut found = embedder
-                    .embed(vec![question.to_owned()], Purpose::Query)
-                    .await
-                    .map_err(KnowledgeError::Embedder)?;
-                let vectors = self.vectors(&base).await?;
-                (found.pop(), Some(vectors))
-            }
+            _ => match self.query_vector(question).await {
+                Ok(query) => (Some(query), Some(self.vectors(&base).await?)),
+                // Hybrid search goes on by keywords when the embedder fails; vectors alone
+                // cannot.
+                Err(why) if mode == Mode::Hybrid => {
+                    tracing::warn!(base = %base.name, %why, "searching by keywords only");
+                    (None, None)
+                }
+                Err(why) => return Err(KnowledgeError::Embedder(why)),
+            },
         };
         let ranked = rank(
             &self.inner.store,
@@ -323,9 +341,13 @@ impl Knowledge {
         let Ok(bases) = self.list().await else {
             return Vec::new();
         };
+        // A change counts when it is under a source, not hidden, and either a file of a kind
+        // that is read or something without an extension (a folder created or removed).
         let below = |source: &String, path: &PathBuf| {
-            path.strip_prefix(source)
-                .is_ok_and(|rest| !super::walk::hidden(rest))
+            path.strip_prefix(source).is_ok_and(|rest| {
+                !super::walk::hidden(rest)
+                    && (super::Kind::of(path).is_some() || path.extension().is_none())
+            })
         };
         bases
             .into_iter()
@@ -334,16 +356,34 @@ impl Knowledge {
             .collect()
     }
 
-    /// Base `base`'s vectors, read on first use.
+    /// The question's vector.
+    async fn query_vector(&self, question: &str) -> Result<Vec<f32>, String> {
+        let embedder = self.embedder().await?;
+        let mut found = embedder
+            .embed(vec![question.to_owned()], Purpose::Query)
+            .await?;
+        found
+            .pop()
+            .ok_or_else(|| "the embedder gave no vector".to_owned())
+    }
+
+    /// Base `base`'s vectors, read on first use (and kept unless a run changed them meanwhile).
     async fn vectors(&self, base: &KnowledgeBase) -> Result<Arc<VectorSet>, KnowledgeError> {
         if let Some(set) = self.cached(base.id) {
             return Ok(set);
         }
+        let generation = self.generation();
         let width = base.dimensions as usize;
         let stored = self.inner.store.knowledge_vectors(base.id, width).await?;
         let set = Arc::new(VectorSet::new(width, stored));
-        self.lock_vectors().insert(base.id, set.clone());
+        if self.generation() == generation {
+            self.lock_vectors().insert(base.id, set.clone());
+        }
         Ok(set)
+    }
+
+    fn generation(&self) -> u64 {
+        (self.inner.generation).load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn cached(&self, id: i64) -> Option<Arc<VectorSet>> {
@@ -351,6 +391,7 @@ impl Knowledge {
     }
 
     fn forget_vectors(&self, id: i64) {
+        (self.inner.generation).fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.lock_vectors().remove(&id);
     }
 

@@ -164,9 +164,9 @@ async fn a_changed_file_is_read_again_alone_and_a_deleted_one_leaves_the_index()
     kb.index("Home").await.unwrap();
 
     let again = kb.index("Home").await.unwrap();
-    // The binary file is tried again (it may have been fixed) and fails again.
+    // The binary file is not read again until it changes; it still counts as failed.
     let counts = (again.indexed, again.unchanged, again.removed, again.failed);
-    assert_eq!(counts, (0, 3, 0, 1), "{again:?}");
+    assert_eq!(counts, (0, 4, 0, 1), "{again:?}");
 
     write(
         &root,
@@ -249,7 +249,40 @@ async fn a_file_written_while_the_base_is_watched_is_indexed_without_asking() {
         .await
         .unwrap();
     assert!(found[0].path.ends_with("plumber.md"));
+    // Indexing reads the folder; that must not count as a change and start another run.
+    let quiet = tokio::time::timeout(std::time::Duration::from_secs(6), async {
+        loop {
+            if let Ok(super::KnowledgeEvent::Progress(p)) = events.recv().await {
+                return p;
+            }
+        }
+    })
+    .await;
+    assert!(
+        quiet.is_err(),
+        "a run started with nothing changed: {quiet:?}"
+    );
     kb.unwatch();
+}
+
+#[tokio::test]
+async fn a_folder_that_is_gone_for_now_keeps_its_passages() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("docs");
+    docs(&root);
+    let kb = service(dir.path()).await;
+    kb.create("Home").await.unwrap();
+    kb.add_source("Home", &root).await.unwrap();
+    kb.index("Home").await.unwrap();
+    // An unmounted drive: the folder is not there.
+    std::fs::rename(&root, dir.path().join("elsewhere")).unwrap();
+    let report = kb.index("Home").await.unwrap();
+    assert_eq!(report.removed, 0, "{report:?}");
+    let found = kb
+        .search("Home", "Miller", 1, Mode::Keywords)
+        .await
+        .unwrap();
+    assert!(found[0].path.ends_with("service.txt"));
 }
 
 #[tokio::test]

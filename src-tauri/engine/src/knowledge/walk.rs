@@ -68,6 +68,8 @@ fn walk_folder(root: &Path, out: &mut Walk) {
     let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let entries = WalkDir::new(root)
         .follow_links(false)
+        // Sorted, so the files past the cap are the same ones at every run.
+        .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !skipped_name(e.file_name()));
     for entry in entries {

@@ -40,6 +40,20 @@ impl std::fmt::Debug for Watcher {
     }
 }
 
+/// Whether an event changes what a file holds or where it is: reading a file or a folder (which
+/// every indexing run does), a change of its metadata alone, or an unknown event does not.
+fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) => true,
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Any | EventKind::Other => false,
+    }
+}
+
 /// Watches the sources of every base of `knowledge` as they are now (call again after a
 /// source is added or removed: the old watcher is replaced).
 pub async fn watch(knowledge: &Knowledge) -> Watcher {
@@ -56,7 +70,10 @@ pub async fn watch(knowledge: &Knowledge) -> Watcher {
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<PathBuf>>();
     let debouncer = new_debouncer(QUIET, None, move |result: DebounceEventResult| {
         if let Ok(events) = result {
-            let paths: Vec<PathBuf> = events.into_iter().flat_map(|e| e.event.paths).collect();
+            let paths: Vec<PathBuf> = (events.into_iter())
+                .filter(|e| changes_content(&e.event.kind))
+                .flat_map(|e| e.event.paths)
+                .collect();
             if !paths.is_empty() {
                 let _ = tx.send(paths);
             }
@@ -83,10 +100,9 @@ pub async fn watch(knowledge: &Knowledge) -> Watcher {
             while let Ok(more) = rx.try_recv() {
                 paths.extend(more);
             }
+            // Runs are detached: replacing the watcher (a source added) never cuts one short.
             for base in this.bases_under(&paths).await {
-                if let Err(error) = this.index(&base).await {
-                    tracing::warn!(%base, %error, "re-indexing after a change failed");
-                }
+                this.index_in_background(&base);
             }
         }
     });

@@ -8,8 +8,8 @@ use ts_rs::TS;
 use super::page::now_ms;
 use super::{Store, StoreError};
 
-/// The longest name a knowledge base may have.
-pub const MAX_BASE_NAME: usize = 80;
+/// The longest name a knowledge base may have (its MCP server, `knowledge-<name>`, may have 64).
+pub const MAX_BASE_NAME: usize = 54;
 
 /// One knowledge base and how much it holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -225,9 +225,11 @@ fn check_base_name(name: &str) -> Result<String, StoreError> {
             "a knowledge base's name is at most {MAX_BASE_NAME} characters"
         )));
     }
-    if name.chars().any(char::is_control) {
+    if name.chars().any(|c| {
+        c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+    }) {
         return Err(StoreError::Invalid(
-            "a knowledge base's name cannot hold control characters".to_owned(),
+            "a knowledge base's name cannot hold control or invisible characters".to_owned(),
         ));
     }
     Ok(name.to_owned())

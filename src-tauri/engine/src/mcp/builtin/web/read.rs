@@ -9,9 +9,10 @@ use dom_smoothie::{Config, Readability, ReadabilityError};
 use super::super::fetch::{markdown, window};
 use super::super::guarded::Page;
 use super::search::one_line;
+pub(crate) use crate::knowledge::html::nesting_depth;
 
 /// The deepest element nesting read (browsers stop nesting at 512).
-pub(crate) const MAX_DEPTH: usize = 1000;
+pub(crate) const MAX_DEPTH: usize = crate::knowledge::html::MAX_DEPTH;
 /// The most elements Readability looks at.
 const MAX_ELEMENTS: usize = 200_000;
 
@@ -115,74 +116,6 @@ fn text_page(page: &Page, url: String) -> Result<Article, String> {
         byline: None,
         content: page.body.clone(),
     })
-}
-
-/// How deep `html`'s elements nest, counted from its tags in one pass: end tags that may be
-/// left out (`p`, `li`, `td`, …), void elements and self-closed tags are not counted, nor is
-/// what is inside comments, scripts and styles.
-pub(crate) fn nesting_depth(html: &str) -> usize {
-    const UNCOUNTED: [&str; 36] = [
-        "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead", "tbody", "tfoot",
-        "colgroup", "caption", "rb", "rt", "rp", "html", "head", "body", "area", "base", "br",
-        "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
-        "!doctype", "?xml",
-    ];
-    let bytes = html.as_bytes();
-    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
-    while let Some(at) = memchr(b'<', &bytes[i..]) {
-        i += at + 1;
-        if bytes[i..].starts_with(b"!--") {
-            i += find(&bytes[i..], b"-->").map_or(bytes.len() - i, |e| e + 3);
-            continue;
-        }
-        let closing = bytes.get(i) == Some(&b'/');
-        let start = i + usize::from(closing);
-        let end = (start..bytes.len())
-            .find(|&j| {
-                !(bytes[j].is_ascii_alphanumeric() || matches!(bytes[j], b'!' | b'?' | b'-'))
-            })
-            .unwrap_or(bytes.len());
-        let name = html[start..end].to_ascii_lowercase();
-        let tag_end = memchr(b'>', &bytes[end..]).map_or(bytes.len(), |e| end + e);
-        i = tag_end.min(bytes.len());
-        if name.is_empty() || UNCOUNTED.contains(&name.as_str()) {
-            continue;
-        }
-        if closing {
-            depth = depth.saturating_sub(1);
-        } else if bytes.get(tag_end.wrapping_sub(1)) != Some(&b'/') {
-            depth += 1;
-            deepest = deepest.max(depth);
-            if name == "script" || name == "style" {
-                i = raw_text_end(bytes, i, name.as_bytes());
-            }
-        }
-    }
-    deepest
-}
-
-/// Where the raw text of a `name` element (script, style) that starts at `from` ends: at its
-/// end tag, matched without regard to case, or at the end.
-fn raw_text_end(bytes: &[u8], from: usize, name: &[u8]) -> usize {
-    let mut i = from;
-    while let Some(at) = find(&bytes[i..], b"</") {
-        let tag = i + at + 2;
-        if bytes.len() >= tag + name.len()
-            && bytes[tag..tag + name.len()].eq_ignore_ascii_case(name)
-        {
-            return i + at;
-        }
-        i = tag;
-    }
-    bytes.len()
-}
-
-fn memchr(byte: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&b| b == byte)
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]
