@@ -26,7 +26,9 @@
 //! `make bench-knowledge` (RUNS=N, PARTS=scale,speed,quality); underneath
 //! `SWITCHBOARD_LLAMA_PYTHON=… SWITCHBOARD_SCIFACT_DIR=… SWITCHBOARD_BENCH_RUNS=R cargo bench
 //! -p switchboard-engine --bench knowledge` (release build; llama-cpp-python is skipped when
-//! `SWITCHBOARD_LLAMA_PYTHON` is unset).
+//! `SWITCHBOARD_LLAMA_PYTHON` is unset). On a slow machine `SWITCHBOARD_KB_QUESTIONS`,
+//! `SWITCHBOARD_KB_PASSAGES` and `SWITCHBOARD_KB_DOCS` (every judged document and the first
+//! others up to that many) make the parts smaller; the output says so.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -38,7 +40,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use switchboard_engine::Store;
 use switchboard_engine::knowledge::embedder::{BuiltinEmbedder, Embedder, Purpose, builtin_path};
-use switchboard_engine::knowledge::keywords::indexed_text;
+use switchboard_engine::knowledge::keywords::{indexed_text, match_expression};
 use switchboard_engine::knowledge::vectors::quantize;
 use switchboard_engine::knowledge::{Knowledge, Mode};
 use switchboard_engine::store::{ChunkWrite, FileWrite};
@@ -53,7 +55,9 @@ const CHUNKS_PER_FILE: usize = 50;
 const WORDS_PER_CHUNK: usize = 60;
 const VOCABULARY: usize = 5_000;
 const DIMENSIONS: usize = 384;
+/// Questions a mode in the scale part (`SWITCHBOARD_KB_QUESTIONS` for fewer).
 const QUESTIONS: usize = 200;
+/// Passages in the speed part (`SWITCHBOARD_KB_PASSAGES` for fewer).
 const PASSAGES: usize = 1_000;
 /// e5's longest input (its position table), the prefix and start and end tokens included.
 const MAX_TOKENS: usize = 512;
@@ -68,6 +72,15 @@ const MODES: [(Mode, &str); 3] = [
     (Mode::Vectors, "vectors"),
     (Mode::Hybrid, "hybrid"),
 ];
+
+/// A size from the environment (`name`), else `default`: a smaller run on a slow machine.
+fn size(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n: &usize| *n >= 1)
+        .unwrap_or(default)
+}
 
 fn runs() -> usize {
     std::env::var("SWITCHBOARD_BENCH_RUNS")
@@ -282,7 +295,7 @@ fn unit_vector(rng: &mut Rng) -> Vec<f32> {
 /// The questions: 2–5 words of the vocabulary each, the same every run.
 fn questions(words: &[String]) -> Vec<String> {
     let mut rng = Rng(0x5EED_0002);
-    (0..QUESTIONS)
+    (0..size("SWITCHBOARD_KB_QUESTIONS", QUESTIONS))
         .map(|_| {
             let n = 2 + rng.below(4);
             (0..n)
@@ -349,7 +362,7 @@ async fn build_scale_base(db: &Path, embedder_id: &str) -> Duration {
 async fn scale_child(db: &Path) {
     let embedder = load_embedder();
     let store = Store::open(db).await.unwrap();
-    let knowledge = Knowledge::with_embedder(store, embedder.clone());
+    let knowledge = Knowledge::with_embedder(store.clone(), embedder.clone());
     knowledge.embedder().await.unwrap();
     // The embedder's first decode allocates its buffers: done before the idle figure.
     embedder
@@ -380,8 +393,16 @@ async fn scale_child(db: &Path) {
             *found.entry(name).or_default() += passages.len();
             peak = peak.max(status_kib("VmRSS"));
         }
+        let took = &latencies[name];
+        eprintln!(
+            "    {name}: p50 {:.1} ms, p95 {:.1} ms",
+            percentile(took, 50.0),
+            percentile(took, 95.0)
+        );
     }
+    let breakdown = breakdown(&store, &embedder, &questions).await;
     let result = json!({
+        "breakdown_p50_ms": breakdown,
         "first_ms": first_ms,
         "first_found": first.len(),
         "latencies_ms": latencies,
@@ -393,9 +414,57 @@ async fn scale_child(db: &Path) {
     println!("{CHILD_MARK}{result}");
 }
 
+/// Where a search's time goes, step by step as [`Knowledge::search`] takes them (medians over
+/// the questions, ms): finding the base by name, embedding the question, the keyword query,
+/// and reading the 10 passages back.
+async fn breakdown(store: &Store, embedder: &Arc<dyn Embedder>, questions: &[String]) -> Value {
+    let base = store.knowledge_base_named("scale").await.unwrap().unwrap();
+    let mut steps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for question in questions {
+        let started = Instant::now();
+        store.knowledge_base_named("scale").await.unwrap();
+        steps.entry("base").or_default().push(ms(started.elapsed()));
+        let started = Instant::now();
+        embedder
+            .embed(vec![question.clone()], Purpose::Query)
+            .await
+            .unwrap();
+        steps
+            .entry("embed")
+            .or_default()
+            .push(ms(started.elapsed()));
+        let Some(expression) = match_expression(question) else {
+            continue;
+        };
+        let started = Instant::now();
+        let found = store
+            .knowledge_keyword_search(base.id, &expression, 50)
+            .await
+            .unwrap();
+        steps
+            .entry("keywords")
+            .or_default()
+            .push(ms(started.elapsed()));
+        let ids: Vec<i64> = found.iter().take(10).map(|f| f.0).collect();
+        let started = Instant::now();
+        store.knowledge_chunks(&ids).await.unwrap();
+        steps
+            .entry("passages")
+            .or_default()
+            .push(ms(started.elapsed()));
+    }
+    let medians: BTreeMap<&str, f64> = steps
+        .iter()
+        .map(|(step, took)| (*step, percentile(took, 50.0)))
+        .collect();
+    eprintln!("    steps (p50): {medians:.1?}");
+    json!(medians)
+}
+
 async fn scale(runs: usize) {
+    let questions = size("SWITCHBOARD_KB_QUESTIONS", QUESTIONS);
     println!(
-        "scale: {} chunks ({FILES} files × {CHUNKS_PER_FILE}, {WORDS_PER_CHUNK} words, {DIMENSIONS}-value vectors), {QUESTIONS} questions a mode, 10 passages each",
+        "scale: {} chunks ({FILES} files × {CHUNKS_PER_FILE}, {WORDS_PER_CHUNK} words, {DIMENSIONS}-value vectors), {questions} questions a mode, 10 passages each",
         FILES * CHUNKS_PER_FILE
     );
     let embedder = load_embedder();
@@ -452,6 +521,15 @@ async fn scale(runs: usize) {
         "  first search (reads the 100,000 vectors into memory): {}",
         shown(&firsts, " ms", 0)
     );
+    for step in ["base", "embed", "keywords", "passages"] {
+        let took: Vec<f64> = children
+            .iter()
+            .filter_map(|c| c["breakdown_p50_ms"][step].as_f64())
+            .collect();
+        if !took.is_empty() {
+            println!("  step {step:<8} p50 {}", shown(&took, " ms", 1));
+        }
+    }
     let mut summary = json!({});
     for (_, name) in MODES {
         let of = |c: &Value| -> Vec<f64> {
@@ -468,7 +546,7 @@ async fn scale(runs: usize) {
             .iter()
             .map(|c| c["found"][name].as_f64().unwrap())
             .sum::<f64>()
-            / (children.len() * QUESTIONS) as f64;
+            / (children.len() * questions) as f64;
         println!(
             "  {name:<8} p50 {}, p95 {}; {found:.1} passages a search",
             shown(&p50, " ms", 1),
@@ -492,6 +570,12 @@ async fn scale(runs: usize) {
         shown(&hwm, " MiB", 0),
         shown(&grew, " MiB", 0),
         shown(&grew_hwm, " MiB", 0)
+    );
+    summary["breakdown_p50_ms"] = json!(
+        children
+            .iter()
+            .map(|c| c["breakdown_p50_ms"].clone())
+            .collect::<Vec<_>>()
     );
     summary["insert_s"] = json!(inserts);
     summary["first_search_ms"] = json!(firsts);
@@ -529,7 +613,7 @@ fn scifact_dir() -> Option<PathBuf> {
 
 /// The repository's own docs (README.md, docs/*.md by name) cut into ~1,000-character pieces
 /// at a space or line end.
-fn repo_passages() -> Vec<String> {
+fn repo_passages(count: usize) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = vec![root.join("README.md")];
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
@@ -560,14 +644,17 @@ fn repo_passages() -> Vec<String> {
         }
     }
     pieces.retain(|p| !p.is_empty());
-    pieces.truncate(PASSAGES);
+    pieces.truncate(count);
     pieces
 }
 
-/// `text` cut (by characters) so that "passage: " + it is at most `MAX_TOKENS` tokens.
+/// `text` cut (by characters) so that "passage: " + it is under `MAX_TOKENS` tokens, so both
+/// embedders see all of it: ours would cut a longer text to 512 tokens, llama-cpp-python
+/// would pass it whole and fail (e5's position table has 512 rows). `count_tokens` counts at
+/// most 512 (it counts the tokens the embedder keeps), so a fit is a count under that.
 fn fit(embedder: &dyn Embedder, text: &str) -> (String, bool) {
     let tokens = |t: &str| embedder.count_tokens(&format!("passage: {t}"));
-    if tokens(text) <= MAX_TOKENS {
+    if tokens(text) < MAX_TOKENS {
         return (text.to_owned(), false);
     }
     let chars: Vec<char> = text.chars().collect();
@@ -575,7 +662,7 @@ fn fit(embedder: &dyn Embedder, text: &str) -> (String, bool) {
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
         let candidate: String = chars[..mid].iter().collect();
-        if tokens(&candidate) <= MAX_TOKENS {
+        if tokens(&candidate) < MAX_TOKENS {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -627,19 +714,20 @@ fn theirs(python: &str, texts_file: &Path, vectors: usize) -> (f64, usize, Vec<V
 }
 
 async fn speed(runs: usize) {
+    let passages = size("SWITCHBOARD_KB_PASSAGES", PASSAGES);
     let embedder = load_embedder();
     let (source, raw): (&str, Vec<String>) = match scifact_dir() {
         Some(dir) => (
-            "SciFact's first 1,000 documents (title and text)",
+            "SciFact's first documents (title and text)",
             scifact_corpus(&dir)
                 .into_iter()
-                .take(PASSAGES)
+                .take(passages)
                 .map(|(_, title, text)| format!("{title} {text}"))
                 .collect(),
         ),
         None => (
             "the repository's README.md and docs/*.md in ~1,000-character pieces",
-            repo_passages(),
+            repo_passages(passages),
         ),
     };
     let mut cut = 0;
@@ -656,7 +744,7 @@ async fn speed(runs: usize) {
         .map(|t| embedder.count_tokens(&format!("passage: {t}")))
         .sum();
     println!(
-        "speed: {} passages from {source}; {cut} cut to {MAX_TOKENS} tokens; {tokens} tokens ({:.0} a passage); groups of {GROUP}, {THREADS} threads",
+        "speed: {} passages from {source}; {cut} cut under {MAX_TOKENS} tokens; {tokens} tokens ({:.0} a passage); groups of {GROUP}, {THREADS} threads",
         passages.len(),
         tokens as f64 / passages.len() as f64
     );
@@ -808,13 +896,43 @@ async fn quality() {
                 .insert(f[1].to_owned());
         }
     }
+    // SWITCHBOARD_KB_DOCS=N: every judged document and the first others up to N (a quicker
+    // check of the modes against each other; not comparable with full-corpus figures).
+    let full = corpus.len();
+    let corpus: Vec<(String, String, String)> = match std::env::var("SWITCHBOARD_KB_DOCS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        Some(limit) if limit < full => {
+            let judged: HashSet<&String> = qrels.values().flatten().collect();
+            let mut others = limit.saturating_sub(judged.len());
+            corpus
+                .into_iter()
+                .filter(|(id, _, _)| {
+                    judged.contains(id)
+                        || (others > 0 && {
+                            others -= 1;
+                            true
+                        })
+                })
+                .collect()
+        }
+        _ => corpus,
+    };
     let mut tests: Vec<(&String, &String)> = qrels
         .keys()
         .filter_map(|q| queries.get_key_value(q))
         .collect();
     tests.sort_by_key(|(q, _)| q.parse::<u64>().unwrap_or(u64::MAX));
+    let subset = if corpus.len() < full {
+        format!(
+            " (a subset of {full}: every judged one and the first others; not comparable with full-corpus figures)"
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "quality: BEIR SciFact, {} documents, {} test queries with judgements; nDCG@10 and recall@10 by document",
+        "quality: BEIR SciFact, {} documents{subset}, {} test queries with judgements; nDCG@10 and recall@10 by document",
         corpus.len(),
         tests.len()
     );
@@ -883,6 +1001,7 @@ async fn quality() {
         json!({
             "dataset": "BEIR SciFact (test)",
             "documents": corpus.len(),
+            "corpus_documents": full,
             "queries": tests.len(),
             "indexed_files": report.indexed,
             "failed_files": report.failed,

@@ -95,9 +95,12 @@ impl LocalEmbedder {
         self.dimensions
     }
 
-    /// How many tokens `text` is to the model (with its start and end tokens).
+    /// How many tokens `text` is to the model (with its start and end tokens), uncut.
     pub fn count_tokens(&self, text: &str) -> usize {
-        tokenize(&self.model, text).len()
+        self.model
+            .vocab()
+            .tokenize(text.as_bytes(), true, false)
+            .len()
     }
 
     /// The vectors of `texts`, in order, each of length [`Self::dimensions`] and unit length.

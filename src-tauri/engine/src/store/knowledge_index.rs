@@ -290,8 +290,11 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<(i64, f64)>, StoreError> {
         sqlx::query_as(
+            // CROSS JOIN keeps the full-text match as the outer loop: with a plain JOIN the
+            // planner may walk every chunk of the base and test the match row by row, seconds
+            // per search at 100,000 chunks.
             "SELECT f.rowid, f.rank FROM knowledge_fts f
-             JOIN knowledge_chunks c ON c.id = f.rowid
+             CROSS JOIN knowledge_chunks c ON c.id = f.rowid
              WHERE knowledge_fts MATCH ? AND c.base_id = ?
              ORDER BY f.rank LIMIT ?",
         )
