@@ -161,6 +161,8 @@ async fn a_bases_server_answers_a_tool_call_with_numbered_passages_and_file_sour
         .create_knowledge_base("Manuals", &[root.as_path()])
         .await
         .unwrap();
+    // The window indexes a new base in the background, as here.
+    engine.knowledge().index_in_background("Manuals");
     tokio::time::timeout(Duration::from_secs(60), async {
         while !matches!(events.recv().await, Ok(KnowledgeEvent::Indexed(_))) {}
     })
