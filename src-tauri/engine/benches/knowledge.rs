@@ -414,18 +414,23 @@ async fn scale_child(db: &Path) {
     println!("{CHILD_MARK}{result}");
 }
 
-/// Where a search's time goes, step by step as [`Knowledge::search`] takes them (medians over
-/// the questions, ms): finding the base by name, embedding the question, the keyword query,
-/// and reading the 10 passages back.
+/// Where a search's time goes, step by step as [`Knowledge::search`] takes them (p50 and p95
+/// over the questions, ms): finding the base by name, embedding the question, scanning the
+/// vectors, the keyword query, and reading the 10 passages back.
 async fn breakdown(store: &Store, embedder: &Arc<dyn Embedder>, questions: &[String]) -> Value {
     let base = store.knowledge_base_named("scale").await.unwrap().unwrap();
+    let width = base.dimensions as usize;
+    let vectors = switchboard_engine::knowledge::vectors::VectorSet::new(
+        width,
+        store.knowledge_vectors(base.id, width).await.unwrap(),
+    );
     let mut steps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for question in questions {
         let started = Instant::now();
         store.knowledge_base_named("scale").await.unwrap();
         steps.entry("base").or_default().push(ms(started.elapsed()));
         let started = Instant::now();
-        embedder
+        let query = embedder
             .embed(vec![question.clone()], Purpose::Query)
             .await
             .unwrap();
@@ -433,6 +438,9 @@ async fn breakdown(store: &Store, embedder: &Arc<dyn Embedder>, questions: &[Str
             .entry("embed")
             .or_default()
             .push(ms(started.elapsed()));
+        let started = Instant::now();
+        std::hint::black_box(vectors.nearest(&query[0], 50));
+        steps.entry("scan").or_default().push(ms(started.elapsed()));
         let Some(expression) = match_expression(question) else {
             continue;
         };
@@ -457,7 +465,12 @@ async fn breakdown(store: &Store, embedder: &Arc<dyn Embedder>, questions: &[Str
         .iter()
         .map(|(step, took)| (*step, percentile(took, 50.0)))
         .collect();
+    let tails: BTreeMap<&str, f64> = steps
+        .iter()
+        .map(|(step, took)| (*step, percentile(took, 95.0)))
+        .collect();
     eprintln!("    steps (p50): {medians:.1?}");
+    eprintln!("    steps (p95): {tails:.1?}");
     json!(medians)
 }
 
