@@ -103,8 +103,9 @@ pub struct StoredVectors {
     pub values: Vec<i8>,
 }
 
-/// A chunk row joined with its file: path, title, text, line, page, heading.
+/// A chunk row joined with its file: id, path, title, text, line, page, heading.
 type HitRow = (
+    i64,
     String,
     Option<String>,
     String,
@@ -333,31 +334,41 @@ impl Store {
         Ok(out)
     }
 
-    /// The chunks `ids` with their files, in the order asked (ids no longer stored left out).
+    /// The chunks `ids` with their files, in the order asked (ids no longer stored left out),
+    /// read in one query.
     pub async fn knowledge_chunks(&self, ids: &[i64]) -> Result<Vec<ChunkHit>, StoreError> {
-        let mut hits = Vec::with_capacity(ids.len());
-        for &chunk in ids {
-            let row: Option<HitRow> = sqlx::query_as(
-                "SELECT f.path, f.title, c.text, c.line, c.page, c.heading
-                     FROM knowledge_chunks c JOIN knowledge_files f ON f.id = c.file_id
-                     WHERE c.id = ?",
-            )
-            .bind(chunk)
-            .fetch_optional(&self.reader)
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks = vec!["?"; ids.len()].join(", ");
+        let sql = format!(
+            "SELECT c.id, f.path, f.title, c.text, c.line, c.page, c.heading
+             FROM knowledge_chunks c JOIN knowledge_files f ON f.id = c.file_id
+             WHERE c.id IN ({marks})"
+        );
+        let mut query = sqlx::query_as::<_, HitRow>(sqlx::AssertSqlSafe(sql));
+        for id in ids {
+            query = query.bind(id);
+        }
+        let rows = query
+            .fetch_all(&self.reader)
             .await
             .map_err(|e| self.classify(e))?;
-            if let Some((path, title, text, line, page, heading)) = row {
-                hits.push(ChunkHit {
-                    id: chunk,
+        let mut by_id: std::collections::HashMap<i64, ChunkHit> = rows
+            .into_iter()
+            .map(|(id, path, title, text, line, page, heading)| {
+                let hit = ChunkHit {
+                    id,
                     path,
                     title,
                     text,
                     line: line.and_then(|n| u32::try_from(n).ok()),
                     page: page.and_then(|n| u32::try_from(n).ok()),
                     heading,
-                });
-            }
-        }
-        Ok(hits)
+                };
+                (id, hit)
+            })
+            .collect();
+        Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
     }
 }
