@@ -89,6 +89,7 @@ const COMMANDS: &[&str] = &[
     "knowledge_files",
     "reindex_knowledge_base",
     "search_knowledge_base",
+    "set_knowledge_embedder",
     "list_assistants",
     "create_assistant",
     "update_assistant",

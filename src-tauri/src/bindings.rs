@@ -45,7 +45,7 @@ use switchboard_engine::store::{
 use switchboard_engine::store::{KnowledgeBase, KnowledgeFile};
 use switchboard_engine::store::{ModelProbe, ToolSupport};
 use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
-use switchboard_engine::vocab::knowledge::Passage;
+use switchboard_engine::vocab::knowledge::{EmbedderChoice, Passage};
 use switchboard_engine::vocab::mcp::{
     Prompt, PromptArgument, PromptInfo, PromptMessage, PromptRole, ProtocolEra, ResourceBody,
     ResourceContent, ResourceInfo, ResourceTemplateInfo, ResultPart, ServerInfo, ToolAnnotations,
@@ -193,6 +193,7 @@ pub fn typescript() -> String {
         declaration::<IndexReport>(&cfg),
         declaration::<KnowledgeEvent>(&cfg),
         declaration::<Passage>(&cfg),
+        declaration::<EmbedderChoice>(&cfg),
         declaration::<Assistant>(&cfg),
         declaration::<AssistantDraft>(&cfg),
         declaration::<Starter>(&cfg),

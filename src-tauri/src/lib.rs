@@ -108,6 +108,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::knowledge::knowledge_files,
         commands::knowledge::reindex_knowledge_base,
         commands::knowledge::search_knowledge_base,
+        commands::knowledge::set_knowledge_embedder,
         commands::assistants::list_assistants,
         commands::assistants::create_assistant,
         commands::assistants::update_assistant,

@@ -53,6 +53,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "provider",
             "local",
             "local_ollama",
+            "knowledge",
         ],
     ),
     (

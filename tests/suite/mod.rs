@@ -17,6 +17,7 @@ mod ipc_mcp_content;
 mod ipc_paging;
 mod ipc_servers_start;
 mod knowledge;
+mod knowledge_providers;
 #[cfg(feature = "local")]
 mod local;
 mod mcp_apps;

@@ -2712,6 +2712,11 @@ name: string,
  */
 embedder: string, 
 /**
+ * The embedder the user chose; when its identity is not [`KnowledgeBase::embedder`], the
+ * next run embeds every file again.
+ */
+choice: EmbedderChoice, 
+/**
  * The length of its vectors (0 until the first is made).
  */
 dimensions: number, 
@@ -2826,7 +2831,15 @@ chunks: number, };
 /**
  * What the knowledge bases tell a window.
  */
-export type KnowledgeEvent = { "type": "progress" } & IndexProgress | { "type": "indexed" } & IndexReport | { "type": "failed", 
+export type KnowledgeEvent = { "type": "progress" } & IndexProgress | { "type": "indexed" } & IndexReport | { "type": "embeddingAgain", 
+/**
+ * The base.
+ */
+base: string, 
+/**
+ * The embedder now used.
+ */
+embedder: string, } | { "type": "failed", 
 /**
  * The base.
  */
@@ -2872,6 +2885,19 @@ heading: string | null,
  * Its fused rank score (higher is better; comparable within one search only).
  */
 score: number, };
+
+/**
+ * Which embedder makes a knowledge base's vectors.
+ */
+export type EmbedderChoice = { "kind": "builtin" } | { "kind": "provider", 
+/**
+ * The provider's id.
+ */
+provider: string, 
+/**
+ * The embedding model, e.g. `text-embedding-3-small` or `nomic-embed-text`.
+ */
+model: string, };
 
 /**
  * A stored assistant.

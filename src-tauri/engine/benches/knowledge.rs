@@ -1,6 +1,6 @@
 //! Knowledge bases: search at scale, indexing speed against llama-cpp-python, and retrieval
-//! quality on public data (BEIR SciFact). Three parts, chosen with
-//! `SWITCHBOARD_KB_PARTS=scale,speed,quality` (all unless told); medians with their spread
+//! quality on public data (BEIR SciFact), and a question's embedding alone. Four parts, chosen
+//! with `SWITCHBOARD_KB_PARTS=scale,speed,quality,query` (the first three unless told); medians with their spread
 //! (min–max) over `SWITCHBOARD_BENCH_RUNS` runs (3 unless told); nothing is asserted. The
 //! embedder is the built-in multilingual-e5-small GGUF (`SWITCHBOARD_EMBED_GGUF`, else
 //! ~/.cache/switchboard/models) on 2 threads throughout.
@@ -22,6 +22,8 @@
 //!   document. Once (not `RUNS` times); results also go to `bench/knowledge/results/`. Needs
 //!   `SWITCHBOARD_SCIFACT_DIR` (corpus.jsonl, queries.jsonl, qrels/test.tsv, BEIR's layout),
 //!   made outside the repository by `bench/knowledge/scifact.py`.
+//! - **query**: 200 questions embedded one at a time on the question lane (one thread, as
+//!   searches do) and on the passage lane (2 threads): p50 and p95 of each.
 //!
 //! `make bench-knowledge` (RUNS=N, PARTS=scale,speed,quality); underneath
 //! `SWITCHBOARD_LLAMA_PYTHON=… SWITCHBOARD_SCIFACT_DIR=… SWITCHBOARD_BENCH_RUNS=R cargo bench
@@ -1026,6 +1028,46 @@ async fn quality() {
     );
 }
 
+/// How long one question takes to embed, alone: on the question lane (one thread, as
+/// searches do) and on the passage lane (all [`THREADS`]), the choice `local::embed` makes.
+async fn query_latency(runs: usize) {
+    let questions = questions(&vocabulary());
+    println!(
+        "query: {} questions, embedded one at a time; question lane (1 thread) and passage lane ({THREADS} threads)",
+        questions.len()
+    );
+    let mut figures = serde_json::Map::new();
+    for (lane, purpose) in [
+        ("question_lane", Purpose::Query),
+        ("passage_lane", Purpose::Passage),
+    ] {
+        let (mut p50s, mut p95s) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let embedder = load_embedder();
+            let mut took = Vec::new();
+            for (i, question) in questions.iter().enumerate() {
+                let started = Instant::now();
+                embedder
+                    .embed(vec![question.clone()], purpose)
+                    .await
+                    .unwrap();
+                if i >= 5 {
+                    took.push(ms(started.elapsed()));
+                }
+            }
+            p50s.push(percentile(&took, 50.0));
+            p95s.push(percentile(&took, 95.0));
+        }
+        println!(
+            "  {lane}: p50 {}  p95 {}",
+            shown(&p50s, "ms", 1),
+            shown(&p95s, "ms", 1)
+        );
+        figures.insert(lane.into(), json!({"p50_ms": p50s, "p95_ms": p95s}));
+    }
+    save("query", Value::Object(figures));
+}
+
 fn main() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     if let Some(db) = std::env::var_os(CHILD_DB) {
@@ -1045,7 +1087,8 @@ fn main() {
                 "scale" => scale(runs).await,
                 "speed" => speed(runs).await,
                 "quality" => quality().await,
-                other => println!("unknown part {other:?} (scale, speed, quality)"),
+                "query" => query_latency(runs).await,
+                other => println!("unknown part {other:?} (scale, speed, quality, query)"),
             }
         }
     });

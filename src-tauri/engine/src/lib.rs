@@ -104,6 +104,7 @@ impl Engine {
             store.clone(),
             knowledge::embedder::builtin_path(&paths.models_dir()),
         );
+        knowledge.set_remote(std::sync::Arc::new(providers.clone()));
         mcp.set_knowledge(std::sync::Arc::new(knowledge.clone()));
         mcp.load_settings().await?;
         if owner.is_some() {

@@ -12,6 +12,8 @@ use ts_rs::TS;
 
 mod context;
 mod default_model;
+mod embedder;
+pub use embedder::ProviderEmbedder;
 #[cfg(feature = "local")]
 mod local;
 #[cfg(feature = "local")]

@@ -1,4 +1,4 @@
-//! `switchboard knowledge create|add|remove|list|files|index|search`: knowledge bases from the
+//! `switchboard knowledge create|add|remove|embedder|list|files|index|search`: knowledge bases from the
 //! terminal. Indexing runs in the foreground here (the command returns when the base is up to
 //! date) and prints what changed.
 
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::{Subcommand, ValueEnum};
 use switchboard_engine::Engine;
 use switchboard_engine::knowledge::{IndexReport, Mode};
+use switchboard_engine::vocab::knowledge::EmbedderChoice;
 
 use super::CliError;
 
@@ -20,6 +21,17 @@ pub enum KnowledgeCmd {
         name: String,
         /// Folders or files it holds.
         paths: Vec<PathBuf>,
+        /// Its embedder: `builtin` (the default) or PROVIDER/MODEL, a configured provider's
+        /// embedding model (e.g. `ollama/nomic-embed-text`).
+        #[arg(long)]
+        embedder: Option<String>,
+    },
+    /// Choose a knowledge base's embedder and embed every file again.
+    Embedder {
+        /// The base's name.
+        name: String,
+        /// `builtin` or PROVIDER/MODEL.
+        embedder: String,
     },
     /// Add a folder or file to a knowledge base, and index it.
     Add {
@@ -87,10 +99,26 @@ pub(super) async fn run(engine: &Engine, cmd: &KnowledgeCmd) -> Result<(), CliEr
     let out = &mut std::io::stdout();
     let kb = engine.knowledge();
     match cmd {
-        KnowledgeCmd::Create { name, paths } => {
+        KnowledgeCmd::Create {
+            name,
+            paths,
+            embedder,
+        } => {
+            let choice = embedder.as_deref().map(choice).transpose()?;
             let absolute = absolute(paths)?;
             let refs: Vec<&std::path::Path> = absolute.iter().map(PathBuf::as_path).collect();
             let base = engine.create_knowledge_base(name, &refs).await?;
+            if let Some(choice) = choice
+                && let Err(error) = kb.set_embedder(&base.name, &choice).await
+            {
+                // Nothing half made: a base whose embedder cannot be had goes again.
+                engine.delete_knowledge_base(&base.name).await?;
+                return Err(engine_error(error));
+            }
+            report(out, &kb.index(&base.name).await.map_err(engine_error)?)?;
+        }
+        KnowledgeCmd::Embedder { name, embedder } => {
+            let base = (kb.set_embedder(name, &choice(embedder)?).await).map_err(engine_error)?;
             report(out, &kb.index(&base.name).await.map_err(engine_error)?)?;
         }
         KnowledgeCmd::Add { name, path } => {
@@ -183,6 +211,24 @@ pub(super) async fn run(engine: &Engine, cmd: &KnowledgeCmd) -> Result<(), CliEr
 
 fn engine_error(e: switchboard_engine::knowledge::KnowledgeError) -> CliError {
     CliError::Engine(e.into())
+}
+
+/// `builtin` or PROVIDER/MODEL as an embedder choice.
+fn choice(given: &str) -> Result<EmbedderChoice, CliError> {
+    if given.trim().eq_ignore_ascii_case("builtin") {
+        return Ok(EmbedderChoice::Builtin);
+    }
+    match given.split_once('/') {
+        Some((provider, model)) if !provider.trim().is_empty() && !model.trim().is_empty() => {
+            Ok(EmbedderChoice::Provider {
+                provider: provider.trim().to_owned(),
+                model: model.trim().to_owned(),
+            })
+        }
+        _ => Err(CliError::Usage(format!(
+            "--embedder {given:?}: give `builtin` or PROVIDER/MODEL, e.g. ollama/nomic-embed-text"
+        ))),
+    }
 }
 
 /// `paths` made absolute against the working directory.

@@ -1,13 +1,13 @@
 //! Commands over knowledge bases: list, create (with its folders), delete, add and remove a
-//! folder, the files of one with their errors, index again, and a search to try one. Indexing
-//! runs in the background; its progress arrives as `knowledge` events.
+//! folder, choose its embedder, the files of one with their errors, index again, and a search to
+//! try one. Indexing runs in the background; its progress arrives as `knowledge` events.
 
 use std::path::PathBuf;
 
 use switchboard_engine::Engine;
 use switchboard_engine::knowledge::{IndexReport, Mode};
 use switchboard_engine::store::{KnowledgeBase, KnowledgeFile};
-use switchboard_engine::vocab::knowledge::Passage;
+use switchboard_engine::vocab::knowledge::{EmbedderChoice, Passage};
 use tauri::State;
 
 use super::CmdResult;
@@ -94,4 +94,17 @@ pub async fn search_knowledge_base(
         .knowledge()
         .search(&name, &query, count as usize, Mode::Hybrid)
         .await?)
+}
+
+/// Chooses a knowledge base's embedder — the built-in one or a provider's embedding model
+/// (checked to answer first) — and embeds every file again in the background.
+#[tauri::command]
+pub async fn set_knowledge_embedder(
+    engine: State<'_, Engine>,
+    name: String,
+    choice: EmbedderChoice,
+) -> CmdResult<KnowledgeBase> {
+    let base = engine.knowledge().set_embedder(&name, &choice).await?;
+    engine.knowledge().index_in_background(&base.name);
+    Ok(base)
 }

@@ -23,6 +23,7 @@ import type {
   ContentPart,
   Conversation,
   ConversationPatch,
+  EmbedderChoice,
   ExportProgress,
   ExportRequest,
   ExportSummary,
@@ -842,6 +843,16 @@ export function searchKnowledgeBase(args: {
   count: number;
 }): Promise<Passage[]> {
   return call<Passage[]>('search_knowledge_base', args);
+}
+
+/**
+ * Chooses a knowledge base's embedder — the built-in one or a provider's embedding model
+ * (checked to answer first) — and embeds every file again in the background.
+ *
+ * Command `set_knowledge_embedder`.
+ */
+export function setKnowledgeEmbedder(args: { name: string; choice: EmbedderChoice }): Promise<KnowledgeBase> {
+  return call<KnowledgeBase>('set_knowledge_embedder', args);
 }
 
 // src-tauri/src/commands/mcp_content.rs

@@ -1,6 +1,6 @@
-// Knowledge bases: list, create over folders, delete, add and remove a folder, files with their
-// errors, index again, and a search to try one (src-tauri/src/commands/knowledge.rs).
-import type { IndexReport, KnowledgeBase, KnowledgeFile, Passage } from '../bindings';
+// Knowledge bases: list, create over folders, delete, add and remove a folder, choose the
+// embedder, files with their errors, index again, and a search to try one (src-tauri/src/commands/knowledge.rs).
+import type { EmbedderChoice, IndexReport, KnowledgeBase, KnowledgeFile, Passage } from '../bindings';
 import * as commands from './commands';
 
 export { listKnowledgeBases } from './commands';
@@ -31,4 +31,8 @@ export function reindexKnowledgeBase(name: string): Promise<IndexReport> {
 
 export function searchKnowledgeBase(name: string, query: string, count = 5): Promise<Passage[]> {
   return commands.searchKnowledgeBase({ name, query, count });
+}
+
+export function setKnowledgeEmbedder(name: string, choice: EmbedderChoice): Promise<KnowledgeBase> {
+  return commands.setKnowledgeEmbedder({ name, choice });
 }

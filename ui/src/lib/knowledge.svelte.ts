@@ -1,5 +1,6 @@
 // Knowledge bases for the settings panel: the engine's commands (through `api`) and the
-// `knowledge` events of indexing runs (progress, a finished or failed run).
+// `knowledge` events of indexing runs (progress, a finished or failed run, a base embedded
+// again).
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type { KnowledgeEvent } from '../bindings';
 
@@ -12,6 +13,7 @@ export {
   reindexKnowledgeBase,
   removeKnowledgeSource,
   searchKnowledgeBase,
+  setKnowledgeEmbedder,
 } from '../api';
 
 /** The event indexing runs send. */

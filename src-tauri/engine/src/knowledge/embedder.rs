@@ -1,6 +1,7 @@
 //! What makes vectors for a knowledge base: the [`Embedder`] door, and the built-in one — the
 //! multilingual-e5-small GGUF run by llama.cpp in process (`local::embed`) — with e5's
-//! convention of a `query: ` or `passage: ` prefix on every text.
+//! convention of a `query: ` or `passage: ` prefix on every text — and the door to embedders
+//! a provider serves ([`RemoteEmbedders`]).
 
 use std::path::{Path, PathBuf};
 
@@ -39,6 +40,17 @@ pub trait Embedder: Send + Sync {
         texts: Vec<String>,
         purpose: Purpose,
     ) -> BoxFuture<'static, Result<Vec<Vec<f32>>, String>>;
+}
+
+/// Embedders reached over the network: a configured provider's embedding model (the engine
+/// hands its providers service in).
+pub trait RemoteEmbedders: Send + Sync {
+    /// Provider `provider`'s embedding model `model`, checked to answer; why not.
+    fn embedder(
+        &self,
+        provider: &str,
+        model: &str,
+    ) -> BoxFuture<'static, Result<std::sync::Arc<dyn Embedder>, String>>;
 }
 
 /// Where the built-in embedder is looked for: `SWITCHBOARD_EMBED_GGUF` when set (the
@@ -98,6 +110,12 @@ impl Embedder for BuiltinEmbedder {
         };
         let texts = texts.into_iter().map(|t| format!("{prefix}{t}")).collect();
         let inner = self.inner.clone();
-        Box::pin(async move { inner.embed(texts).await.map_err(|e| e.to_string()) })
+        Box::pin(async move {
+            let vectors = match purpose {
+                Purpose::Query => inner.embed_questions(texts).await,
+                Purpose::Passage => inner.embed(texts).await,
+            };
+            vectors.map_err(|e| e.to_string())
+        })
     }
 }

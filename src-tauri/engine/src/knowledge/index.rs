@@ -213,28 +213,35 @@ async fn index_file(
             ..ChunkWrite::default()
         })
         .collect();
-    if let Some(embedder) = embedder {
-        for group in written.chunks_mut(EMBED_GROUP) {
-            let texts = group.iter().map(|c| c.text.clone()).collect();
-            match embedder.embed(texts, Purpose::Passage).await {
-                Ok(vectors) => {
-                    for (chunk, vector) in group.iter_mut().zip(vectors) {
-                        let (scale, bytes) = quantize(&vector);
-                        chunk.scale = scale;
-                        chunk.vector = Some(bytes);
-                    }
-                }
-                Err(why) => {
-                    file.sha256 = None;
-                    file.error = Some(format!("{EMBED_FAILED}: {why}"));
-                    store.put_knowledge_file(base, &file, &[]).await?;
-                    return Ok(Outcome::Failed);
-                }
-            }
+    if let Some(embedder) = embedder
+        && let Err(why) = embed_chunks(embedder.as_ref(), &mut written).await
+    {
+        // Kept for keyword search; embedded at the next run.
+        for chunk in &mut written {
+            chunk.scale = 0.0;
+            chunk.vector = None;
         }
+        file.sha256 = None;
+        file.error = Some(format!("{EMBED_FAILED}: {why}"));
+        store.put_knowledge_file(base, &file, &written).await?;
+        return Ok(Outcome::Failed);
     }
     store.put_knowledge_file(base, &file, &written).await?;
     Ok(Outcome::Indexed(written.len() as u32))
+}
+
+/// Gives `chunks` their quantized vectors, a group at a time; why not, at the first failure.
+async fn embed_chunks(embedder: &dyn Embedder, chunks: &mut [ChunkWrite]) -> Result<(), String> {
+    for group in chunks.chunks_mut(EMBED_GROUP) {
+        let texts = group.iter().map(|c| c.text.clone()).collect();
+        let vectors = embedder.embed(texts, Purpose::Passage).await?;
+        for (chunk, vector) in group.iter_mut().zip(vectors) {
+            let (scale, bytes) = quantize(&vector);
+            chunk.scale = scale;
+            chunk.vector = Some(bytes);
+        }
+    }
+    Ok(())
 }
 
 /// What the keyword index holds of a chunk: its headings and text.

@@ -1,8 +1,9 @@
 //! [`Knowledge`], the service over knowledge bases: create, list, add and remove sources,
 //! index (one run at a time, in the background or awaited), search (hybrid by default), and the
-//! events a window shows — progress, a finished run, a failed one. The built-in embedder is
-//! loaded on first use; when it cannot be, bases are indexed and searched by keywords alone and
-//! the run says so. The vectors of a base are read into memory on its first search and dropped
+//! events a window shows — progress, a finished run, a failed one, a base embedded again. Each
+//! base has its embedder: the built-in one, loaded on first use, or a provider's (through
+//! [`RemoteEmbedders`]); when it cannot be had, bases are indexed and searched by keywords
+//! alone and the run says so. The vectors of a base are read into memory on its first search and dropped
 //! when it is indexed again.
 
 use std::collections::HashMap;
@@ -12,15 +13,21 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 
 use super::KnowledgeError;
-use super::embedder::{Embedder, Purpose};
+use super::embedder::{Embedder, Purpose, RemoteEmbedders};
 use super::index::{IndexProgress, IndexReport, index_base};
 use super::search::{Mode, rank};
 use super::vectors::VectorSet;
 use crate::store::{KnowledgeBase, KnowledgeFile, Store};
-use crate::vocab::knowledge::Passage;
+use crate::vocab::knowledge::{EmbedderChoice, Passage};
 
 /// The least time between two progress events of one run.
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// How long a provider's embedder is kept for searches before it is checked again (a changed
+/// key or a server that went away is noticed by then; an indexing run always checks).
+const REMOTE_FOR: std::time::Duration = std::time::Duration::from_secs(300);
+
+type RemoteCache = HashMap<(String, String), (std::time::Instant, Arc<dyn Embedder>)>;
 
 /// What the knowledge bases tell a window.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, ts_rs::TS)]
@@ -30,6 +37,13 @@ pub enum KnowledgeEvent {
     Progress(IndexProgress),
     /// A run finished.
     Indexed(IndexReport),
+    /// A base's embedder changed: every file is embedded again (found by keywords meanwhile).
+    EmbeddingAgain {
+        /// The base.
+        base: String,
+        /// The embedder now used.
+        embedder: String,
+    },
     /// A run failed as a whole.
     Failed {
         /// The base.
@@ -52,6 +66,9 @@ struct Inner {
     source: Source,
     /// The embedder once loaded (a failed load is tried again at the next use).
     embedder: tokio::sync::Mutex<Option<Arc<dyn Embedder>>>,
+    /// Where provider embedders come from (none: bases that chose one use keywords only).
+    remote: Mutex<Option<Arc<dyn RemoteEmbedders>>>,
+    remotes: tokio::sync::Mutex<RemoteCache>,
     vectors: Mutex<HashMap<i64, Arc<VectorSet>>>,
     /// Bumped whenever cached vectors are dropped: a read that began before is not cached.
     generation: std::sync::atomic::AtomicU64,
@@ -89,6 +106,8 @@ impl Knowledge {
                 store,
                 source,
                 embedder: tokio::sync::Mutex::const_new(None),
+                remote: Mutex::default(),
+                remotes: tokio::sync::Mutex::const_new(HashMap::new()),
                 vectors: Mutex::default(),
                 generation: std::sync::atomic::AtomicU64::new(0),
                 running: tokio::sync::Mutex::const_new(()),
@@ -115,6 +134,59 @@ impl Knowledge {
         };
         *slot = Some(loaded.clone());
         Ok(loaded)
+    }
+
+    /// Lets bases use provider embedders from `remote`.
+    pub fn set_remote(&self, remote: Arc<dyn RemoteEmbedders>) {
+        *self
+            .inner
+            .remote
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(remote);
+    }
+
+    /// The embedder `choice` names; why not, when it cannot be had now.
+    pub async fn embedder_for(&self, choice: &EmbedderChoice) -> Result<Arc<dyn Embedder>, String> {
+        let EmbedderChoice::Provider { provider, model } = choice else {
+            return self.embedder().await;
+        };
+        let key = (provider.clone(), model.clone());
+        let mut cache = self.inner.remotes.lock().await;
+        if let Some((made, embedder)) = cache.get(&key)
+            && made.elapsed() < REMOTE_FOR
+        {
+            return Ok(embedder.clone());
+        }
+        cache.remove(&key);
+        let remote = (self.inner.remote.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or_else(|| "provider embedders are not available here".to_owned())?;
+        let embedder = remote.embedder(provider, model).await?;
+        cache.insert(key, (std::time::Instant::now(), embedder.clone()));
+        Ok(embedder)
+    }
+
+    /// Chooses base `name`'s embedder (a provider's is checked to answer first); the next run
+    /// embeds every file again with it (the caller starts one).
+    pub async fn set_embedder(
+        &self,
+        name: &str,
+        choice: &EmbedderChoice,
+    ) -> Result<KnowledgeBase, KnowledgeError> {
+        let base = self.get(name).await?;
+        if let EmbedderChoice::Provider { provider, model } = choice {
+            let key = (provider.clone(), model.clone());
+            self.inner.remotes.lock().await.remove(&key);
+            self.embedder_for(choice)
+                .await
+                .map_err(KnowledgeError::Embedder)?;
+        }
+        self.inner
+            .store
+            .set_knowledge_choice(base.id, choice)
+            .await?;
+        self.get(name).await
     }
 
     /// Every base.
@@ -205,8 +277,20 @@ impl Knowledge {
     pub async fn index(&self, name: &str) -> Result<IndexReport, KnowledgeError> {
         let _running = self.inner.running.lock().await;
         let mut base = self.get(name).await?;
-        let embedder = match self.embedder().await {
+        if let EmbedderChoice::Provider { provider, model } = &base.choice {
+            // A run checks the provider again (a key changed, a server came back).
+            let key = (provider.clone(), model.clone());
+            self.inner.remotes.lock().await.remove(&key);
+        }
+        let embedder = match self.embedder_for(&base.choice).await {
             Ok(embedder) => Some(embedder),
+            // A base with vectors keeps them; the files read now are kept for keyword search
+            // with the reason, and embedded at the next run.
+            Err(why) if base.dimensions > 0 => Some(Arc::new(Unavailable {
+                id: base.embedder.clone(),
+                dimensions: base.dimensions as usize,
+                why,
+            }) as Arc<dyn Embedder>),
             Err(why) => {
                 tracing::warn!(base = %base.name, %why, "indexing by keywords only");
                 None
@@ -215,14 +299,20 @@ impl Knowledge {
         let (id, width) = embedder
             .as_ref()
             .map_or(("none".to_owned(), 0), |e| (e.id(), e.dimensions()));
-        // An embedder that cannot be loaded now (a file moved, a broken download) does not
-        // make the base forget the vectors it has: only another embedder does.
-        let switch = embedder.is_some() || base.dimensions == 0;
-        if switch && (base.embedder != id || base.dimensions as usize != width) {
+        // An embedder that cannot be had now stands in as `Unavailable` with the base's own
+        // identity, so the vectors the base has are kept: only another embedder replaces them.
+        if base.embedder != id || base.dimensions as usize != width {
             self.inner
                 .store
                 .set_knowledge_embedder(base.id, &id, width as u32)
                 .await?;
+            self.forget_vectors(base.id);
+            if base.chunks > 0 {
+                let _ = self.inner.events.send(KnowledgeEvent::EmbeddingAgain {
+                    base: base.name.clone(),
+                    embedder: id.clone(),
+                });
+            }
             base = self.get(name).await?;
         }
         let events = self.inner.events.clone();
@@ -276,7 +366,7 @@ impl Knowledge {
         let count = count.clamp(1, 50);
         let (query, vectors) = match (mode, base.dimensions) {
             (Mode::Keywords, _) | (_, 0) => (None, None),
-            _ => match self.query_vector(question).await {
+            _ => match self.query_vector(&base, question).await {
                 Ok(query) => (Some(query), Some(self.vectors(&base).await?)),
                 // Hybrid search goes on by keywords when the embedder fails; vectors alone
                 // cannot.
@@ -356,9 +446,16 @@ impl Knowledge {
             .collect()
     }
 
-    /// The question's vector.
-    async fn query_vector(&self, question: &str) -> Result<Vec<f32>, String> {
-        let embedder = self.embedder().await?;
+    /// The question's vector, by the embedder that made `base`'s vectors.
+    async fn query_vector(&self, base: &KnowledgeBase, question: &str) -> Result<Vec<f32>, String> {
+        let embedder = self.embedder_for(&base.choice).await?;
+        if embedder.id() != base.embedder {
+            return Err(format!(
+                "{:?} is being embedded again with {}; it is searched by keywords until then",
+                base.name,
+                embedder.id()
+            ));
+        }
         let mut found = embedder
             .embed(vec![question.to_owned()], Purpose::Query)
             .await?;
@@ -400,6 +497,45 @@ impl Knowledge {
             .vectors
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A base's embedder that cannot be had now: every text fails with the reason.
+struct Unavailable {
+    id: String,
+    dimensions: usize,
+    why: String,
+}
+
+impl Embedder for Unavailable {
+    fn id(&self) -> String {
+        self.id.clone()
+    }
+
+    fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    fn max_tokens(&self) -> usize {
+        512
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        // About four characters a token, a wide (CJK) character one.
+        text.chars()
+            .map(|c| if (c as u32) >= 0x2E80 { 4 } else { 1 })
+            .sum::<usize>()
+            / 4
+            + 2
+    }
+
+    fn embed(
+        &self,
+        _texts: Vec<String>,
+        _purpose: Purpose,
+    ) -> futures::future::BoxFuture<'static, Result<Vec<Vec<f32>>, String>> {
+        let why = self.why.clone();
+        Box::pin(async move { Err(why) })
     }
 }
 

@@ -1,7 +1,14 @@
 //! The built-in embedder: an embedding GGUF (a BERT-family model such as multilingual-e5-small)
-//! run by llama.cpp on its own thread. Texts are tokenized with the model's own tokenizer (also
-//! offered to the caller, to size chunks), packed several to a batch, and come back as
+//! run by llama.cpp on threads of its own. Texts are tokenized with the model's own tokenizer
+//! (also offered to the caller, to size chunks), packed several to a batch, and come back as
 //! L2-normalised vectors. Embedding never runs on the async workers.
+//!
+//! Two lanes share the model: passages go to a wide context on all cores, and search
+//! questions to a small one on a single thread, so a question never waits behind an indexing
+//! batch. One thread is also the faster choice for a question: with two on two busy cores,
+//! llama.cpp's threads wait on each other whenever another process holds a core (measured by
+//! `make bench-knowledge PARTS=query`: p50 11 ms on one thread against more than a second on
+//! two beside a busy process).
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
@@ -28,6 +35,17 @@ const BATCH_TOKENS: usize = 2048;
 /// Texts packed into one batch at most.
 const BATCH_SEQUENCES: usize = 32;
 
+/// Questions embedded together at most on the question lane.
+const QUESTION_SEQUENCES: usize = 4;
+
+/// One context's shape: how many tokens and texts a batch holds and the threads it runs on.
+#[derive(Clone, Copy)]
+struct Lane {
+    tokens: usize,
+    sequences: usize,
+    threads: i32,
+}
+
 type Reply = oneshot::Sender<Result<Vec<Vec<f32>>, LocalError>>;
 
 /// A handle on a loaded embedding model (cheap to clone; the model's thread ends with the
@@ -38,6 +56,7 @@ pub struct LocalEmbedder {
     path: PathBuf,
     dimensions: usize,
     jobs: mpsc::Sender<(Vec<String>, Reply)>,
+    questions: mpsc::Sender<(Vec<String>, Reply)>,
 }
 
 impl std::fmt::Debug for LocalEmbedder {
@@ -66,22 +85,22 @@ impl LocalEmbedder {
                 .map(|n| i32::try_from(n.get()).unwrap_or(4))
                 .unwrap_or(4)
         });
-        let (jobs, queue) = mpsc::channel::<(Vec<String>, Reply)>();
-        let (ready_tx, ready_rx) = mpsc::channel();
-        let worker_model = model.clone();
-        std::thread::Builder::new()
-            .name("local-embedder".into())
-            .spawn(move || worker(&worker_model, threads, queue, ready_tx))
-            .map_err(|e| LocalError::Backend(format!("cannot start the embedder thread: {e}")))?;
-        ready_rx
-            .recv()
-            .map_err(|_| LocalError::Stopped)
-            .and_then(|ready| ready)?;
+        let bulk = Lane {
+            tokens: BATCH_TOKENS,
+            sequences: BATCH_SEQUENCES,
+            threads,
+        };
+        let question = Lane {
+            tokens: MAX_TOKENS,
+            sequences: QUESTION_SEQUENCES,
+            threads: 1,
+        };
         Ok(Self {
+            jobs: start_lane(&model, bulk, "local-embedder")?,
+            questions: start_lane(&model, question, "local-embedder-q")?,
             model,
             path: path.to_path_buf(),
             dimensions,
-            jobs,
         })
     }
 
@@ -103,17 +122,49 @@ impl LocalEmbedder {
             .len()
     }
 
-    /// The vectors of `texts`, in order, each of length [`Self::dimensions`] and unit length.
+    /// The vectors of `texts`, in order, each of length [`Self::dimensions`] and unit length
+    /// (on all the embedder's threads: for passages).
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, LocalError> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
-        }
-        let (reply, answer) = oneshot::channel();
-        self.jobs
-            .send((texts, reply))
-            .map_err(|_| LocalError::Stopped)?;
-        answer.await.map_err(|_| LocalError::Stopped)?
+        ask(&self.jobs, texts).await
     }
+
+    /// [`Self::embed`] on the question lane: one thread, never behind a batch of passages.
+    pub async fn embed_questions(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, LocalError> {
+        ask(&self.questions, texts).await
+    }
+}
+
+async fn ask(
+    lane: &mpsc::Sender<(Vec<String>, Reply)>,
+    texts: Vec<String>,
+) -> Result<Vec<Vec<f32>>, LocalError> {
+    if texts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (reply, answer) = oneshot::channel();
+    lane.send((texts, reply)).map_err(|_| LocalError::Stopped)?;
+    answer.await.map_err(|_| LocalError::Stopped)?
+}
+
+/// Starts a thread with its own context of `lane`'s shape; its queue (the thread ends with
+/// the last sender).
+fn start_lane(
+    model: &Arc<LlamaModel>,
+    lane: Lane,
+    name: &str,
+) -> Result<mpsc::Sender<(Vec<String>, Reply)>, LocalError> {
+    let (jobs, queue) = mpsc::channel::<(Vec<String>, Reply)>();
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let model = model.clone();
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || worker(&model, lane, queue, ready_tx))
+        .map_err(|e| LocalError::Backend(format!("cannot start the embedder thread: {e}")))?;
+    ready_rx
+        .recv()
+        .map_err(|_| LocalError::Stopped)
+        .and_then(|ready| ready)?;
+    Ok(jobs)
 }
 
 /// `text`'s tokens with the model's start and end tokens, cut to [`MAX_TOKENS`] (the end token
@@ -128,19 +179,24 @@ fn tokenize(model: &LlamaModel, text: &str) -> Vec<LlamaToken> {
     tokens
 }
 
-/// The embedder's thread: one context, serving jobs until every handle is gone.
+/// A lane's thread: one context, serving jobs until every handle is gone.
 fn worker(
     model: &LlamaModel,
-    threads: i32,
+    lane: Lane,
     queue: mpsc::Receiver<(Vec<String>, Reply)>,
     ready: mpsc::Sender<Result<(), LocalError>>,
 ) {
+    let Lane {
+        tokens,
+        sequences,
+        threads,
+    } = lane;
     let context = backend().and_then(|backend| {
         let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(BATCH_TOKENS as u32))
-            .with_n_batch(BATCH_TOKENS as u32)
-            .with_n_ubatch(BATCH_TOKENS as u32)
-            .with_n_seq_max(BATCH_SEQUENCES as u32)
+            .with_n_ctx(NonZeroU32::new(tokens as u32))
+            .with_n_batch(tokens as u32)
+            .with_n_ubatch(tokens as u32)
+            .with_n_seq_max(sequences as u32)
             // One context for all sequences (an encoder keeps no cache between batches).
             .with_kv_unified(true)
             .with_embeddings(true)
@@ -165,7 +221,7 @@ fn worker(
         if reply.is_closed() {
             continue;
         }
-        let _ = reply.send(embed_all(model, &mut context, &texts));
+        let _ = reply.send(embed_all(model, &mut context, lane, &texts));
     }
 }
 
@@ -173,6 +229,7 @@ fn worker(
 fn embed_all(
     model: &LlamaModel,
     context: &mut LlamaContext<'_>,
+    lane: Lane,
     texts: &[String],
 ) -> Result<Vec<Vec<f32>>, LocalError> {
     let tokenized: Vec<Vec<LlamaToken>> = texts.iter().map(|t| tokenize(model, t)).collect();
@@ -181,8 +238,8 @@ fn embed_all(
     while start < tokenized.len() {
         let (mut end, mut used) = (start, 0);
         while end < tokenized.len()
-            && end - start < BATCH_SEQUENCES
-            && (end == start || used + tokenized[end].len() <= BATCH_TOKENS)
+            && end - start < lane.sequences
+            && (end == start || used + tokenized[end].len() <= lane.tokens)
         {
             used += tokenized[end].len();
             end += 1;

@@ -1,6 +1,7 @@
 //! [`HttpProvider`]: sends a wire format's request over reqwest, retries with jittered backoff
 //! while nothing has been emitted yet, classifies error responses, enforces an idle timeout
-//! between chunks, and aborts the HTTP request when the event stream is dropped.
+//! between chunks, and aborts the HTTP request when the event stream is dropped; it also asks
+//! embedding endpoints for vectors (`embeddings`).
 
 use std::time::Duration;
 
@@ -9,10 +10,11 @@ use futures::{StreamExt, stream};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use secrecy::{ExposeSecret, SecretString};
 
+use super::embeddings::{self, EmbedPurpose};
 use super::framing::decode;
 use super::{
     ChatRequest, Endpoint, EventStream, ModelFacts, ModelInfo, Provider, ProviderError, WireFormat,
-    wire_format,
+    WireRequest, wire_format,
 };
 
 /// Timeouts and retry policy.
@@ -203,6 +205,69 @@ impl HttpProvider {
             context_window: self.format.parse_context_window(model, &body),
             vision: self.format.parse_vision(model, &body),
         })
+    }
+}
+
+impl HttpProvider {
+    /// The unit-length vectors of `texts` from embedding model `model`, in order, asked for in
+    /// groups the endpoint takes; a failed group is tried again like a chat request.
+    pub async fn embed(
+        &self,
+        model: &str,
+        texts: &[String],
+        purpose: EmbedPurpose,
+    ) -> Result<Vec<Vec<f32>>, ProviderError> {
+        let limit = embeddings::batch_limit(self.endpoint.kind).unwrap_or(1);
+        let mut vectors = Vec::with_capacity(texts.len());
+        for group in texts.chunks(limit) {
+            let ask = embeddings::request(self.endpoint.kind, model, group, purpose)?;
+            let mut tries = 0;
+            let body = loop {
+                tries += 1;
+                match self.post_json(&ask, model).await {
+                    Ok(body) => break body,
+                    Err(err) if err.is_retryable() && tries < self.options.attempts => {
+                        tokio::time::sleep(backoff(&err, self.options.backoff, tries)).await;
+                    }
+                    Err(err) => return Err(err),
+                }
+            };
+            let found = embeddings::parse(self.endpoint.kind, &body, group.len())?;
+            vectors.extend(found.into_iter().map(unit));
+        }
+        Ok(vectors)
+    }
+
+    /// Posts `ask` and reads the JSON answer (the whole exchange bounded by the idle timeout).
+    async fn post_json(
+        &self,
+        ask: &WireRequest,
+        model: &str,
+    ) -> Result<serde_json::Value, ProviderError> {
+        let response = self
+            .client
+            .post(self.url(&ask.path))
+            .headers(self.headers(&ask.headers)?)
+            .json(&ask.body)
+            .timeout(
+                self.options.connect_timeout
+                    + self.options.idle_timeout.min(Duration::from_secs(120)),
+            )
+            .send()
+            .await
+            .map_err(network_error)?;
+        let response = check_status(response, model, self.options.max_retry_after).await?;
+        read_json(response, "the embedding answer").await
+    }
+}
+
+/// `v` scaled to unit length (providers differ in whether they normalise).
+fn unit(v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.into_iter().map(|x| x / norm).collect()
+    } else {
+        v
     }
 }
 

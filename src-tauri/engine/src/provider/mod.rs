@@ -5,6 +5,7 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod dashscope;
+pub mod embeddings;
 mod error;
 pub mod framing;
 pub(crate) mod gemini;
@@ -28,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 pub use crate::vocab::provider::ProviderKind;
+pub use embeddings::EmbedPurpose;
 pub use error::ProviderError;
 pub use framing::{Frame, Framing, StreamParser};
 pub use http::{HttpOptions, HttpProvider};

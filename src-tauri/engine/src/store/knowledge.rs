@@ -1,4 +1,5 @@
-//! The knowledge-base tables: bases (name, embedder, vector width) and their sources (folders
+//! The knowledge-base tables: bases (name, the embedder chosen and the one its vectors came
+//! from, vector width) and their sources (folders
 //! and files). The files and chunks an index holds, and the keyword search over them, are in
 //! `knowledge_index.rs`.
 
@@ -7,6 +8,7 @@ use ts_rs::TS;
 
 use super::page::now_ms;
 use super::{Store, StoreError};
+use crate::vocab::knowledge::EmbedderChoice;
 
 /// The longest name a knowledge base may have (its MCP server, `knowledge-<name>`, may have 64).
 pub const MAX_BASE_NAME: usize = 54;
@@ -22,6 +24,9 @@ pub struct KnowledgeBase {
     pub name: String,
     /// The embedder its vectors come from ("builtin:<file name>"; "none": keywords only).
     pub embedder: String,
+    /// The embedder the user chose; when its identity is not [`KnowledgeBase::embedder`], the
+    /// next run embeds every file again.
+    pub choice: EmbedderChoice,
     /// The length of its vectors (0 until the first is made).
     pub dimensions: u32,
     /// The folders and files it indexes.
@@ -37,9 +42,10 @@ pub struct KnowledgeBase {
     pub created_at: i64,
 }
 
-type BaseRow = (i64, String, String, i64, i64, i64, i64, i64);
+type BaseRow = (i64, String, String, String, i64, i64, i64, i64, i64);
 
-const BASE_QUERY: &str = "SELECT b.id, b.name, b.embedder, b.dimensions, b.created_at,
+const BASE_QUERY: &str =
+    "SELECT b.id, b.name, b.embedder, b.embedder_choice, b.dimensions, b.created_at,
         (SELECT count(*) FROM knowledge_files f WHERE f.base_id = b.id),
         (SELECT count(*) FROM knowledge_files f WHERE f.base_id = b.id AND f.error IS NOT NULL),
         (SELECT coalesce(sum(f.chunks), 0) FROM knowledge_files f WHERE f.base_id = b.id)
@@ -107,11 +113,12 @@ impl Store {
     }
 
     async fn base_of(&self, row: BaseRow) -> Result<KnowledgeBase, StoreError> {
-        let (id, name, embedder, dimensions, created_at, files, failed, chunks) = row;
+        let (id, name, embedder, choice, dimensions, created_at, files, failed, chunks) = row;
         Ok(KnowledgeBase {
             id,
             name,
             embedder,
+            choice: serde_json::from_str(&choice).unwrap_or_default(),
             dimensions: u32::try_from(dimensions).unwrap_or(0),
             sources: self.knowledge_sources(id).await?,
             files: u32::try_from(files).unwrap_or(u32::MAX),
@@ -144,6 +151,24 @@ impl Store {
         Ok(())
     }
 
+    /// Records the embedder the user chose for base `id` (the next run uses it).
+    pub async fn set_knowledge_choice(
+        &self,
+        id: i64,
+        choice: &EmbedderChoice,
+    ) -> Result<(), StoreError> {
+        let json = serde_json::to_string(choice)
+            .map_err(|e| StoreError::Invalid(format!("the embedder choice: {e}")))?;
+        sqlx::query("UPDATE knowledge_bases SET embedder_choice = ?, updated_at = ? WHERE id = ?")
+            .bind(json)
+            .bind(now_ms())
+            .bind(id)
+            .execute(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        Ok(())
+    }
+
     /// Sets the embedder of base `id` and the width of its vectors; with a new embedder every
     /// file is marked for indexing again (its hash forgotten).
     pub async fn set_knowledge_embedder(
@@ -168,6 +193,13 @@ impl Store {
         .map_err(|e| self.classify(e))?;
         if changed.rows_affected() > 0 {
             sqlx::query("UPDATE knowledge_files SET sha256 = NULL WHERE base_id = ?")
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.classify(e))?;
+            // Vectors of two embedders are not comparable: until a file is embedded again it
+            // is found by its keywords only.
+            sqlx::query("UPDATE knowledge_chunks SET vector = NULL, scale = 0 WHERE base_id = ?")
                 .bind(id)
                 .execute(&mut *tx)
                 .await

@@ -6,6 +6,22 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+/// Which embedder makes a knowledge base's vectors.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum EmbedderChoice {
+    /// The built-in embedder (multilingual-e5-small on llama.cpp, offline).
+    #[default]
+    Builtin,
+    /// A configured provider's embedding endpoint.
+    Provider {
+        /// The provider's id.
+        provider: String,
+        /// The embedding model, e.g. `text-embedding-3-small` or `nomic-embed-text`.
+        model: String,
+    },
+}
+
 /// One passage a search found.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

@@ -5,19 +5,21 @@ import { beforeEach, expect, test } from 'vitest';
 import type { KnowledgeBase, KnowledgeFile } from '../../bindings';
 import { setLang } from '../../i18n/index.svelte';
 import { installFakeBackend } from '../../test/fakeBackend';
+import { providerView } from '../../test/fakeProviders';
 import { resetAppState } from '../../test/reset';
 import KnowledgeSettings from './KnowledgeSettings.svelte';
 
 beforeEach(() => resetAppState());
 
 function base(name: string, more: Partial<KnowledgeBase> = {}): KnowledgeBase {
-  return { id: 1, name, embedder: 'builtin:multilingual-e5-small-q4_0.gguf', dimensions: 384, sources: [], files: 0, failed: 0, chunks: 0, createdAt: 0, ...more };
+  return { id: 1, name, embedder: 'builtin:multilingual-e5-small-q4_0.gguf', choice: { kind: 'builtin' }, dimensions: 384, sources: [], files: 0, failed: 0, chunks: 0, createdAt: 0, ...more };
 }
 
 /** A backend that keeps the bases it is told about. */
-function knowledgeBackend(start: KnowledgeBase[], files: KnowledgeFile[] = []) {
+function knowledgeBackend(start: KnowledgeBase[], files: KnowledgeFile[] = [], providers = [providerView({ name: 'Home Ollama' }), providerView({ name: 'Claude', preset: 'local' })]) {
   const bases = [...start];
   return installFakeBackend([], {
+    providers,
     extra: (cmd, args) => {
       const a = args as Record<string, unknown>;
       switch (cmd) {
@@ -30,6 +32,11 @@ function knowledgeBackend(start: KnowledgeBase[], files: KnowledgeFile[] = []) {
         }
         case 'knowledge_files':
           return files;
+        case 'set_knowledge_embedder': {
+          const found = bases.find((b) => b.name === a.name)!;
+          found.choice = a.choice as KnowledgeBase['choice'];
+          return structuredClone(found);
+        }
         case 'search_knowledge_base':
           return [{ base: a.name, path: '/home/me/notes/car.md', title: 'car.md', text: 'Oil change at 45,000 km.', line: 3, page: null, heading: null, score: 0.03 }];
         default:
@@ -91,4 +98,42 @@ test('the panel speaks Chinese', async () => {
   const card = await screen.findByTestId('knowledge-base');
   expect(within(card).getByTestId('knowledge-counts')).toHaveTextContent('3 个文件，9 个段落');
   expect(screen.getByRole('button', { name: '创建' })).toBeInTheDocument();
+});
+
+test('a provider’s embedding model is chosen for a base, and the re-embedding is shown until it ends', async () => {
+  const backend = knowledgeBackend([base('Notes', { sources: ['/home/me/notes'], files: 2, chunks: 4 })]);
+  const user = userEvent.setup();
+  render(KnowledgeSettings);
+  const card = await screen.findByTestId('knowledge-base');
+  expect(within(card).getByTestId('knowledge-embedder')).toHaveTextContent('Built-in (offline)');
+  await user.click(within(card).getByTestId('knowledge-embedder-change'));
+  const from = within(card).getByTestId('knowledge-embedder-provider');
+  // Only providers with an embedding endpoint are offered.
+  expect(within(from).queryByText('Claude')).toBeNull();
+  await user.selectOptions(from, 'Home Ollama');
+  expect(within(card).getByTestId('knowledge-embedder-use')).toBeDisabled();
+  await user.type(within(card).getByTestId('knowledge-embedder-model'), 'nomic-embed-text');
+  await user.click(within(card).getByTestId('knowledge-embedder-use'));
+  const [call] = backend.callsTo('set_knowledge_embedder') as { name: string; choice: { kind: string; provider: string; model: string } }[];
+  expect(call.name).toBe('Notes');
+  expect(call.choice).toMatchObject({ kind: 'provider', model: 'nomic-embed-text' });
+  await waitFor(() => expect(within(card).getByTestId('knowledge-embedder')).toHaveTextContent('Home Ollama · nomic-embed-text'));
+  await emit('knowledge', { type: 'embeddingAgain', base: 'Notes', embedder: 'provider:p1/nomic-embed-text' });
+  expect(await within(card).findByTestId('knowledge-embedding-again')).toHaveTextContent('search uses keywords until it finishes');
+  await emit('knowledge', { type: 'indexed', base: 'Notes', indexed: 2, unchanged: 0, removed: 0, failed: 0, chunks: 4 });
+  await waitFor(() => expect(within(card).queryByTestId('knowledge-embedding-again')).toBeNull());
+});
+
+test('an embedding model the provider does not have is refused with its reason, and nothing changes', async () => {
+  const backend = knowledgeBackend([base('Notes')]);
+  backend.fail('set_knowledge_embedder', { kind: 'provider', message: 'the model nomic-embed is not available on this provider: model "nomic-embed" not found, try pulling it first' });
+  const user = userEvent.setup();
+  render(KnowledgeSettings);
+  const card = await screen.findByTestId('knowledge-base');
+  await user.click(within(card).getByTestId('knowledge-embedder-change'));
+  await user.selectOptions(within(card).getByTestId('knowledge-embedder-provider'), 'Home Ollama');
+  await user.type(within(card).getByTestId('knowledge-embedder-model'), 'nomic-embed');
+  await user.click(within(card).getByTestId('knowledge-embedder-use'));
+  expect(await within(card).findByRole('alert')).toHaveTextContent('try pulling it first');
+  expect(within(card).getByTestId('knowledge-embedder')).toHaveTextContent('Built-in (offline)');
 });
