@@ -316,6 +316,11 @@ async fn build_scale_base(db: &Path, embedder_id: &str) -> Duration {
         .create_knowledge_base("scale", embedder_id)
         .await
         .unwrap();
+    // Before the chunks: a base given an embedder drops the vectors it had.
+    store
+        .set_knowledge_embedder(base.id, embedder_id, DIMENSIONS as u32)
+        .await
+        .unwrap();
     let words = vocabulary();
     let mut rng = Rng(0x5EED_0003);
     let mut spent = Duration::ZERO;
@@ -352,10 +357,6 @@ async fn build_scale_base(db: &Path, embedder_id: &str) -> Duration {
             .unwrap();
         spent += started.elapsed();
     }
-    store
-        .set_knowledge_embedder(base.id, embedder_id, DIMENSIONS as u32)
-        .await
-        .unwrap();
     store.close().await;
     spent
 }

@@ -313,17 +313,30 @@ impl Store {
         id: i64,
         width: usize,
     ) -> Result<StoredVectors, StoreError> {
-        let rows: Vec<(i64, f64, Vec<u8>)> = sqlx::query_as(
+        use futures::TryStreamExt;
+        let count: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM knowledge_chunks WHERE base_id = ? AND vector IS NOT NULL",
+        )
+        .bind(id)
+        .fetch_one(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))?;
+        let count = usize::try_from(count).unwrap_or(0);
+        let mut out = StoredVectors::default();
+        out.ids.reserve(count);
+        out.scales.reserve(count);
+        out.values.reserve(count * width);
+        // Row by row into the one buffer: 100,000 rows held at once would take as much memory
+        // again, which the allocator keeps after the read.
+        let mut rows = sqlx::query_as::<_, (i64, f64, Vec<u8>)>(
             "SELECT id, scale, vector FROM knowledge_chunks
              WHERE base_id = ? AND vector IS NOT NULL ORDER BY id",
         )
         .bind(id)
-        .fetch_all(&self.reader)
-        .await
-        .map_err(|e| self.classify(e))?;
-        let mut out = StoredVectors::default();
-        out.values.reserve(rows.len() * width);
-        for (chunk, scale, vector) in rows {
+        .fetch(&self.reader);
+        while let Some((chunk, scale, vector)) =
+            rows.try_next().await.map_err(|e| self.classify(e))?
+        {
             if vector.len() != width {
                 continue;
             }
