@@ -39,7 +39,7 @@ struct Seen {
 #[derive(Clone, Default)]
 struct Fake {
     seen: Arc<Mutex<Vec<Seen>>>,
-    /// Answer with this instead of vectors (status, body).
+    /// Answer with this instead of vectors (status, body); status 0: never answer.
     broken: Arc<Mutex<Option<(u16, String)>>>,
 }
 
@@ -75,7 +75,12 @@ async fn answer(State(fake): State<Fake>, request: Request) -> Response {
         auth,
         body: body.clone(),
     });
-    if let Some((status, text)) = fake.broken.lock().unwrap().clone() {
+    let broken = fake.broken.lock().unwrap().clone();
+    if let Some((0, _)) = broken {
+        // Stalls: accepts the request and never answers.
+        std::future::pending::<()>().await;
+    }
+    if let Some((status, text)) = broken {
         let status = StatusCode::from_u16(status).unwrap();
         return (status, [("content-type", "application/json")], text).into_response();
     }
@@ -385,4 +390,27 @@ async fn changing_the_embedder_embeds_every_file_again_and_says_so() {
     let (base_name, embedder) = said.expect("an EmbeddingAgain event");
     assert_eq!(base_name, name);
     assert!(embedder.ends_with("/embed-large"));
+}
+
+#[tokio::test]
+async fn a_search_whose_provider_stalls_answers_by_keywords_within_its_wait() {
+    let Setup {
+        fake,
+        engine,
+        root: _,
+        name,
+        _dir,
+    } = setup(ProviderKind::Ollama).await;
+    assert_eq!(engine.knowledge().index(&name).await.unwrap().indexed, 2);
+    *fake.broken.lock().unwrap() = Some((0, String::new()));
+    let found = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        engine
+            .knowledge()
+            .search(&name, "drain hose", 1, Mode::Hybrid),
+    )
+    .await
+    .expect("a search is bounded")
+    .unwrap();
+    assert!(found[0].path.ends_with("dishwasher.md"), "{found:?}");
 }

@@ -119,3 +119,66 @@ impl Embedder for BuiltinEmbedder {
         })
     }
 }
+
+/// A base's embedder that cannot be had now: every text fails with the reason.
+pub(crate) struct Unavailable {
+    pub(crate) id: String,
+    pub(crate) dimensions: usize,
+    pub(crate) why: String,
+}
+
+impl Embedder for Unavailable {
+    fn id(&self) -> String {
+        self.id.clone()
+    }
+
+    fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    fn max_tokens(&self) -> usize {
+        512
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        // About four characters a token, a wide (CJK) character one.
+        text.chars()
+            .map(|c| if (c as u32) >= 0x2E80 { 4 } else { 1 })
+            .sum::<usize>()
+            / 4
+            + 2
+    }
+
+    fn embed(
+        &self,
+        _texts: Vec<String>,
+        _purpose: Purpose,
+    ) -> BoxFuture<'static, Result<Vec<Vec<f32>>, String>> {
+        let why = self.why.clone();
+        Box::pin(async move { Err(why) })
+    }
+}
+
+/// The built-in embedder from `path`, loaded off the async workers.
+pub(crate) async fn load_builtin(path: PathBuf) -> Result<std::sync::Arc<dyn Embedder>, String> {
+    #[cfg(feature = "local")]
+    {
+        if !path.is_file() {
+            return Err(format!(
+                "the built-in embedder {} is missing, so search uses keywords only",
+                path.display()
+            ));
+        }
+        let loaded = tokio::task::spawn_blocking(move || BuiltinEmbedder::load(&path, None))
+            .await
+            .map_err(|e| e.to_string())??;
+        Ok(std::sync::Arc::new(loaded) as std::sync::Arc<dyn Embedder>)
+    }
+    #[cfg(not(feature = "local"))]
+    {
+        Err(format!(
+            "this build has no built-in model runtime, so {} cannot be loaded and search uses keywords only",
+            path.display()
+        ))
+    }
+}

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 
 use super::KnowledgeError;
-use super::embedder::{Embedder, Purpose, RemoteEmbedders};
+use super::embedder::{Embedder, Purpose, RemoteEmbedders, Unavailable, load_builtin};
 use super::index::{IndexProgress, IndexReport, index_base};
 use super::search::{Mode, rank};
 use super::vectors::VectorSet;
@@ -27,7 +27,16 @@ const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(200
 /// key or a server that went away is noticed by then; an indexing run always checks).
 const REMOTE_FOR: std::time::Duration = std::time::Duration::from_secs(300);
 
-type RemoteCache = HashMap<(String, String), (std::time::Instant, Arc<dyn Embedder>)>;
+/// How long a provider embedder that could not be had is not asked again by searches (they
+/// go on by keywords at once instead of waiting on a server that is down).
+const REMOTE_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The longest a search waits for its question's vector before going on by keywords.
+const QUESTION_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A provider embedder as last had, or why not, and when.
+type RemoteCache =
+    HashMap<(String, String), (std::time::Instant, Result<Arc<dyn Embedder>, String>)>;
 
 /// What the knowledge bases tell a window.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, ts_rs::TS)]
@@ -151,20 +160,29 @@ impl Knowledge {
             return self.embedder().await;
         };
         let key = (provider.clone(), model.clone());
-        let mut cache = self.inner.remotes.lock().await;
-        if let Some((made, embedder)) = cache.get(&key)
-            && made.elapsed() < REMOTE_FOR
-        {
-            return Ok(embedder.clone());
+        if let Some((made, had)) = self.inner.remotes.lock().await.get(&key) {
+            let keep = if had.is_ok() {
+                REMOTE_FOR
+            } else {
+                REMOTE_RETRY
+            };
+            if made.elapsed() < keep {
+                return had.clone();
+            }
         }
-        cache.remove(&key);
         let remote = (self.inner.remote.lock())
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
             .ok_or_else(|| "provider embedders are not available here".to_owned())?;
-        let embedder = remote.embedder(provider, model).await?;
-        cache.insert(key, (std::time::Instant::now(), embedder.clone()));
-        Ok(embedder)
+        // Asked without the cache's lock held: a slow server holds up no other base.
+        let had = remote.embedder(provider, model).await;
+        let now = std::time::Instant::now();
+        self.inner
+            .remotes
+            .lock()
+            .await
+            .insert(key, (now, had.clone()));
+        had
     }
 
     /// Chooses base `name`'s embedder (a provider's is checked to answer first); the next run
@@ -448,6 +466,21 @@ impl Knowledge {
 
     /// The question's vector, by the embedder that made `base`'s vectors.
     async fn query_vector(&self, base: &KnowledgeBase, question: &str) -> Result<Vec<f32>, String> {
+        tokio::time::timeout(QUESTION_WAIT, self.question_vector(base, question))
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "the embedder did not answer within {} s",
+                    QUESTION_WAIT.as_secs()
+                ))
+            })
+    }
+
+    async fn question_vector(
+        &self,
+        base: &KnowledgeBase,
+        question: &str,
+    ) -> Result<Vec<f32>, String> {
         let embedder = self.embedder_for(&base.choice).await?;
         if embedder.id() != base.embedder {
             return Err(format!(
@@ -497,71 +530,6 @@ impl Knowledge {
             .vectors
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// A base's embedder that cannot be had now: every text fails with the reason.
-struct Unavailable {
-    id: String,
-    dimensions: usize,
-    why: String,
-}
-
-impl Embedder for Unavailable {
-    fn id(&self) -> String {
-        self.id.clone()
-    }
-
-    fn dimensions(&self) -> usize {
-        self.dimensions
-    }
-
-    fn max_tokens(&self) -> usize {
-        512
-    }
-
-    fn count_tokens(&self, text: &str) -> usize {
-        // About four characters a token, a wide (CJK) character one.
-        text.chars()
-            .map(|c| if (c as u32) >= 0x2E80 { 4 } else { 1 })
-            .sum::<usize>()
-            / 4
-            + 2
-    }
-
-    fn embed(
-        &self,
-        _texts: Vec<String>,
-        _purpose: Purpose,
-    ) -> futures::future::BoxFuture<'static, Result<Vec<Vec<f32>>, String>> {
-        let why = self.why.clone();
-        Box::pin(async move { Err(why) })
-    }
-}
-
-/// The built-in embedder from `path`, loaded off the async workers.
-async fn load_builtin(path: PathBuf) -> Result<Arc<dyn Embedder>, String> {
-    #[cfg(feature = "local")]
-    {
-        if !path.is_file() {
-            return Err(format!(
-                "the built-in embedder {} is missing, so search uses keywords only",
-                path.display()
-            ));
-        }
-        let loaded = tokio::task::spawn_blocking(move || {
-            super::embedder::BuiltinEmbedder::load(&path, None)
-        })
-        .await
-        .map_err(|e| e.to_string())??;
-        Ok(Arc::new(loaded) as Arc<dyn Embedder>)
-    }
-    #[cfg(not(feature = "local"))]
-    {
-        Err(format!(
-            "this build has no built-in model runtime, so {} cannot be loaded and search uses keywords only",
-            path.display()
-        ))
     }
 }
 

@@ -238,7 +238,7 @@ impl HttpProvider {
         Ok(vectors)
     }
 
-    /// Posts `ask` and reads the JSON answer (the whole exchange bounded by the idle timeout).
+    /// Posts `ask` and reads the JSON answer (the whole exchange bounded by [`EMBED_WAIT`]).
     async fn post_json(
         &self,
         ask: &WireRequest,
@@ -249,10 +249,7 @@ impl HttpProvider {
             .post(self.url(&ask.path))
             .headers(self.headers(&ask.headers)?)
             .json(&ask.body)
-            .timeout(
-                self.options.connect_timeout
-                    + self.options.idle_timeout.min(Duration::from_secs(120)),
-            )
+            .timeout(EMBED_WAIT)
             .send()
             .await
             .map_err(network_error)?;
@@ -260,6 +257,10 @@ impl HttpProvider {
         read_json(response, "the embedding answer").await
     }
 }
+
+/// The longest one embedding request may take, answer read: a group of 100 passages takes a
+/// few seconds; a server that takes a minute is treated as down.
+const EMBED_WAIT: Duration = Duration::from_secs(60);
 
 /// `v` scaled to unit length (providers differ in whether they normalise).
 fn unit(v: Vec<f32>) -> Vec<f32> {
