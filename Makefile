@@ -171,7 +171,8 @@ bench-web:
 # searched (p50/p95 hybrid, keywords, vectors; memory), indexing speed against llama-cpp-python
 # on the same GGUF and threads (its virtualenv as bench-local makes it), and nDCG@10 on BEIR
 # SciFact when ~/.cache/switchboard/bench/scifact holds it (made by bench/knowledge/scifact.py,
-# outside the repository). PARTS=scale,speed,quality picks parts (all unless told).
+# outside the repository). PARTS=scale,speed,quality picks parts (all unless told); PARTS=query
+# times a question's embedding alone on the one-thread question lane and the passage lane.
 KB_RUNS ?= 3
 bench-knowledge:
 	test -x $(LLAMA_VENV)/bin/python || python3 -m venv $(LLAMA_VENV)

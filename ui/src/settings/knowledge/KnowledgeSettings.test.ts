@@ -137,3 +137,11 @@ test('an embedding model the provider does not have is refused with its reason, 
   expect(await within(card).findByRole('alert')).toHaveTextContent('try pulling it first');
   expect(within(card).getByTestId('knowledge-embedder')).toHaveTextContent('Built-in (offline)');
 });
+
+test('a base embedded by a provider shows the provider by its name from the start', async () => {
+  const ollama = providerView({ name: 'Home Ollama' });
+  knowledgeBackend([base('Notes', { choice: { kind: 'provider', provider: ollama.provider.id, model: 'bge-m3' } })], [], [ollama]);
+  render(KnowledgeSettings);
+  const card = await screen.findByTestId('knowledge-base');
+  await waitFor(() => expect(within(card).getByTestId('knowledge-embedder')).toHaveTextContent('Home Ollama · bge-m3'));
+});
