@@ -217,6 +217,56 @@ async fn bad_sources_and_unknown_bases_are_refused_by_name() {
 }
 
 #[tokio::test]
+async fn every_base_is_listed_with_its_own_sources_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let kb = service(dir.path()).await;
+    for folder in ["b-notes", "a-notes", "c-work"] {
+        std::fs::create_dir(dir.path().join(folder)).unwrap();
+    }
+    kb.create("Work").await.unwrap();
+    kb.create("Home").await.unwrap();
+    kb.create("Empty").await.unwrap();
+    kb.add_source("Home", &dir.path().join("b-notes"))
+        .await
+        .unwrap();
+    kb.add_source("Home", &dir.path().join("a-notes"))
+        .await
+        .unwrap();
+    kb.add_source("Work", &dir.path().join("c-work"))
+        .await
+        .unwrap();
+    let listed: Vec<(String, Vec<String>)> = kb
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|b| {
+            let names = b.sources.iter().map(|s| file_name_of(s)).collect();
+            (b.name, names)
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("Empty".to_owned(), vec![]),
+            (
+                "Home".to_owned(),
+                vec!["a-notes".to_owned(), "b-notes".to_owned()]
+            ),
+            ("Work".to_owned(), vec!["c-work".to_owned()]),
+        ]
+    );
+}
+
+fn file_name_of(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[tokio::test]
 async fn a_file_written_while_the_base_is_watched_is_indexed_without_asking() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("docs");

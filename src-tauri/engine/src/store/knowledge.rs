@@ -87,11 +87,24 @@ impl Store {
                 .fetch_all(&self.reader)
                 .await
                 .map_err(|e| self.classify(e))?;
-        let mut bases = Vec::with_capacity(rows.len());
-        for row in rows {
-            bases.push(self.base_of(row).await?);
+        // Every base's sources in one query, not one query a base.
+        let paths: Vec<(i64, String)> =
+            sqlx::query_as("SELECT base_id, path FROM knowledge_sources ORDER BY path")
+                .fetch_all(&self.reader)
+                .await
+                .map_err(|e| self.classify(e))?;
+        let mut sources: std::collections::HashMap<i64, Vec<String>> =
+            std::collections::HashMap::new();
+        for (base, path) in paths {
+            sources.entry(base).or_default().push(path);
         }
-        Ok(bases)
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let found = sources.remove(&row.0).unwrap_or_default();
+                base_with(row, found)
+            })
+            .collect())
     }
 
     /// The knowledge base named `name` (case-insensitively), if any.
@@ -113,19 +126,8 @@ impl Store {
     }
 
     async fn base_of(&self, row: BaseRow) -> Result<KnowledgeBase, StoreError> {
-        let (id, name, embedder, choice, dimensions, created_at, files, failed, chunks) = row;
-        Ok(KnowledgeBase {
-            id,
-            name,
-            embedder,
-            choice: serde_json::from_str(&choice).unwrap_or_default(),
-            dimensions: u32::try_from(dimensions).unwrap_or(0),
-            sources: self.knowledge_sources(id).await?,
-            files: u32::try_from(files).unwrap_or(u32::MAX),
-            failed: u32::try_from(failed).unwrap_or(u32::MAX),
-            chunks: u32::try_from(chunks).unwrap_or(u32::MAX),
-            created_at,
-        })
+        let sources = self.knowledge_sources(row.0).await?;
+        Ok(base_with(row, sources))
     }
 
     /// Deletes the knowledge base `id` with its sources, files, chunks and their index rows.
@@ -265,4 +267,21 @@ fn check_base_name(name: &str) -> Result<String, StoreError> {
         ));
     }
     Ok(name.to_owned())
+}
+
+/// A base from its row and its sources.
+fn base_with(row: BaseRow, sources: Vec<String>) -> KnowledgeBase {
+    let (id, name, embedder, choice, dimensions, created_at, files, failed, chunks) = row;
+    KnowledgeBase {
+        id,
+        name,
+        embedder,
+        choice: serde_json::from_str(&choice).unwrap_or_default(),
+        dimensions: u32::try_from(dimensions).unwrap_or(0),
+        sources,
+        files: u32::try_from(files).unwrap_or(u32::MAX),
+        failed: u32::try_from(failed).unwrap_or(u32::MAX),
+        chunks: u32::try_from(chunks).unwrap_or(u32::MAX),
+        created_at,
+    }
 }
