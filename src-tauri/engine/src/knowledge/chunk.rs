@@ -24,6 +24,20 @@ pub struct Chunk {
     pub heading: Option<String>,
 }
 
+/// Tokens estimated without a tokenizer, on the safe side: a CJK (or other wide) character is
+/// a token, other text about three characters a token, plus a start and an end token.
+pub fn estimated_tokens(text: &str) -> usize {
+    let (mut wide, mut narrow) = (0usize, 0usize);
+    for c in text.chars() {
+        if (c as u32) >= 0x2E80 {
+            wide += 1;
+        } else {
+            narrow += 1;
+        }
+    }
+    2 + wide + narrow.div_ceil(3)
+}
+
 /// `doc` cut into chunks of at most `max` as `sizer` counts (a unit that alone is bigger, such
 /// as one long word, is cut by characters).
 pub fn chunks<S: ChunkSizer>(doc: &Document, sizer: S, max: usize) -> Vec<Chunk> {

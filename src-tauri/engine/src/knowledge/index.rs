@@ -261,14 +261,14 @@ fn title_of(doc: &Document) -> Option<String> {
         .map(|t| t.trim().chars().take(200).collect())
 }
 
-/// Counts tokens with the embedder (or, with none, about four characters to a token).
+/// Counts tokens with the embedder (or, with none, estimated).
 struct Sizer<'a>(Option<&'a dyn Embedder>);
 
 impl ChunkSizer for Sizer<'_> {
     fn size(&self, chunk: &str) -> usize {
         match self.0 {
             Some(embedder) => embedder.count_tokens(chunk),
-            None => chunk.chars().count().div_ceil(4),
+            None => super::chunk::estimated_tokens(chunk),
         }
     }
 }

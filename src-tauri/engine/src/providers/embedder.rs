@@ -101,7 +101,8 @@ impl Embedder for ProviderEmbedder {
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        estimated_tokens(text)
+        // The provider's tokenizer is not at hand.
+        crate::knowledge::chunk::estimated_tokens(text)
     }
 
     fn embed(
@@ -123,23 +124,9 @@ impl Embedder for ProviderEmbedder {
     }
 }
 
-/// A provider's tokenizer is not at hand, so tokens are estimated on the safe side: a CJK
-/// character (or any other wide one) is a token, other text about three characters a token.
-fn estimated_tokens(text: &str) -> usize {
-    let (mut wide, mut narrow) = (0usize, 0usize);
-    for c in text.chars() {
-        if (c as u32) >= 0x2E80 {
-            wide += 1;
-        } else {
-            narrow += 1;
-        }
-    }
-    2 + wide + narrow.div_ceil(3)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::estimated_tokens;
+    use crate::knowledge::chunk::estimated_tokens;
 
     #[test]
     fn estimates_count_chinese_characters_one_each_and_other_text_by_three() {
