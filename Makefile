@@ -28,13 +28,16 @@ endif
 
 .PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge
 
+# The built-in embedder for knowledge bases that deps.sh makes.
+EMBED_GGUF := $(HOME)/.cache/switchboard/models/multilingual-e5-small-q4_0.gguf
+
 # A profile with no model gets the SmolLM2 file deps.sh fetched as the built-in model's default,
 # and knowledge bases the multilingual-e5-small embedder deps.sh made.
 run:
 	scripts/deps.sh run
 	$(MAKE) ui
 	SWITCHBOARD_DEFAULT_GGUF=$(HOME)/.cache/switchboard/models/SmolLM2-135M-Instruct.Q4_1.gguf \
-	SWITCHBOARD_EMBED_GGUF=$(HOME)/.cache/switchboard/models/multilingual-e5-small-q4_0.gguf \
+	SWITCHBOARD_EMBED_GGUF=$(EMBED_GGUF) \
 	  cargo run --bin switchboard
 
 ui:
@@ -85,11 +88,14 @@ test-conformance:
 	cargo build --bin switchboard
 	tests/conformance/run.sh "$(BIN)"
 
-# A Debian package of the app (release build).
+# A Debian package of the app (release build). It ships the built-in embedder deps.sh made as a
+# resource (/usr/lib/Switchboard/models/), so knowledge bases get vectors on a fresh install,
+# offline; `make deb DEBUG=1` packages a debug build.
 deb:
 	scripts/deps.sh run
 	$(MAKE) ui
-	ui/node_modules/.bin/tauri build --bundles deb
+	ui/node_modules/.bin/tauri build --bundles deb $(if $(DEBUG),--debug) \
+	  --config '{"bundle":{"resources":{"$(EMBED_GGUF)":"models/multilingual-e5-small-q4_0.gguf"}}}'
 
 # Rewrites ui/src/bindings.ts from the Rust types, then ui/src/api/commands.ts (the typed IPC
 # commands) from the Rust commands and those types.

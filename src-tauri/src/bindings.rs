@@ -42,7 +42,7 @@ use switchboard_engine::store::{
     MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, ProviderRecord,
     ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
-use switchboard_engine::store::{KnowledgeBase, KnowledgeFile};
+use switchboard_engine::store::{FilesPage, FilesQuery, KnowledgeBase, KnowledgeFile};
 use switchboard_engine::store::{ModelProbe, ToolSupport};
 use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
 use switchboard_engine::vocab::knowledge::{EmbedderChoice, Passage};
@@ -189,6 +189,8 @@ pub fn typescript() -> String {
         declaration::<ToolCost>(&cfg),
         declaration::<KnowledgeBase>(&cfg),
         declaration::<KnowledgeFile>(&cfg),
+        declaration::<FilesQuery>(&cfg),
+        declaration::<FilesPage>(&cfg),
         declaration::<IndexProgress>(&cfg),
         declaration::<IndexReport>(&cfg),
         declaration::<KnowledgeEvent>(&cfg),

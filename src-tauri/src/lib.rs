@@ -188,8 +188,25 @@ pub async fn open_engine(
                 )))
             })?;
     let secrets = Secrets::new(store, secrets::process_env(), redactor.clone());
-    Engine::open(paths, redactor, secrets).await
+    Engine::open_with(paths, redactor, secrets, packaged_resources()).await
 }
+
+/// The installed app's resources folder, where the built-in embedder ships (Tauri's rule: on
+/// Linux `../lib/Switchboard` beside the binary, an AppImage's `usr/lib/Switchboard`); `None`
+/// when it cannot be told. A development build's is its cargo output folder, which holds none.
+pub fn packaged_resources() -> Option<std::path::PathBuf> {
+    let package = tauri::PackageInfo {
+        name: PRODUCT_NAME.into(),
+        version: env!("CARGO_PKG_VERSION").parse().ok()?,
+        authors: env!("CARGO_PKG_AUTHORS"),
+        description: env!("CARGO_PKG_DESCRIPTION"),
+        crate_name: env!("CARGO_PKG_NAME"),
+    };
+    tauri::utils::platform::resource_dir(&package, &tauri::Env::default()).ok()
+}
+
+/// The product name (`productName` in `tauri.conf.json`), which names the resources folder.
+pub const PRODUCT_NAME: &str = "Switchboard";
 
 /// The environment variable naming a GGUF file that becomes the built-in model's default when
 /// the profile has no model yet (`make run` points it at the SmolLM2 file `scripts/deps.sh`

@@ -134,6 +134,76 @@ fn the_cli_creates_a_base_searches_it_lists_its_files_and_removes_it() {
     );
 }
 
+/// An installed app (Tauri's layout: `<prefix>/bin/switchboard`, its resources in
+/// `<prefix>/lib/Switchboard/`) embeds with the copy of the embedder it ships when neither the
+/// environment nor the profile's models folder names one: an English question finds the Chinese
+/// manual, which only vectors can do.
+#[test]
+fn an_installed_app_embeds_with_the_embedder_it_ships_when_the_profile_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, root) = (dir.path().join("data"), dir.path().join("notes"));
+    notes(&root);
+    let config: serde_json::Value =
+        serde_json::from_str(include_str!("../../tauri.conf.json")).unwrap();
+    assert_eq!(config["productName"], switchboard_app::PRODUCT_NAME);
+    let prefix = dir.path().join("usr");
+    let (bin, models) = (
+        prefix.join("bin"),
+        prefix
+            .join("lib")
+            .join(switchboard_app::PRODUCT_NAME)
+            .join(switchboard_engine::knowledge::embedder::PACKAGED_MODELS),
+    );
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&models).unwrap();
+    // A hard link or a copy, not a symbolic link: the binary finds its resources from its own
+    // path, and a symbolic link resolves to the build's.
+    let installed = bin.join("switchboard");
+    let built = Path::new(env!("CARGO_BIN_EXE_switchboard"));
+    if std::fs::hard_link(built, &installed).is_err() {
+        std::fs::copy(built, &installed).unwrap();
+    }
+    std::os::unix::fs::symlink(
+        embed_gguf(),
+        models.join(switchboard_engine::knowledge::embedder::BUILTIN_FILE),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        Command::new(&installed)
+            .arg("--data-dir")
+            .arg(&data)
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("SWITCHBOARD_EMBED_GGUF")
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap()
+    };
+
+    let o = run(&["knowledge", "create", "Home", &root.to_string_lossy()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let question = "the air conditioner remote control";
+    let o = run(&[
+        "kb", "search", "Home", question, "--mode", "vectors", "--count", "1", "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let found: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        found[0]["path"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("空调.md"),
+        "{found}"
+    );
+    assert!(
+        !data
+            .join("models")
+            .join(switchboard_engine::knowledge::embedder::BUILTIN_FILE)
+            .exists(),
+        "the shipped copy is used where it is, not copied into the profile"
+    );
+}
+
 async fn open(dir: &Path) -> Engine {
     let paths = Paths::under(dir);
     paths.ensure().unwrap();

@@ -294,47 +294,37 @@ async fn a_base_embedded_by_each_providers_format_finds_passages_by_vectors_alon
 
 #[tokio::test]
 async fn a_wrong_model_is_refused_when_chosen_and_the_base_keeps_its_embedder() {
-    let Setup {
-        fake: _,
-        engine,
-        root: _,
-        name,
-        _dir,
-    } = setup(ProviderKind::Ollama).await;
-    let wrong = same_provider(&engine, &name, "no-such-model").await;
+    let s = setup(ProviderKind::Ollama).await;
+    let (engine, name) = (&s.engine, s.name.as_str());
+    let wrong = same_provider(engine, name, "no-such-model").await;
     let error = engine
         .knowledge()
-        .set_embedder(&name, &wrong)
+        .set_embedder(name, &wrong)
         .await
         .unwrap_err()
         .to_string();
     assert!(error.contains("no-such-model"), "{error}");
-    let kept = engine.knowledge().get(&name).await.unwrap().choice;
+    let kept = engine.knowledge().get(name).await.unwrap().choice;
     assert!(matches!(kept, EmbedderChoice::Provider { ref model, .. } if model == "embed-small"));
 }
 
 #[tokio::test]
 async fn a_provider_that_breaks_mid_run_fails_its_files_with_the_reason_and_search_falls_back_to_keywords()
  {
-    let Setup {
-        fake,
-        engine,
-        root,
-        name,
-        _dir,
-    } = setup(ProviderKind::Openai).await;
-    assert_eq!(engine.knowledge().index(&name).await.unwrap().indexed, 2);
+    let s = setup(ProviderKind::Openai).await;
+    let (engine, name) = (&s.engine, s.name.as_str());
+    assert_eq!(engine.knowledge().index(name).await.unwrap().indexed, 2);
 
     // The answer turns to garbage: a changed file cannot be embedded, and says why.
-    *fake.broken.lock().unwrap() = Some((200, r#"{"data": "not vectors"}"#.into()));
+    *s.fake.broken.lock().unwrap() = Some((200, r#"{"data": "not vectors"}"#.into()));
     std::fs::write(
-        root.join("bicycle.md"),
+        s.root.join("bicycle.md"),
         "# Bicycle\n\nPump the tyres to five bar now.\n",
     )
     .unwrap();
-    let report = engine.knowledge().index(&name).await.unwrap();
+    let report = engine.knowledge().index(name).await.unwrap();
     assert_eq!(report.failed, 1, "{report:?}");
-    let files = engine.knowledge().files(&name).await.unwrap();
+    let files = engine.knowledge().files(name).await.unwrap();
     let failed: Vec<_> = files.iter().filter_map(|f| f.error.as_deref()).collect();
     assert!(
         failed.len() == 1
@@ -345,16 +335,16 @@ async fn a_provider_that_breaks_mid_run_fails_its_files_with_the_reason_and_sear
     // The file is still found by its words, and the base kept the other file's vectors.
     let found = engine
         .knowledge()
-        .search(&name, "five bar", 1, Mode::Keywords)
+        .search(name, "five bar", 1, Mode::Keywords)
         .await
         .unwrap();
     assert!(found[0].path.ends_with("bicycle.md"), "{found:?}");
 
     // The server is gone: hybrid search still answers, by keywords.
-    *fake.broken.lock().unwrap() = Some((503, r#"{"error": {"message": "overloaded"}}"#.into()));
+    *s.fake.broken.lock().unwrap() = Some((503, r#"{"error": {"message": "overloaded"}}"#.into()));
     let found = engine
         .knowledge()
-        .search(&name, "drain hose", 1, Mode::Hybrid)
+        .search(name, "drain hose", 1, Mode::Hybrid)
         .await;
     let found = found.unwrap();
     assert!(found[0].path.ends_with("dishwasher.md"), "{found:?}");
@@ -362,24 +352,15 @@ async fn a_provider_that_breaks_mid_run_fails_its_files_with_the_reason_and_sear
 
 #[tokio::test]
 async fn changing_the_embedder_embeds_every_file_again_and_says_so() {
-    let Setup {
-        fake: _,
-        engine,
-        root: _,
-        name,
-        _dir,
-    } = setup(ProviderKind::Ollama).await;
-    assert_eq!(engine.knowledge().index(&name).await.unwrap().indexed, 2);
+    let s = setup(ProviderKind::Ollama).await;
+    let (engine, name) = (&s.engine, s.name.as_str());
+    assert_eq!(engine.knowledge().index(name).await.unwrap().indexed, 2);
     let mut events = engine.knowledge().subscribe();
-    let other = same_provider(&engine, &name, "embed-large").await;
-    engine
-        .knowledge()
-        .set_embedder(&name, &other)
-        .await
-        .unwrap();
-    let report = engine.knowledge().index(&name).await.unwrap();
+    let other = same_provider(engine, name, "embed-large").await;
+    engine.knowledge().set_embedder(name, &other).await.unwrap();
+    let report = engine.knowledge().index(name).await.unwrap();
     assert_eq!((report.indexed, report.unchanged), (2, 0), "{report:?}");
-    let base = engine.knowledge().get(&name).await.unwrap();
+    let base = engine.knowledge().get(name).await.unwrap();
     assert!(base.embedder.ends_with("/embed-large"), "{}", base.embedder);
     let mut said = None;
     while let Ok(event) = events.try_recv() {
@@ -394,23 +375,30 @@ async fn changing_the_embedder_embeds_every_file_again_and_says_so() {
 
 #[tokio::test]
 async fn a_search_whose_provider_stalls_answers_by_keywords_within_its_wait() {
-    let Setup {
-        fake,
-        engine,
-        root: _,
-        name,
-        _dir,
-    } = setup(ProviderKind::Ollama).await;
-    assert_eq!(engine.knowledge().index(&name).await.unwrap().indexed, 2);
-    *fake.broken.lock().unwrap() = Some((0, String::new()));
+    let s = setup(ProviderKind::Ollama).await;
+    let (engine, name) = (&s.engine, s.name.as_str());
+    assert_eq!(engine.knowledge().index(name).await.unwrap().indexed, 2);
+    *s.fake.broken.lock().unwrap() = Some((0, String::new()));
     let found = tokio::time::timeout(
         std::time::Duration::from_secs(30),
         engine
             .knowledge()
-            .search(&name, "drain hose", 1, Mode::Hybrid),
+            .search(name, "drain hose", 1, Mode::Hybrid),
     )
     .await
     .expect("a search is bounded")
     .unwrap();
     assert!(found[0].path.ends_with("dishwasher.md"), "{found:?}");
+}
+
+#[tokio::test]
+async fn an_indexing_run_soon_after_another_asks_the_provider_nothing_when_no_file_changed() {
+    let s = setup(ProviderKind::Ollama).await;
+    let (engine, name) = (&s.engine, s.name.as_str());
+    assert_eq!(engine.knowledge().index(name).await.unwrap().indexed, 2);
+    let asked = s.fake.seen.lock().unwrap().len();
+    // As the watcher's run after a save that changed nothing.
+    let report = engine.knowledge().index(name).await.unwrap();
+    assert_eq!((report.indexed, report.unchanged), (0, 2), "{report:?}");
+    assert_eq!(s.fake.seen.lock().unwrap().len(), asked, "no check request");
 }

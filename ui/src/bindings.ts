@@ -2779,6 +2779,40 @@ error: string | null,
 indexedAt: number, };
 
 /**
+ * Which of a base's files to list, a page at a time.
+ */
+export type FilesQuery = { 
+/**
+ * Only paths containing this text (ASCII letters in either case); empty: all.
+ */
+contains: string, 
+/**
+ * Only files that could not be indexed.
+ */
+failedOnly: boolean, 
+/**
+ * How many matching files to skip.
+ */
+offset: number, 
+/**
+ * How many to give (1 to [`MAX_FILES_PAGE`]).
+ */
+limit: number, };
+
+/**
+ * A page of a base's files and how many match in all.
+ */
+export type FilesPage = { 
+/**
+ * How many files match the query.
+ */
+total: number, 
+/**
+ * This page's files, by path.
+ */
+files: Array<KnowledgeFile>, };
+
+/**
  * How far an indexing run is.
  */
 export type IndexProgress = { 

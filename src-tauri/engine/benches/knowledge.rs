@@ -108,7 +108,7 @@ fn parts() -> Vec<String> {
 
 fn gguf() -> PathBuf {
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
-    builtin_path(&home.join(".cache/switchboard/models"))
+    builtin_path(&home.join(".cache/switchboard/models"), None)
 }
 
 fn load_embedder() -> Arc<dyn Embedder> {
@@ -464,14 +464,13 @@ async fn breakdown(store: &Store, embedder: &Arc<dyn Embedder>, questions: &[Str
             .or_default()
             .push(ms(started.elapsed()));
     }
-    let medians: BTreeMap<&str, f64> = steps
-        .iter()
-        .map(|(step, took)| (*step, percentile(took, 50.0)))
-        .collect();
-    let tails: BTreeMap<&str, f64> = steps
-        .iter()
-        .map(|(step, took)| (*step, percentile(took, 95.0)))
-        .collect();
+    let at = |p: f64| -> BTreeMap<&str, f64> {
+        steps
+            .iter()
+            .map(|(step, took)| (*step, percentile(took, p)))
+            .collect()
+    };
+    let (medians, tails) = (at(50.0), at(95.0));
     eprintln!("    steps (p50): {medians:.1?}");
     eprintln!("    steps (p95): {tails:.1?}");
     json!(medians)

@@ -24,6 +24,8 @@ pub mod secrets;
 pub mod store;
 pub mod vocab;
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -82,6 +84,17 @@ impl Engine {
         redactor: Redactor,
         secrets: Secrets,
     ) -> Result<Self, EngineError> {
+        Self::open_with(paths, redactor, secrets, None).await
+    }
+
+    /// [`Engine::open`] for an installed app whose packaged resources are in `resources`
+    /// (where the built-in embedder ships: see [`knowledge::embedder::builtin_path`]).
+    pub async fn open_with(
+        paths: Paths,
+        redactor: Redactor,
+        secrets: Secrets,
+        resources: Option<PathBuf>,
+    ) -> Result<Self, EngineError> {
         paths.ensure()?;
         let store = Store::open(&paths.database()).await?;
         let owner = owner_lock(&paths);
@@ -102,7 +115,7 @@ impl Engine {
         mcp.set_sampler(std::sync::Arc::new(agent.clone()));
         let knowledge = knowledge::Knowledge::new(
             store.clone(),
-            knowledge::embedder::builtin_path(&paths.models_dir()),
+            knowledge::embedder::builtin_path(&paths.models_dir(), resources.as_deref()),
         );
         knowledge.set_remote(std::sync::Arc::new(providers.clone()));
         mcp.set_knowledge(std::sync::Arc::new(knowledge.clone()));

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use switchboard_engine::Engine;
 use switchboard_engine::knowledge::{IndexReport, Mode};
-use switchboard_engine::store::{KnowledgeBase, KnowledgeFile};
+use switchboard_engine::store::{FilesPage, FilesQuery, KnowledgeBase};
 use switchboard_engine::vocab::knowledge::{EmbedderChoice, Passage};
 use tauri::State;
 
@@ -64,13 +64,14 @@ pub async fn remove_knowledge_source(
     Ok(base)
 }
 
-/// The files of a knowledge base, with their chunks and errors.
+/// A page of a knowledge base's files, with their chunks and errors, and how many match.
 #[tauri::command]
 pub async fn knowledge_files(
     engine: State<'_, Engine>,
     name: String,
-) -> CmdResult<Vec<KnowledgeFile>> {
-    Ok(engine.knowledge().files(&name).await?)
+    query: FilesQuery,
+) -> CmdResult<FilesPage> {
+    Ok(engine.knowledge().files_page(&name, &query).await?)
 }
 
 /// Brings a knowledge base up to date now and says what changed.

@@ -27,6 +27,8 @@ import type {
   ExportProgress,
   ExportRequest,
   ExportSummary,
+  FilesPage,
+  FilesQuery,
   ImportPreview,
   ImportReport,
   ImportResult,
@@ -38,7 +40,6 @@ import type {
   InteractionAnswer,
   JsonValue,
   KnowledgeBase,
-  KnowledgeFile,
   LinkPreview,
   LocalModel,
   LocalOllama,
@@ -815,12 +816,12 @@ export function removeKnowledgeSource(args: { name: string; source: string }): P
 }
 
 /**
- * The files of a knowledge base, with their chunks and errors.
+ * A page of a knowledge base's files, with their chunks and errors, and how many match.
  *
  * Command `knowledge_files`.
  */
-export function knowledgeFiles(args: { name: string }): Promise<KnowledgeFile[]> {
-  return call<KnowledgeFile[]>('knowledge_files', args);
+export function knowledgeFiles(args: { name: string; query: FilesQuery }): Promise<FilesPage> {
+  return call<FilesPage>('knowledge_files', args);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Knowledge bases: list, create over folders, delete, add and remove a folder, choose the
 // embedder, files with their errors, index again, and a search to try one (src-tauri/src/commands/knowledge.rs).
-import type { EmbedderChoice, IndexReport, KnowledgeBase, KnowledgeFile, Passage } from '../bindings';
+import type { EmbedderChoice, FilesPage, FilesQuery, IndexReport, KnowledgeBase, Passage } from '../bindings';
 import * as commands from './commands';
 
 export { listKnowledgeBases } from './commands';
@@ -21,8 +21,9 @@ export function removeKnowledgeSource(name: string, source: string): Promise<Kno
   return commands.removeKnowledgeSource({ name, source });
 }
 
-export function knowledgeFiles(name: string): Promise<KnowledgeFile[]> {
-  return commands.knowledgeFiles({ name });
+/** A page of base `name`'s files (see `FilesQuery`) and how many match. */
+export function knowledgeFiles(name: string, query: FilesQuery): Promise<FilesPage> {
+  return commands.knowledgeFiles({ name, query });
 }
 
 export function reindexKnowledgeBase(name: string): Promise<IndexReport> {

@@ -53,13 +53,39 @@ pub trait RemoteEmbedders: Send + Sync {
     ) -> BoxFuture<'static, Result<std::sync::Arc<dyn Embedder>, String>>;
 }
 
+/// The folder inside the app's packaged resources that holds the built-in embedder (an
+/// installed app ships it there, e.g. `/usr/lib/Switchboard/models/` from the `.deb`).
+pub const PACKAGED_MODELS: &str = "models";
+
 /// Where the built-in embedder is looked for: `SWITCHBOARD_EMBED_GGUF` when set (the
-/// development and test runs point it at the file `scripts/deps.sh` made), else the models
-/// folder.
-pub fn builtin_path(models_dir: &Path) -> PathBuf {
-    std::env::var_os("SWITCHBOARD_EMBED_GGUF")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| models_dir.join(BUILTIN_FILE))
+/// development and test runs point it at the file `scripts/deps.sh` made), else the profile's
+/// models folder when the file is there, else the copy packaged with the app (`packaged`: the
+/// app's resources folder), else the models folder (so a missing file is named where a user
+/// can put one).
+pub fn builtin_path(models_dir: &Path, packaged: Option<&Path>) -> PathBuf {
+    choose_builtin(
+        std::env::var_os("SWITCHBOARD_EMBED_GGUF"),
+        models_dir,
+        packaged,
+    )
+}
+
+fn choose_builtin(
+    from_env: Option<std::ffi::OsString>,
+    models_dir: &Path,
+    packaged: Option<&Path>,
+) -> PathBuf {
+    if let Some(path) = from_env.filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let own = models_dir.join(BUILTIN_FILE);
+    if own.is_file() {
+        return own;
+    }
+    packaged
+        .map(|dir| dir.join(PACKAGED_MODELS).join(BUILTIN_FILE))
+        .filter(|path| path.is_file())
+        .unwrap_or(own)
 }
 
 /// The built-in embedder: an e5 GGUF on llama.cpp.
@@ -175,5 +201,54 @@ pub(crate) async fn load_builtin(path: PathBuf) -> Result<std::sync::Arc<dyn Emb
             "this build has no built-in model runtime, so {} cannot be loaded and search uses keywords only",
             path.display()
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_in(dir: &Path) -> PathBuf {
+        std::fs::create_dir_all(dir).unwrap();
+        let path = dir.join(BUILTIN_FILE);
+        std::fs::write(&path, b"GGUF").unwrap();
+        path
+    }
+
+    #[test]
+    fn the_builtin_embedder_is_taken_from_the_models_folder_before_the_packaged_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let models = dir.path().join("models");
+        let packaged = dir.path().join("resources");
+        let shipped = file_in(&packaged.join(PACKAGED_MODELS));
+        assert_eq!(choose_builtin(None, &models, Some(&packaged)), shipped);
+        let own = file_in(&models);
+        assert_eq!(choose_builtin(None, &models, Some(&packaged)), own);
+    }
+
+    #[test]
+    fn a_missing_builtin_embedder_is_named_in_the_models_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let models = dir.path().join("models");
+        let empty = dir.path().join("resources");
+        let expected = models.join(BUILTIN_FILE);
+        assert_eq!(choose_builtin(None, &models, Some(&empty)), expected);
+        assert_eq!(choose_builtin(None, &models, None), expected);
+    }
+
+    #[test]
+    fn the_environment_names_the_builtin_embedder_before_any_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let models = dir.path().join("models");
+        file_in(&models);
+        let named = dir.path().join("elsewhere.gguf");
+        assert_eq!(
+            choose_builtin(Some(named.clone().into()), &models, None),
+            named
+        );
+        assert_eq!(
+            choose_builtin(Some("".into()), &models, None),
+            models.join(BUILTIN_FILE)
+        );
     }
 }

@@ -206,15 +206,16 @@ async fn index_file(
         .iter()
         .map(|c| ChunkWrite {
             text: c.text.clone(),
-            keywords: indexed_text(&keyword_text(c, file.title.as_deref())),
+            keywords: indexed_text(&in_context(c)),
             line: u32::try_from(c.line).ok().filter(|_| doc.pages.is_empty()),
             page: doc.page_at(c.start),
             heading: c.heading.clone(),
             ..ChunkWrite::default()
         })
         .collect();
+    let texts: Vec<String> = pieces.iter().map(in_context).collect();
     if let Some(embedder) = embedder
-        && let Err(why) = embed_chunks(embedder.as_ref(), &mut written).await
+        && let Err(why) = embed_chunks(embedder.as_ref(), &texts, &mut written).await
     {
         // Kept for keyword search; embedded at the next run.
         for chunk in &mut written {
@@ -230,11 +231,18 @@ async fn index_file(
     Ok(Outcome::Indexed(written.len() as u32))
 }
 
-/// Gives `chunks` their quantized vectors, a group at a time; why not, at the first failure.
-async fn embed_chunks(embedder: &dyn Embedder, chunks: &mut [ChunkWrite]) -> Result<(), String> {
-    for group in chunks.chunks_mut(EMBED_GROUP) {
-        let texts = group.iter().map(|c| c.text.clone()).collect();
-        let vectors = embedder.embed(texts, Purpose::Passage).await?;
+/// Gives `chunks` the quantized vectors of `texts` (one each), a group at a time; why not, at
+/// the first failure.
+async fn embed_chunks(
+    embedder: &dyn Embedder,
+    texts: &[String],
+    chunks: &mut [ChunkWrite],
+) -> Result<(), String> {
+    for (texts, group) in texts
+        .chunks(EMBED_GROUP)
+        .zip(chunks.chunks_mut(EMBED_GROUP))
+    {
+        let vectors = embedder.embed(texts.to_vec(), Purpose::Passage).await?;
         for (chunk, vector) in group.iter_mut().zip(vectors) {
             let (scale, bytes) = quantize(&vector);
             chunk.scale = scale;
@@ -244,10 +252,17 @@ async fn embed_chunks(embedder: &dyn Embedder, chunks: &mut [ChunkWrite]) -> Res
     Ok(())
 }
 
-/// What the keyword index holds of a chunk: its headings and text.
-fn keyword_text(chunk: &Chunk, _title: Option<&str>) -> String {
+/// The most characters of a chunk's headings put before it for the index and the embedder.
+const CONTEXT_CHARS: usize = 200;
+
+/// A chunk as the keyword index and the embedder see it: under its headings ("Dishwasher ›
+/// Error codes"), so a passage that does not name its subject is still found by it.
+fn in_context(chunk: &Chunk) -> String {
     match &chunk.heading {
-        Some(heading) => format!("{heading}\n{}", chunk.text),
+        Some(heading) => {
+            let heading: String = heading.chars().take(CONTEXT_CHARS).collect();
+            format!("{heading}\n{}", chunk.text)
+        }
         None => chunk.text.clone(),
     }
 }

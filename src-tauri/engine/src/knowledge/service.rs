@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use tokio::sync::broadcast;
 
@@ -17,22 +18,26 @@ use super::embedder::{Embedder, Purpose, RemoteEmbedders, Unavailable, load_buil
 use super::index::{IndexProgress, IndexReport, index_base};
 use super::search::{Mode, rank};
 use super::vectors::VectorSet;
-use crate::store::{KnowledgeBase, KnowledgeFile, Store};
+use crate::store::{FilesPage, FilesQuery, KnowledgeBase, KnowledgeFile, Store};
 use crate::vocab::knowledge::{EmbedderChoice, Passage};
 
 /// The least time between two progress events of one run.
-const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 /// How long a provider's embedder is kept for searches before it is checked again (a changed
-/// key or a server that went away is noticed by then; an indexing run always checks).
-const REMOTE_FOR: std::time::Duration = std::time::Duration::from_secs(300);
+/// key or a server that went away is noticed by then; an indexing run checks sooner:
+/// [`REMOTE_RECHECK`]).
+const REMOTE_FOR: Duration = Duration::from_secs(300);
+
+/// How old a provider's check may be for an indexing run to use it without asking again.
+const REMOTE_RECHECK: Duration = Duration::from_secs(60);
 
 /// How long a provider embedder that could not be had is not asked again by searches (they
 /// go on by keywords at once instead of waiting on a server that is down).
-const REMOTE_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+const REMOTE_RETRY: Duration = Duration::from_secs(30);
 
 /// The longest a search waits for its question's vector before going on by keywords.
-const QUESTION_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+const QUESTION_WAIT: Duration = Duration::from_secs(10);
 
 /// A provider embedder as last had, or why not, and when.
 type RemoteCache =
@@ -185,6 +190,22 @@ impl Knowledge {
         had
     }
 
+    /// Drops the cached provider embedder `choice` names when it was had at least `age` ago or
+    /// could not be had, so its next use asks the provider again.
+    async fn forget_remote(&self, choice: &EmbedderChoice, age: Duration) {
+        let EmbedderChoice::Provider { provider, model } = choice else {
+            return;
+        };
+        let key = (provider.clone(), model.clone());
+        let mut remotes = self.inner.remotes.lock().await;
+        if remotes
+            .get(&key)
+            .is_some_and(|(made, had)| had.is_err() || made.elapsed() >= age)
+        {
+            remotes.remove(&key);
+        }
+    }
+
     /// Chooses base `name`'s embedder (a provider's is checked to answer first); the next run
     /// embeds every file again with it (the caller starts one).
     pub async fn set_embedder(
@@ -193,9 +214,8 @@ impl Knowledge {
         choice: &EmbedderChoice,
     ) -> Result<KnowledgeBase, KnowledgeError> {
         let base = self.get(name).await?;
-        if let EmbedderChoice::Provider { provider, model } = choice {
-            let key = (provider.clone(), model.clone());
-            self.inner.remotes.lock().await.remove(&key);
+        if matches!(choice, EmbedderChoice::Provider { .. }) {
+            self.forget_remote(choice, Duration::ZERO).await;
             self.embedder_for(choice)
                 .await
                 .map_err(KnowledgeError::Embedder)?;
@@ -277,6 +297,21 @@ impl Knowledge {
         Ok(self.inner.store.knowledge_files(base.id).await?)
     }
 
+    /// A page of base `name`'s files as last indexed (see [`FilesQuery`]): a base of 100,000
+    /// files is listed a page at a time.
+    pub async fn files_page(
+        &self,
+        name: &str,
+        query: &FilesQuery,
+    ) -> Result<FilesPage, KnowledgeError> {
+        let base = self.get(name).await?;
+        Ok(self
+            .inner
+            .store
+            .knowledge_files_page(base.id, query)
+            .await?)
+    }
+
     /// `path` when it is a file a knowledge base indexed (so a citation may open it), else an
     /// error: a path from a model or a tool opens nothing else.
     pub async fn indexed_file(&self, path: &str) -> Result<PathBuf, KnowledgeError> {
@@ -295,11 +330,9 @@ impl Knowledge {
     pub async fn index(&self, name: &str) -> Result<IndexReport, KnowledgeError> {
         let _running = self.inner.running.lock().await;
         let mut base = self.get(name).await?;
-        if let EmbedderChoice::Provider { provider, model } = &base.choice {
-            // A run checks the provider again (a key changed, a server came back).
-            let key = (provider.clone(), model.clone());
-            self.inner.remotes.lock().await.remove(&key);
-        }
+        // A run checks the provider again (a key changed, a server came back), unless it
+        // answered within REMOTE_RECHECK: the watcher's run after each save asks nothing extra.
+        self.forget_remote(&base.choice, REMOTE_RECHECK).await;
         let embedder = match self.embedder_for(&base.choice).await {
             Ok(embedder) => Some(embedder),
             // A base with vectors keeps them; the files read now are kept for keyword search

@@ -361,3 +361,47 @@ async fn a_pdf_passage_is_cited_by_its_page() {
         "one short chunk starts on page 1"
     );
 }
+
+/// A manual whose second section does not name its subject: only its headings say what it is
+/// about.
+fn manual(subject: &str) -> String {
+    let intro = format!("This manual is about the {subject}. ")
+        + &"Read every section before first use, keep the receipt with the warranty card, and set the unit on a flat, dry surface away from heat. ".repeat(6);
+    let care = "Take out the fine mesh filter, rinse it under warm running water, brush the coarse filter with a soft brush, let both dry and put them back until they click. ".repeat(6);
+    format!("# {subject}\n\n## About\n\n{intro}\n\n## Cleaning the filter\n\n{care}\n")
+}
+
+#[tokio::test]
+async fn a_passage_is_embedded_under_its_headings_so_its_subject_finds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("docs");
+    // The same care section in two manuals: only the headings above it tell them apart.
+    write(&root, "a-coffee.md", &manual("Coffee machine"));
+    write(&root, "b-dishwasher.md", &manual("Dishwasher"));
+    let kb = service(dir.path()).await;
+    kb.create("Manuals").await.unwrap();
+    kb.add_source("Manuals", &root).await.unwrap();
+    let report = kb.index("Manuals").await.unwrap();
+    assert_eq!(report.indexed, 2, "{report:?}");
+    assert!(
+        report.chunks >= 4,
+        "each manual is cut in sections: {report:?}"
+    );
+
+    // Identical passages tie on their own text, whichever manual is asked about.
+    for (question, expected) in [
+        ("how do I clean the dishwasher filter", "b-dishwasher.md"),
+        ("how do I clean the coffee machine filter", "a-coffee.md"),
+    ] {
+        let found = kb
+            .search("Manuals", question, 10, Mode::Vectors)
+            .await
+            .unwrap();
+        let care: Vec<_> = found
+            .iter()
+            .filter(|p| p.text.contains("mesh filter"))
+            .collect();
+        assert_eq!(care.len(), 2, "{found:?}");
+        assert!(care[0].path.ends_with(expected), "{question}: {found:?}");
+    }
+}

@@ -34,6 +34,46 @@ pub struct KnowledgeFile {
     pub indexed_at: i64,
 }
 
+/// The most files one page holds.
+pub const MAX_FILES_PAGE: u32 = 500;
+
+/// Which of a base's files to list, a page at a time.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FilesQuery {
+    /// Only paths containing this text (ASCII letters in either case); empty: all.
+    pub contains: String,
+    /// Only files that could not be indexed.
+    pub failed_only: bool,
+    /// How many matching files to skip.
+    pub offset: u32,
+    /// How many to give (1 to [`MAX_FILES_PAGE`]).
+    pub limit: u32,
+}
+
+/// A page of a base's files and how many match in all.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FilesPage {
+    /// How many files match the query.
+    pub total: u32,
+    /// This page's files, by path.
+    pub files: Vec<KnowledgeFile>,
+}
+
+fn file_of(r: FileRow) -> KnowledgeFile {
+    KnowledgeFile {
+        path: r.0,
+        size: r.1,
+        modified_ns: r.2,
+        sha256: r.3,
+        title: r.4,
+        chunks: u32::try_from(r.5).unwrap_or(0),
+        error: r.6,
+        indexed_at: r.7,
+    }
+}
+
 /// A file's facts to record with its chunks (or its error).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FileWrite {
@@ -125,6 +165,14 @@ type FileRow = (
     i64,
 );
 
+/// The files of base `?1` whose path contains `?2` (all when empty), only failed ones when `?3`.
+macro_rules! files_matching {
+    () => {
+        "base_id = ?1 AND (?2 = '' OR instr(lower(path), lower(?2)) > 0)
+         AND (?3 = 0 OR error IS NOT NULL)"
+    };
+}
+
 impl Store {
     /// Every file of base `id`, by path.
     pub async fn knowledge_files(&self, id: i64) -> Result<Vec<KnowledgeFile>, StoreError> {
@@ -136,19 +184,46 @@ impl Store {
         .fetch_all(&self.writer)
         .await
         .map_err(|e| self.classify(e))?;
-        Ok(rows
-            .into_iter()
-            .map(|r| KnowledgeFile {
-                path: r.0,
-                size: r.1,
-                modified_ns: r.2,
-                sha256: r.3,
-                title: r.4,
-                chunks: u32::try_from(r.5).unwrap_or(0),
-                error: r.6,
-                indexed_at: r.7,
-            })
-            .collect())
+        Ok(rows.into_iter().map(file_of).collect())
+    }
+
+    /// One page of base `id`'s files, by path: those whose path contains `query.contains`
+    /// (ASCII letters in either case) and, with `query.failed_only`, only those with an
+    /// error; with how many match in all.
+    pub async fn knowledge_files_page(
+        &self,
+        id: i64,
+        query: &FilesQuery,
+    ) -> Result<FilesPage, StoreError> {
+        let contains = query.contains.trim();
+        let total: i64 = sqlx::query_scalar(concat!(
+            "SELECT COUNT(*) FROM knowledge_files WHERE ",
+            files_matching!()
+        ))
+        .bind(id)
+        .bind(contains)
+        .bind(query.failed_only)
+        .fetch_one(&self.writer)
+        .await
+        .map_err(|e| self.classify(e))?;
+        let rows: Vec<FileRow> = sqlx::query_as(concat!(
+            "SELECT path, size, modified_ns, sha256, title, chunks, error, indexed_at
+             FROM knowledge_files WHERE ",
+            files_matching!(),
+            " ORDER BY path LIMIT ?4 OFFSET ?5"
+        ))
+        .bind(id)
+        .bind(contains)
+        .bind(query.failed_only)
+        .bind(i64::from(query.limit.clamp(1, MAX_FILES_PAGE)))
+        .bind(i64::from(query.offset))
+        .fetch_all(&self.writer)
+        .await
+        .map_err(|e| self.classify(e))?;
+        Ok(FilesPage {
+            total: u32::try_from(total).unwrap_or(u32::MAX),
+            files: rows.into_iter().map(file_of).collect(),
+        })
     }
 
     /// Replaces what base `id` holds of `file` with `file` and `chunks` (their keyword rows

@@ -48,7 +48,10 @@ pub use conversations::{Conversation, ConversationPatch, NewConversation};
 pub use error::StoreError;
 pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};
 pub use knowledge::{KnowledgeBase, MAX_BASE_NAME};
-pub use knowledge_index::{ChunkHit, ChunkWrite, FileWrite, KnowledgeFile, StoredVectors};
+pub use knowledge_index::{
+    ChunkHit, ChunkWrite, FileWrite, FilesPage, FilesQuery, KnowledgeFile, MAX_FILES_PAGE,
+    StoredVectors,
+};
 pub use mcp_servers::ServerRecord;
 pub use messages::{
     Message, MessageStatus, MessageUpdate, MessageWrite, NewMessage, Role, TokenUsage,

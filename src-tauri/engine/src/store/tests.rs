@@ -449,3 +449,49 @@ async fn a_write_blocked_by_another_process_lock_says_the_database_is_locked() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_bases_files_are_listed_a_page_at_a_time_filtered_by_path_and_failure() {
+    let (_dir, store) = fresh().await;
+    let base = store.create_knowledge_base("Notes", "none").await.unwrap();
+    for i in 0..250 {
+        let file = FileWrite {
+            path: format!("/home/me/Notes/n{i:03}.md"),
+            error: (i % 50 == 7).then(|| "permission denied".to_owned()),
+            ..FileWrite::default()
+        };
+        store.put_knowledge_file(base.id, &file, &[]).await.unwrap();
+    }
+    let page = |contains: &str, failed_only, offset, limit| FilesQuery {
+        contains: contains.into(),
+        failed_only,
+        offset,
+        limit,
+    };
+    let first = store
+        .knowledge_files_page(base.id, &page("", false, 0, 100))
+        .await
+        .unwrap();
+    assert_eq!((first.total, first.files.len()), (250, 100));
+    assert_eq!(first.files[0].path, "/home/me/Notes/n000.md");
+    let last = store
+        .knowledge_files_page(base.id, &page("", false, 200, 100))
+        .await
+        .unwrap();
+    assert_eq!(last.files.len(), 50);
+    assert_eq!(last.files[49].path, "/home/me/Notes/n249.md");
+
+    let failed = store
+        .knowledge_files_page(base.id, &page("notes/N1", true, 0, 100))
+        .await
+        .unwrap();
+    let paths: Vec<&str> = failed.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["/home/me/Notes/n107.md", "/home/me/Notes/n157.md"]);
+    assert_eq!(failed.total, 2);
+
+    let capped = store
+        .knowledge_files_page(base.id, &page("", false, 0, 100_000))
+        .await
+        .unwrap();
+    assert_eq!(capped.files.len(), 250.min(MAX_FILES_PAGE as usize));
+}

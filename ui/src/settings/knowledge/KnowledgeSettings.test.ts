@@ -2,7 +2,7 @@ import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { emit } from '@tauri-apps/api/event';
 import { beforeEach, expect, test } from 'vitest';
-import type { KnowledgeBase, KnowledgeFile } from '../../bindings';
+import type { FilesQuery, KnowledgeBase, KnowledgeFile } from '../../bindings';
 import { setLang } from '../../i18n/index.svelte';
 import { installFakeBackend } from '../../test/fakeBackend';
 import { providerView } from '../../test/fakeProviders';
@@ -30,8 +30,11 @@ function knowledgeBackend(start: KnowledgeBase[], files: KnowledgeFile[] = [], p
           bases.push(made);
           return made;
         }
-        case 'knowledge_files':
-          return files;
+        case 'knowledge_files': {
+          const q = a.query as FilesQuery;
+          const matching = files.filter((f) => f.path.toLowerCase().includes(q.contains.toLowerCase()) && (!q.failedOnly || f.error));
+          return { total: matching.length, files: matching.slice(q.offset, q.offset + q.limit) };
+        }
         case 'set_knowledge_embedder': {
           const found = bases.find((b) => b.name === a.name)!;
           found.choice = a.choice as KnowledgeBase['choice'];
@@ -89,6 +92,38 @@ test('each file shows its error, and a search shows where its passages come from
   const found = await within(card).findByTestId('knowledge-found');
   expect(found).toHaveTextContent('/home/me/notes/car.md:3');
   expect(found).toHaveTextContent('Oil change at 45,000 km.');
+});
+
+test('a base of many files lists them a page at a time, filtered by path and to the failed ones', async () => {
+  const files: KnowledgeFile[] = Array.from({ length: 250 }, (_, i) => ({
+    path: `/home/me/notes/n${String(i).padStart(3, '0')}.md`,
+    size: 10,
+    modifiedNs: 0,
+    sha256: i % 50 === 7 ? null : 'x',
+    title: null,
+    chunks: 1,
+    error: i % 50 === 7 ? 'permission denied' : null,
+    indexedAt: 0,
+  }));
+  knowledgeBackend([base('Notes', { sources: ['/home/me/notes'], files: 250, failed: 5, chunks: 245 })], files);
+  const user = userEvent.setup();
+  render(KnowledgeSettings);
+  const card = await screen.findByTestId('knowledge-base');
+  await user.click(within(card).getByTestId('knowledge-files-toggle'));
+  const list = await within(card).findByTestId('knowledge-files');
+  await waitFor(() => expect(list.querySelectorAll('li')).toHaveLength(100));
+  expect(within(card).getByTestId('knowledge-files-shown')).toHaveTextContent('Showing 100 of 250');
+  await user.click(within(card).getByTestId('knowledge-files-more'));
+  await waitFor(() => expect(list.querySelectorAll('li')).toHaveLength(200));
+  expect(list).toHaveTextContent('n199.md');
+
+  await user.click(within(card).getByTestId('knowledge-files-failed'));
+  await waitFor(() => expect(list.querySelectorAll('li')).toHaveLength(5));
+  expect(within(card).queryByTestId('knowledge-files-more')).toBeNull();
+  await user.type(within(card).getByTestId('knowledge-files-filter'), 'N10');
+  await waitFor(() => expect(list.querySelectorAll('li')).toHaveLength(1));
+  expect(list).toHaveTextContent('/home/me/notes/n107.md');
+  expect(list).toHaveTextContent('permission denied');
 });
 
 test('the panel speaks Chinese', async () => {
