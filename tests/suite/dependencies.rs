@@ -5,7 +5,7 @@
 //! re-exports, and fails naming each file and import that breaks the rule.
 //!
 //! A second table, [`MCP_ROOMS`], holds the one-way order of the rooms inside `mcp/`
-//! (builtin ← client ← supervisor ← host ← install): every `crate::mcp::…` path and every
+//! (builtin ← client ← supervisor ← host ← install, and host ← serve): every `crate::mcp::…` path and every
 //! `super::…` / `super::super::…` path that leaves a room is resolved to the room it names.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,6 +67,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "paths",
             "netguard",
             "knowledge",
+            "provider",
         ],
     ),
     (
@@ -288,6 +289,7 @@ const MCP_ROOMS: &[(&str, &[&str])] = &[
     ("supervisor", &["client", "builtin"]),
     ("host", &["supervisor", "client", "builtin"]),
     ("install", &["host", "supervisor", "client", "builtin"]),
+    ("serve", &["host", "supervisor", "client", "builtin"]),
 ];
 
 /// The module path of `file` under the engine's `src` (`mcp/client/mod.rs` is

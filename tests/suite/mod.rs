@@ -27,6 +27,7 @@ mod mcp_listen;
 mod mcp_mrtr;
 mod mcp_oauth;
 mod mcp_py;
+mod mcp_serve;
 mod mrtr_server;
 mod probe;
 mod providers;

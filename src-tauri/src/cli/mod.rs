@@ -6,6 +6,7 @@ mod conformance;
 mod conversations;
 mod export;
 mod knowledge;
+mod mcp;
 #[cfg(feature = "local")]
 mod models;
 mod providers;
@@ -72,6 +73,10 @@ pub enum Command {
     /// one out (tools, call, logs).
     #[command(subcommand)]
     Servers(servers::ServersCmd),
+    /// Switchboard as an MCP server for other apps: `mcp serve --stdio` serves the enabled
+    /// servers' tools, under your approval policy.
+    #[command(subcommand)]
+    Mcp(mcp::McpCmd),
     /// The client the official MCP conformance suite drives: runs the scenario named in
     /// `MCP_CONFORMANCE_SCENARIO` against the scenario server at URL.
     #[command(hide = true)]
@@ -125,6 +130,10 @@ pub enum CliError {
     Runtime(String),
 }
 
+/// What the terminal shows of the log (`RUST_LOG` overrides it): warnings, but llama.cpp's
+/// only when they are errors.
+pub const CLI_STDERR_LOG: &str = "warn,llama-cpp-2=error";
+
 /// Runs one terminal command to completion.
 pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
     if let Command::McpConformanceClient { url } = command {
@@ -134,7 +143,9 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
     let paths = cli.paths()?;
     paths.ensure()?;
     let redactor = Redactor::default();
-    let _guard = switchboard_engine::logging::init(&paths.log_dir, "warn", redactor.clone())
+    // llama.cpp's own warnings (e.g. a context longer than the embedder was trained for,
+    // which packing several texts into one batch needs) go to the log file, not the terminal.
+    let _guard = switchboard_engine::logging::init(&paths.log_dir, CLI_STDERR_LOG, redactor.clone())
         .map_err(switchboard_engine::EngineError::from)?;
     runtime()?.block_on(async {
         let engine = crate::open_engine(paths, redactor, cli.secrets_file).await?;
@@ -148,6 +159,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             Command::Providers(cmd) => providers::run(&engine, cmd).await,
             Command::Knowledge(cmd) => knowledge::run(&engine, cmd).await,
             Command::Servers(cmd) => servers::run(&engine, cmd).await,
+            Command::Mcp(cmd) => mcp::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {
                 conformance::run(&mut std::io::stdout(), url).await
             }

@@ -2,7 +2,7 @@
 //! rooms before it (checked by `tests/suite/dependencies.rs`):
 //!
 //! ```text
-//! builtin ← client ← supervisor ← host ← install
+//! builtin ← client ← supervisor ← host ← install ← serve
 //! ```
 //!
 //! - `builtin/`: the built-in servers (filesystem, fetch, time), rmcp servers run in process;
@@ -16,6 +16,8 @@
 //!   calls and their approval, MCP Apps, trust, secrets, what a model is offered.
 //! - `install/`: [`Installer`], installing servers — the MCP Registry, MCP Bundles, install
 //!   links, updates.
+//! - `serve/`: Switchboard as an MCP server for other apps ([`Gateway`]): the running
+//!   servers' tools behind one endpoint, under the same approval policy.
 //!
 //! The rooms are private: what the rest of the engine, the shell and the tests use is the one
 //! list below. The shared types MCP speaks in (`ServerConfig`, `Transport`, `ToolInfo`,
@@ -25,6 +27,7 @@ mod builtin;
 mod client;
 mod host;
 mod install;
+mod serve;
 mod supervisor;
 
 #[cfg(test)]
@@ -55,6 +58,7 @@ pub use host::{
     INTERACTION_TIMEOUT_SETTING, ImportAction, ImportPreview, ImportReport, McpHost, PreviewEntry,
     RunningServer, ServerStatus, ServerTools, TaskCalls, result_json as apps_result_json,
 };
+pub use serve::{APPROVAL_WAIT as CLIENT_APPROVAL_WAIT, Gateway, serve_stdio};
 pub use install::bundle::{BundleInstall, BundlePreview, NamedItem, UserConfigField};
 pub use install::link::{LinkPreview, SCHEME as INSTALL_LINK_SCHEME};
 pub use install::registry::{

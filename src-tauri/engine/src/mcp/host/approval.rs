@@ -42,13 +42,17 @@ pub enum Asker {
     /// An MCP App's: an answer covers that App's calls of the tool only; an App that did not
     /// say which it is (`None`) gets nothing remembered.
     App(Option<Grant>),
+    /// Another app's, through Switchboard's MCP endpoint: an answer that allows more than one
+    /// call covers that client's calls of the tool until the app restarts (its key is the
+    /// "conversation"), never the model's.
+    Client,
 }
 
 impl Asker {
     fn grant(&self) -> Option<&Grant> {
         match self {
             Self::App(grant) => grant.as_ref(),
-            Self::Model => None,
+            Self::Model | Self::Client => None,
         }
     }
 }
@@ -406,6 +410,9 @@ impl McpHost {
                 }
             }
             (ApprovalAnswer::AllowForChat, Asker::Model) => {
+                self.policies.allow_for_chat(conversation, server, tool);
+            }
+            (ApprovalAnswer::AllowAlways | ApprovalAnswer::AllowForChat, Asker::Client) => {
                 self.policies.allow_for_chat(conversation, server, tool);
             }
             (ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny, _) | (_, Asker::App(None)) => {}

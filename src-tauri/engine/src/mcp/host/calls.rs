@@ -33,6 +33,15 @@ pub enum Caller<'a> {
         /// Asks the user; awaited only when the policy asks.
         ask: BoxFuture<'a, Option<ApprovalAnswer>>,
     },
+    /// Another app reaching Switchboard's MCP endpoint (`mcp::serve`): the policy decides;
+    /// where it asks, `ask` gets the client's user's answer (`None`: it cannot ask). Answers
+    /// are remembered for that client only, never for the model's calls.
+    Client {
+        /// The client's name, from its handshake.
+        client: &'a str,
+        /// Asks the client's user; awaited only when the policy asks.
+        ask: BoxFuture<'a, Option<ApprovalAnswer>>,
+    },
     /// An MCP App in `conversation`, with the user's answer if it already asked. Its answers
     /// cover that App only ([`super::approval`]).
     App {
@@ -134,6 +143,10 @@ impl McpHost {
             Caller::Model { conversation, ask } => {
                 self.approve(conversation, server, tool, Asker::Model, ask)
                     .await
+            }
+            Caller::Client { client, ask } => {
+                let key = format!("client:{client}");
+                self.approve(&key, server, tool, Asker::Client, ask).await
             }
             Caller::App {
                 conversation,

@@ -1,0 +1,205 @@
+//! Switchboard as an MCP server for other apps: one endpoint ([`Gateway`]) that serves the
+//! tools of every running server together, named as the model sees them (`server__tool`, made
+//! unique and provider-safe by `provider::names`), each call run through the host's one
+//! pipeline under the user's approval policy. Where the policy asks, the calling client is
+//! asked through MCP elicitation when it offers it (its user answers "allow" or not); a client
+//! that cannot be asked gets the call refused with a result that says where to allow it.
+//! Serving over stdio is [`serve_stdio`]; the window's local server comes later.
+
+mod convert;
+
+use std::time::Duration;
+
+use futures::FutureExt;
+use rmcp::model as rm;
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::host::{CallRequest, Called, Caller, McpHost};
+use crate::provider::names::ToolNames;
+use crate::vocab::ApprovalAnswer;
+use crate::vocab::mcp::ToolInfo;
+
+/// How long an approval asked of a client waits for its user.
+pub const APPROVAL_WAIT: Duration = Duration::from_secs(120);
+
+/// The MCP server other apps reach: the running servers' tools behind one name each.
+#[derive(Clone)]
+pub struct Gateway {
+    host: McpHost,
+}
+
+impl Gateway {
+    /// A gateway over `host`'s running servers.
+    pub fn new(host: McpHost) -> Self {
+        Self { host }
+    }
+
+    /// The calling client's name, as its handshake gave it.
+    fn client(peer: &rmcp::Peer<RoleServer>) -> String {
+        let name = peer
+            .peer_info()
+            .map(|info| info.client_info.name.trim().chars().take(80).collect::<String>())
+            .unwrap_or_default();
+        if name.is_empty() {
+            "an MCP client".to_owned()
+        } else {
+            name
+        }
+    }
+
+    /// The tools served, each with its server, and their served names.
+    async fn tools(&self) -> (Vec<(String, ToolInfo)>, ToolNames) {
+        let tools = self.host.model_tools(None).await;
+        let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
+        (tools, names)
+    }
+
+    /// Asks the client's user to allow one call, when the client can be asked.
+    async fn ask(
+        peer: rmcp::Peer<RoleServer>,
+        client: String,
+        server: String,
+        tool: String,
+    ) -> Option<ApprovalAnswer> {
+        let can_ask = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        if !can_ask {
+            return None;
+        }
+        let params: rm::ElicitRequestParams = serde_json::from_value(json!({
+            "mode": "form",
+            "message": format!(
+                "Switchboard: allow {client} to run the tool \"{tool}\" of the server \"{server}\"? Accept to run it once."
+            ),
+            "requestedSchema": {"type": "object", "properties": {}},
+        }))
+        .ok()?;
+        match peer
+            .create_elicitation_with_timeout(params, Some(APPROVAL_WAIT))
+            .await
+        {
+            Ok(answer) if answer.action == rm::ElicitationAction::Accept => {
+                Some(ApprovalAnswer::AllowOnce)
+            }
+            Ok(_) => Some(ApprovalAnswer::Deny),
+            Err(error) => {
+                tracing::warn!(%error, %server, %tool, "the client could not be asked to approve");
+                None
+            }
+        }
+    }
+}
+
+impl ServerHandler for Gateway {
+    fn get_info(&self) -> rm::ServerConfig {
+        let mut capabilities = rm::ServerCapabilities::builder().enable_tools().build();
+        if let Some(tools) = capabilities.tools.as_mut() {
+            tools.list_changed = Some(true);
+        }
+        rm::ServerConfig::new(capabilities)
+            .with_server_info(rm::Implementation::new(
+                "switchboard",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "The tools of the MCP servers configured in Switchboard, named server__tool. Calls run under the approval policy set in Switchboard.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rm::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rm::ListToolsResult, ErrorData> {
+        let (tools, names) = self.tools().await;
+        let tools = tools
+            .iter()
+            .filter_map(|(server, info)| {
+                let name = names.safe_name(server, &info.name)?;
+                convert::tool(name, server, info)
+            })
+            .collect();
+        Ok(rm::ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: rm::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rm::CallToolResponse, ErrorData> {
+        let (_, names) = self.tools().await;
+        let Some((server, tool)) = names.resolve(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no running server offers a tool named {:?}", request.name),
+                None,
+            ));
+        };
+        let (server, tool) = (server.to_owned(), tool.to_owned());
+        let client = Self::client(&context.peer);
+        let ask = Self::ask(
+            context.peer.clone(),
+            client.clone(),
+            server.clone(),
+            tool.clone(),
+        )
+        .boxed();
+        let arguments = request
+            .arguments
+            .map_or_else(|| json!({}), serde_json::Value::Object);
+        tracing::info!(%client, %server, %tool, "a client calls a tool");
+        let called = self
+            .host
+            .run_call(
+                CallRequest {
+                    server: &server,
+                    tool: &tool,
+                    arguments,
+                    cancel: context.ct.child_token(),
+                    progress: None,
+                    follows_tasks: false,
+                    on_start: None,
+                },
+                Caller::Client {
+                    client: &client,
+                    ask,
+                },
+            )
+            .await;
+        let result = match called {
+            Ok(Called::Done(result)) => convert::result(&result),
+            Ok(Called::Refused) => refused(&format!(
+                "The user's approval policy in Switchboard refused the call of {tool} ({server})."
+            )),
+            Ok(Called::Unanswered) => refused(&format!(
+                "The call of {tool} ({server}) needs the user's approval, and {client} cannot ask for it. Allow the tool in Switchboard (Settings → MCP Servers → {server} → tools), or use a client that supports elicitation."
+            )),
+            Ok(Called::Task(_)) => refused("The tool answered with a task, which is not served yet."),
+            Err(error) => refused(&error.to_string()),
+        };
+        Ok(result.into())
+    }
+}
+
+/// A result the client's model reads as a failure with `why`.
+fn refused(why: &str) -> rm::CallToolResult {
+    rm::CallToolResult::error(vec![rm::ContentBlock::text(why)])
+}
+
+/// Serves `host`'s running servers on stdin and stdout until the client closes the stream or
+/// `stop` is cancelled.
+pub async fn serve_stdio(host: McpHost, stop: CancellationToken) -> Result<(), String> {
+    let transport = (tokio::io::stdin(), tokio::io::stdout());
+    let running = Gateway::new(host)
+        .serve_with_ct(transport, stop)
+        .await
+        .map_err(|e| format!("the MCP client's handshake failed: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("serving over stdio stopped: {e}"))
+}

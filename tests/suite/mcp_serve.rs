@@ -1,0 +1,104 @@
+//! `switchboard mcp serve --stdio`: Switchboard as one MCP server for other apps, driven by the
+//! official Python `mcp` SDK's client (1.x) over the real binary, with `mcp-server-time` from
+//! PyPI as the upstream server twice — once allowed by the user's policy, once asking.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+use switchboard_engine::vocab::server::Approval;
+
+use super::servers::engine;
+use super::support_py::{fixtures_py, time_stdio_config, venv_python};
+
+/// A profile with `clock` (its tools allowed) and `guarded` (the policy asks).
+async fn profile(dir: &Path) {
+    let engine = engine(dir).await;
+    let mut clock = time_stdio_config("clock");
+    clock.approval = Approval::Allow;
+    engine.mcp().add_server(clock).await.unwrap();
+    let mut guarded = time_stdio_config("guarded");
+    guarded.approval = Approval::Ask;
+    engine.mcp().add_server(guarded).await.unwrap();
+    engine.shutdown().await;
+}
+
+/// The Python client's report of one session, answering elicitation with `answer`.
+fn session(dir: &Path, answer: &str, calls: Value) -> Value {
+    let args = json!(["--data-dir", dir, "mcp", "serve", "--stdio", "--server-wait", "30"]);
+    let out = Command::new(venv_python())
+        .arg(fixtures_py().join("serve_client.py"))
+        .args([answer, env!("CARGO_BIN_EXE_switchboard")])
+        .arg(args.to_string())
+        .arg(calls.to_string())
+        .env_remove("SWITCHBOARD_DATA_DIR")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn tokyo(tool: &str) -> Value {
+    json!([[tool, {"timezone": "Asia/Tokyo"}]])
+}
+
+#[tokio::test]
+async fn an_outside_client_lists_every_servers_tools_and_calls_an_allowed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let report = session(dir.path(), "none", tokyo("clock__get_current_time"));
+    assert_eq!(report["server"], "switchboard");
+    let mut tools: Vec<&str> = (report["tools"].as_array().unwrap().iter())
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    tools.sort_unstable();
+    assert_eq!(
+        tools,
+        [
+            "clock__convert_time",
+            "clock__get_current_time",
+            "guarded__convert_time",
+            "guarded__get_current_time"
+        ]
+    );
+    let call = &report["calls"][0];
+    assert_eq!(call["isError"], false, "{report}");
+    let time: Value = serde_json::from_str(call["text"][0].as_str().unwrap()).unwrap();
+    assert_eq!(time["timezone"], "Asia/Tokyo");
+    assert_eq!(report["asked"], json!([]));
+}
+
+#[tokio::test]
+async fn a_call_the_policy_asks_about_is_refused_when_the_client_cannot_ask() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let report = session(dir.path(), "none", tokyo("guarded__get_current_time"));
+    let call = &report["calls"][0];
+    assert_eq!(call["isError"], true, "{report}");
+    let text = call["text"][0].as_str().unwrap();
+    assert!(text.contains("needs the user's approval"), "{text}");
+    assert!(text.contains("guarded"), "{text}");
+}
+
+#[tokio::test]
+async fn the_clients_user_is_asked_and_their_answer_decides_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let report = session(dir.path(), "accept", tokyo("guarded__get_current_time"));
+    assert_eq!(report["calls"][0]["isError"], false, "{report}");
+    let asked = report["asked"][0].as_str().unwrap();
+    assert!(
+        asked.contains("get_current_time") && asked.contains("guarded"),
+        "{asked}"
+    );
+
+    let report = session(dir.path(), "decline", tokyo("guarded__get_current_time"));
+    let call = &report["calls"][0];
+    assert_eq!(call["isError"], true, "{report}");
+    assert!(call["text"][0].as_str().unwrap().contains("refused"), "{report}");
+}
