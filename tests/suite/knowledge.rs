@@ -75,7 +75,10 @@ fn the_cli_creates_a_base_searches_it_lists_its_files_and_removes_it() {
     let o = switchboard(&data, &["knowledge", "create", "Home", &root_arg]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(!stderr.contains("llama"), "llama.cpp's warnings stay in the log: {stderr}");
+    assert!(
+        !stderr.contains("llama"),
+        "llama.cpp's warnings stay in the log: {stderr}"
+    );
     assert_eq!(
         stdout(&o),
         "Home: 2 indexed (2 passages), 0 unchanged, 0 removed, 1 failed\n"

@@ -1,12 +1,13 @@
 //! `switchboard mcp serve --stdio`: Switchboard as one MCP server for other apps, driven by the
 //! official Python `mcp` SDK's client (1.x) over the real binary, with `mcp-server-time` from
-//! PyPI as the upstream server twice — once allowed by the user's policy, once asking.
+//! PyPI as the upstream server twice — once allowed by the user's policy, once asking — and
+//! npm's `server-everything` for resources and prompts.
 
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
-use switchboard_engine::vocab::server::Approval;
+use switchboard_engine::vocab::server::{Approval, ServerConfig, Transport};
 
 use super::servers::engine;
 use super::support_py::{fixtures_py, time_stdio_config, venv_python};
@@ -25,12 +26,27 @@ async fn profile(dir: &Path) {
 
 /// The Python client's report of one session, answering elicitation with `answer`.
 fn session(dir: &Path, answer: &str, calls: Value) -> Value {
-    let args = json!(["--data-dir", dir, "mcp", "serve", "--stdio", "--server-wait", "30"]);
+    session_with(dir, answer, calls, json!({}))
+}
+
+/// [`session`], also listing resources, templates and prompts and doing `extras`' read and
+/// prompt.
+fn session_with(dir: &Path, answer: &str, calls: Value, extras: Value) -> Value {
+    let args = json!([
+        "--data-dir",
+        dir,
+        "mcp",
+        "serve",
+        "--stdio",
+        "--server-wait",
+        "30"
+    ]);
     let out = Command::new(venv_python())
         .arg(fixtures_py().join("serve_client.py"))
         .args([answer, env!("CARGO_BIN_EXE_switchboard")])
         .arg(args.to_string())
         .arg(calls.to_string())
+        .arg(extras.to_string())
         .env_remove("SWITCHBOARD_DATA_DIR")
         .env_remove("RUST_LOG")
         .output()
@@ -100,5 +116,50 @@ async fn the_clients_user_is_asked_and_their_answer_decides_the_call() {
     let report = session(dir.path(), "decline", tokyo("guarded__get_current_time"));
     let call = &report["calls"][0];
     assert_eq!(call["isError"], true, "{report}");
-    assert!(call["text"][0].as_str().unwrap().contains("refused"), "{report}");
+    assert!(
+        call["text"][0].as_str().unwrap().contains("refused"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn an_outside_client_reads_a_servers_resources_and_expands_its_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let everything = ServerConfig::new(
+        "everything",
+        Transport::Stdio {
+            command: "node".into(),
+            args: vec![super::agent::everything_js(), "stdio".into()],
+            env: Default::default(),
+            cwd: None,
+        },
+    );
+    engine.mcp().add_server(everything).await.unwrap();
+    engine.shutdown().await;
+
+    let extras = json!({
+        "read": "demo://resource/dynamic/text/7",
+        "prompt": ["everything__args-prompt", {"city": "Beijing"}],
+    });
+    let report = session_with(dir.path(), "none", json!([]), extras);
+    let templates = report["templates"].as_array().unwrap();
+    assert!(
+        templates.contains(&json!("demo://resource/dynamic/text/{resourceId}")),
+        "{report}"
+    );
+    assert!(
+        !report["resources"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+    let prompts = report["prompts"].as_array().unwrap();
+    assert!(
+        prompts.contains(&json!("everything__simple-prompt")),
+        "{report}"
+    );
+    let read = report["read"][0].as_str().unwrap();
+    assert!(read.contains('7'), "{report}");
+    let [role, text] = [&report["prompt"][0][0], &report["prompt"][0][1]];
+    assert_eq!(role, "user", "{report}");
+    assert!(text.as_str().unwrap().contains("Beijing"), "{report}");
 }

@@ -145,8 +145,9 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
     let redactor = Redactor::default();
     // llama.cpp's own warnings (e.g. a context longer than the embedder was trained for,
     // which packing several texts into one batch needs) go to the log file, not the terminal.
-    let _guard = switchboard_engine::logging::init(&paths.log_dir, CLI_STDERR_LOG, redactor.clone())
-        .map_err(switchboard_engine::EngineError::from)?;
+    let _guard =
+        switchboard_engine::logging::init(&paths.log_dir, CLI_STDERR_LOG, redactor.clone())
+            .map_err(switchboard_engine::EngineError::from)?;
     runtime()?.block_on(async {
         let engine = crate::open_engine(paths, redactor, cli.secrets_file).await?;
         let result = match command {

@@ -58,7 +58,6 @@ pub use host::{
     INTERACTION_TIMEOUT_SETTING, ImportAction, ImportPreview, ImportReport, McpHost, PreviewEntry,
     RunningServer, ServerStatus, ServerTools, TaskCalls, result_json as apps_result_json,
 };
-pub use serve::{APPROVAL_WAIT as CLIENT_APPROVAL_WAIT, Gateway, serve_stdio};
 pub use install::bundle::{BundleInstall, BundlePreview, NamedItem, UserConfigField};
 pub use install::link::{LinkPreview, SCHEME as INSTALL_LINK_SCHEME};
 pub use install::registry::{
@@ -67,6 +66,7 @@ pub use install::registry::{
     UpdatePlan, install_options,
 };
 pub use install::{Installed, Installer};
+pub use serve::{APPROVAL_WAIT as CLIENT_APPROVAL_WAIT, Gateway, serve_stdio};
 pub use supervisor::interact::{
     CloseReason, DEFAULT_TIMEOUT as INTERACTION_TIMEOUT, InteractionAnswer, InteractionEvent,
     Interactions, Sampler,

@@ -4,7 +4,10 @@
 use rmcp::model as rm;
 use serde_json::{Map, Value, json};
 
-use crate::vocab::mcp::{ResourceBody, ResourceContent, ResultPart, ToolInfo, ToolResult};
+use crate::vocab::mcp::{
+    Prompt, PromptInfo, PromptRole, ResourceBody, ResourceContent, ResourceInfo,
+    ResourceTemplateInfo, ResultPart, ToolInfo, ToolResult,
+};
 
 /// `server`'s tool `info`, served as `name`; `None` if rmcp refuses its shape.
 pub(super) fn tool(name: &str, server: &str, info: &ToolInfo) -> Option<rm::Tool> {
@@ -39,7 +42,9 @@ pub(super) fn tool(name: &str, server: &str, info: &ToolInfo) -> Option<rm::Tool
         wire["annotations"] = Value::Object(annotations);
     }
     serde_json::from_value(wire)
-        .inspect_err(|error| tracing::warn!(%error, %server, tool = %info.name, "a tool is not served"))
+        .inspect_err(
+            |error| tracing::warn!(%error, %server, tool = %info.name, "a tool is not served"),
+        )
         .ok()
 }
 
@@ -60,20 +65,22 @@ pub(super) fn result(result: &ToolResult) -> rm::CallToolResult {
 fn part(part: &ResultPart) -> Value {
     match part {
         ResultPart::Text { text } => json!({"type": "text", "text": text}),
-        ResultPart::Image { mime, data } => json!({"type": "image", "mimeType": mime, "data": data}),
-        ResultPart::Audio { mime, data } => json!({"type": "audio", "mimeType": mime, "data": data}),
+        ResultPart::Image { mime, data } => {
+            json!({"type": "image", "mimeType": mime, "data": data})
+        }
+        ResultPart::Audio { mime, data } => {
+            json!({"type": "audio", "mimeType": mime, "data": data})
+        }
         ResultPart::ResourceLink(r) => {
             let mut link = json!({"type": "resource_link", "uri": r.uri, "name": r.name});
-            for (key, value) in [
-                ("title", r.title.clone().map(Value::from)),
-                ("description", r.description.clone().map(Value::from)),
-                ("mimeType", r.mime.clone().map(Value::from)),
-                ("size", r.size.map(Value::from)),
-            ] {
-                if let Some(value) = value {
-                    link[key] = value;
-                }
-            }
+            optional(&mut link, "title", r.title.clone().map(Value::from));
+            optional(
+                &mut link,
+                "description",
+                r.description.clone().map(Value::from),
+            );
+            optional(&mut link, "mimeType", r.mime.clone().map(Value::from));
+            optional(&mut link, "size", r.size.map(Value::from));
             link
         }
         ResultPart::Resource(r) => json!({"type": "resource", "resource": contents(r)}),
@@ -89,6 +96,90 @@ fn contents(r: &ResourceContent) -> Value {
         wire["mimeType"] = json!(mime);
     }
     wire
+}
+
+/// `server`'s resource, listed under its own URI (reads are routed by it).
+pub(super) fn resource(server: &str, r: &ResourceInfo) -> Option<rm::Resource> {
+    let mut wire = json!({"uri": r.uri, "name": format!("{server}__{}", r.name)});
+    optional(&mut wire, "title", r.title.clone().map(Value::from));
+    let description = r.description.clone().unwrap_or_default();
+    wire["description"] = json!(
+        format!("{description} (From the MCP server \"{server}\".)")
+            .trim()
+            .to_owned()
+    );
+    optional(&mut wire, "mimeType", r.mime.clone().map(Value::from));
+    optional(&mut wire, "size", r.size.map(Value::from));
+    serde_json::from_value(wire).ok()
+}
+
+/// `server`'s resource template.
+pub(super) fn template(server: &str, t: &ResourceTemplateInfo) -> Option<rm::ResourceTemplate> {
+    let mut wire = json!({"uriTemplate": t.uri_template, "name": format!("{server}__{}", t.name)});
+    optional(&mut wire, "title", t.title.clone().map(Value::from));
+    optional(
+        &mut wire,
+        "description",
+        t.description.clone().map(Value::from),
+    );
+    optional(&mut wire, "mimeType", t.mime.clone().map(Value::from));
+    serde_json::from_value(wire).ok()
+}
+
+/// A resource's contents, as read.
+pub(super) fn read(contents: &[ResourceContent]) -> Option<rm::ReadResourceResult> {
+    let contents: Vec<Value> = contents.iter().map(self::contents).collect();
+    serde_json::from_value(json!({"contents": contents})).ok()
+}
+
+/// A prompt, listed as `name`.
+pub(super) fn prompt_info(name: &str, server: &str, p: &PromptInfo) -> Option<rm::Prompt> {
+    let arguments: Vec<Value> = (p.arguments.iter())
+        .map(|a| {
+            let mut arg = json!({"name": a.name, "required": a.required});
+            optional(
+                &mut arg,
+                "description",
+                a.description.clone().map(Value::from),
+            );
+            arg
+        })
+        .collect();
+    let description = p.description.clone().unwrap_or_default();
+    let mut wire = json!({
+        "name": name,
+        "description": format!("{description} (From the MCP server \"{server}\".)").trim().to_owned(),
+        "arguments": arguments,
+    });
+    optional(&mut wire, "title", p.title.clone().map(Value::from));
+    serde_json::from_value(wire).ok()
+}
+
+/// An expanded prompt.
+pub(super) fn prompt(p: &Prompt) -> Option<rm::GetPromptResult> {
+    let messages: Vec<Value> = (p.messages.iter())
+        .map(|m| {
+            let role = match m.role {
+                PromptRole::User => "user",
+                PromptRole::Assistant => "assistant",
+            };
+            json!({"role": role, "content": part(&m.content)})
+        })
+        .collect();
+    let mut wire = json!({"messages": messages});
+    optional(
+        &mut wire,
+        "description",
+        p.description.clone().map(Value::from),
+    );
+    serde_json::from_value(wire).ok()
+}
+
+/// Sets `wire[key]` when there is a value.
+fn optional(wire: &mut Value, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        wire[key] = value;
+    }
 }
 
 #[cfg(test)]
@@ -117,7 +208,10 @@ mod tests {
         let wire = serde_json::to_value(&served).unwrap();
         assert_eq!(wire["name"], "time__get_current_time");
         assert_eq!(wire["title"], "Current time");
-        assert_eq!(wire["inputSchema"]["properties"]["timezone"]["type"], "string");
+        assert_eq!(
+            wire["inputSchema"]["properties"]["timezone"]["type"],
+            "string"
+        );
         assert_eq!(wire["annotations"]["readOnlyHint"], true);
         assert!(wire["annotations"].get("destructiveHint").is_none());
         assert!(wire["description"].as_str().unwrap().contains("\"time\""));

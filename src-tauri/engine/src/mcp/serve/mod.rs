@@ -4,8 +4,10 @@
 //! pipeline under the user's approval policy. Where the policy asks, the calling client is
 //! asked through MCP elicitation when it offers it (its user answers "allow" or not); a client
 //! that cannot be asked gets the call refused with a result that says where to allow it.
-//! Serving over stdio is [`serve_stdio`]; the window's local server comes later.
+//! Resources and prompts are served too (`content`). Serving over stdio is [`serve_stdio`];
+//! the window's local server comes later.
 
+mod content;
 mod convert;
 
 use std::time::Duration;
@@ -41,7 +43,14 @@ impl Gateway {
     fn client(peer: &rmcp::Peer<RoleServer>) -> String {
         let name = peer
             .peer_info()
-            .map(|info| info.client_info.name.trim().chars().take(80).collect::<String>())
+            .map(|info| {
+                info.client_info
+                    .name
+                    .trim()
+                    .chars()
+                    .take(80)
+                    .collect::<String>()
+            })
             .unwrap_or_default();
         if name.is_empty() {
             "an MCP client".to_owned()
@@ -96,7 +105,11 @@ impl Gateway {
 
 impl ServerHandler for Gateway {
     fn get_info(&self) -> rm::ServerConfig {
-        let mut capabilities = rm::ServerCapabilities::builder().enable_tools().build();
+        let mut capabilities = rm::ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts()
+            .build();
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
         }
@@ -124,6 +137,60 @@ impl ServerHandler for Gateway {
             })
             .collect();
         Ok(rm::ListToolsResult::with_all_items(tools))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<rm::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rm::ListResourcesResult, ErrorData> {
+        Ok(rm::ListResourcesResult::with_all_items(
+            content::resources(&self.host).await,
+        ))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<rm::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rm::ListResourceTemplatesResult, ErrorData> {
+        Ok(rm::ListResourceTemplatesResult::with_all_items(
+            content::templates(&self.host).await,
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rm::ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rm::ReadResourceResponse, ErrorData> {
+        Ok(content::read(&self.host, &request.uri).await?.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<rm::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rm::ListPromptsResult, ErrorData> {
+        Ok(rm::ListPromptsResult::with_all_items(
+            content::prompts(&self.host).await,
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rm::GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rm::GetPromptResponse, ErrorData> {
+        let arguments = (request.arguments.unwrap_or_default().into_iter())
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => (k, s),
+                other => (k, other.to_string()),
+            })
+            .collect();
+        Ok(content::prompt(&self.host, &request.name, arguments)
+            .await?
+            .into())
     }
 
     async fn call_tool(
@@ -177,7 +244,9 @@ impl ServerHandler for Gateway {
             Ok(Called::Unanswered) => refused(&format!(
                 "The call of {tool} ({server}) needs the user's approval, and {client} cannot ask for it. Allow the tool in Switchboard (Settings → MCP Servers → {server} → tools), or use a client that supports elicitation."
             )),
-            Ok(Called::Task(_)) => refused("The tool answered with a task, which is not served yet."),
+            Ok(Called::Task(_)) => {
+                refused("The tool answered with a task, which is not served yet.")
+            }
             Err(error) => refused(&error.to_string()),
         };
         Ok(result.into())
