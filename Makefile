@@ -26,7 +26,7 @@ $(call ggml_if,avx512_vnni,GGML_AVX512_VNNI)
 endif
 endif
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge bench-serve
 
 # The built-in embedder for knowledge bases that deps.sh makes.
 EMBED_GGUF := $(HOME)/.cache/switchboard/models/multilingual-e5-small-q4_0.gguf
@@ -122,6 +122,17 @@ bench-history:
 # SDK, and 10 servers started together; prints medians and ratios.
 bench-mcp:
 	bench/mcp/run.sh
+
+# Switchboard's MCP endpoint (`mcp serve --stdio`, release build): server-everything's echo
+# through it vs straight to the server, by the Python SDK client; CALLS per round, ROUNDS rounds.
+CALLS ?= 1000
+ROUNDS ?= 5
+bench-serve:
+	scripts/deps.sh test
+	$(MAKE) ui
+	cargo build --release --bin switchboard
+	tests/fixtures/mcp-py/.venv/bin/python bench/serve/bench_serve.py $(CARGO_TARGET_DIR)/release/switchboard \
+	  tests/fixtures/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js $(CALLS) $(ROUNDS)
 
 # Tool discovery per turn with warm caches: a 2026-07-28 server with cache hints vs the
 # handshake era (server-everything); medians of 50 and their ratio.

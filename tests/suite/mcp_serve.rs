@@ -1,5 +1,5 @@
 //! `switchboard mcp serve --stdio`: Switchboard as one MCP server for other apps, driven by the
-//! official Python `mcp` SDK's client (1.x) over the real binary, with `mcp-server-time` from
+//! official Python `mcp` SDK's client (1.x, and 2.x once) over the real binary, with `mcp-server-time` from
 //! PyPI as the upstream server twice — once allowed by the user's policy, once asking — and
 //! npm's `server-everything` for resources and prompts.
 
@@ -29,9 +29,13 @@ fn session(dir: &Path, answer: &str, calls: Value) -> Value {
     session_with(dir, answer, calls, json!({}))
 }
 
-/// [`session`], also listing resources, templates and prompts and doing `extras`' read and
-/// prompt.
+/// [`session`] with `extras` (see `serve_client.py`: listing, a read, a prompt, lingering).
 fn session_with(dir: &Path, answer: &str, calls: Value, extras: Value) -> Value {
+    session_on(&venv_python(), dir, answer, calls, extras)
+}
+
+/// [`session_with`], the client on `python`'s `mcp` SDK.
+fn session_on(python: &Path, dir: &Path, answer: &str, calls: Value, extras: Value) -> Value {
     let args = json!([
         "--data-dir",
         dir,
@@ -41,7 +45,7 @@ fn session_with(dir: &Path, answer: &str, calls: Value, extras: Value) -> Value 
         "--server-wait",
         "30"
     ]);
-    let out = Command::new(venv_python())
+    let out = Command::new(python)
         .arg(fixtures_py().join("serve_client.py"))
         .args([answer, env!("CARGO_BIN_EXE_switchboard")])
         .arg(args.to_string())
@@ -139,6 +143,7 @@ async fn an_outside_client_reads_a_servers_resources_and_expands_its_prompts() {
     engine.shutdown().await;
 
     let extras = json!({
+        "list": true,
         "read": "demo://resource/dynamic/text/7",
         "prompt": ["everything__args-prompt", {"city": "Beijing"}],
     });
@@ -162,4 +167,62 @@ async fn an_outside_client_reads_a_servers_resources_and_expands_its_prompts() {
     let [role, text] = [&report["prompt"][0][0], &report["prompt"][0][1]];
     assert_eq!(role, "user", "{report}");
     assert!(text.as_str().unwrap().contains("Beijing"), "{report}");
+}
+
+#[tokio::test]
+async fn the_python_sdks_2_x_client_is_served_and_its_user_asked_too() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let python = fixtures_py().join("../mcp-py2/.venv/bin/python");
+    assert!(python.exists(), "run `scripts/deps.sh test`");
+    let calls = json!([
+        ["clock__get_current_time", {"timezone": "Asia/Tokyo"}],
+        ["guarded__get_current_time", {"timezone": "Europe/Paris"}],
+    ]);
+    let report = session_on(&python, dir.path(), "accept", calls, json!({}));
+    assert_eq!(report["tools"].as_array().unwrap().len(), 4, "{report}");
+    assert_eq!(report["calls"][0]["isError"], false, "{report}");
+    assert_eq!(report["calls"][1]["isError"], false, "{report}");
+    assert_eq!(
+        report["asked"].as_array().unwrap().len(),
+        1,
+        "only the guarded call asks"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_goes_down_mid_call_tells_the_client_its_lists_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let script = fixtures_py().join("fault_server.py");
+    let crashy = ServerConfig::new(
+        "crashy",
+        Transport::Stdio {
+            command: "python3".into(),
+            args: vec![
+                script.to_string_lossy().into_owned(),
+                "crash-mid-call".into(),
+            ],
+            env: Default::default(),
+            cwd: None,
+        },
+    );
+    engine.mcp().add_server(crashy).await.unwrap();
+    // Its tool has no annotations, so it counts as destructive: only a tool policy allows it.
+    let allow = Some(Approval::Allow);
+    engine
+        .mcp()
+        .set_tool_policy("crashy", "work", allow)
+        .await
+        .unwrap();
+    engine.shutdown().await;
+
+    let calls = json!([["crashy__work", {}]]);
+    let report = session_with(dir.path(), "none", calls, json!({"linger": 3}));
+    assert_eq!(report["calls"][0]["isError"], true, "{report}");
+    let notified = report["notified"].as_array().unwrap();
+    assert!(
+        notified.contains(&json!("notifications/tools/list_changed")),
+        "{report}"
+    );
 }

@@ -20,6 +20,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::host::{CallRequest, Called, Caller, McpHost};
+use super::supervisor::SupervisorEvent;
 use crate::provider::names::ToolNames;
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolInfo;
@@ -112,6 +113,12 @@ impl ServerHandler for Gateway {
             .build();
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
+        }
+        if let Some(resources) = capabilities.resources.as_mut() {
+            resources.list_changed = Some(true);
+        }
+        if let Some(prompts) = capabilities.prompts.as_mut() {
+            prompts.list_changed = Some(true);
         }
         rm::ServerConfig::new(capabilities)
             .with_server_info(rm::Implementation::new(
@@ -259,16 +266,51 @@ fn refused(why: &str) -> rm::CallToolResult {
 }
 
 /// Serves `host`'s running servers on stdin and stdout until the client closes the stream or
-/// `stop` is cancelled.
+/// `stop` is cancelled, telling the client when the lists change (a server started, stopped,
+/// failed or changed its tools).
 pub async fn serve_stdio(host: McpHost, stop: CancellationToken) -> Result<(), String> {
     let transport = (tokio::io::stdin(), tokio::io::stdout());
+    let events = host.subscribe();
     let running = Gateway::new(host)
-        .serve_with_ct(transport, stop)
+        .serve_with_ct(transport, stop.clone())
         .await
         .map_err(|e| format!("the MCP client's handshake failed: {e}"))?;
-    running
-        .waiting()
-        .await
+    let announcing = tokio::spawn(announce_changes(
+        running.peer().clone(),
+        events,
+        stop.child_token(),
+    ));
+    let served = running.waiting().await;
+    announcing.abort();
+    served
         .map(|_| ())
         .map_err(|e| format!("serving over stdio stopped: {e}"))
+}
+
+/// Sends `list_changed` for tools, resources and prompts after each server event, until
+/// `stop`.
+async fn announce_changes(
+    peer: rmcp::Peer<RoleServer>,
+    mut events: tokio::sync::broadcast::Receiver<SupervisorEvent>,
+    stop: CancellationToken,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        let event = tokio::select! {
+            () = stop.cancelled() => return,
+            event = events.recv() => event,
+        };
+        match event {
+            Ok(SupervisorEvent::State { .. } | SupervisorEvent::ToolsChanged { .. })
+            | Err(RecvError::Lagged(_)) => {}
+            Ok(_) => continue,
+            Err(RecvError::Closed) => return,
+        }
+        let sent = peer.notify_tool_list_changed().await.is_ok()
+            && peer.notify_resource_list_changed().await.is_ok()
+            && peer.notify_prompt_list_changed().await.is_ok();
+        if !sent {
+            return;
+        }
+    }
 }
