@@ -226,3 +226,41 @@ async fn a_server_that_goes_down_mid_call_tells_the_client_its_lists_changed() {
         "{report}"
     );
 }
+
+#[tokio::test]
+async fn the_cli_sets_who_decides_a_servers_calls_for_outside_clients_too() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["servers", "approval"])
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let (ok, said) = cli(&["guarded", "allow", "--tool", "get_current_time"]);
+    assert!(
+        ok && said.contains("guarded get_current_time: allow"),
+        "{said}"
+    );
+    let (ok, said) = cli(&["clock", "deny"]);
+    assert!(ok && said.contains("clock: deny"), "{said}");
+    let (ok, said) = cli(&["clock", "sometimes"]);
+    assert!(!ok && said.contains("allow, ask or deny"), "{said}");
+
+    let calls = json!([
+        ["guarded__get_current_time", {"timezone": "Asia/Tokyo"}],
+        ["clock__get_current_time", {"timezone": "Asia/Tokyo"}],
+    ]);
+    let report = session(dir.path(), "none", calls);
+    assert_eq!(report["calls"][0]["isError"], false, "{report}");
+    assert_eq!(report["calls"][1]["isError"], true, "{report}");
+    let refused = report["calls"][1]["text"][0].as_str().unwrap();
+    assert!(refused.contains("refused"), "{refused}");
+}

@@ -11,7 +11,7 @@ use clap::{ArgGroup, Subcommand};
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::{Conflict, ImportAction, ImportPreview, ImportReport};
 use switchboard_engine::store::ServerRecord;
-use switchboard_engine::vocab::server::{ServerConfig, Transport};
+use switchboard_engine::vocab::server::{Approval, ServerConfig, Transport};
 
 use super::CliError;
 use super::pairs;
@@ -92,6 +92,19 @@ pub enum ServersCmd {
     Disable {
         /// The server's name or id.
         name: String,
+    },
+    /// Set whether a server's tool calls run, ask first or are refused — the chat's and
+    /// other apps' through `mcp serve` alike. With --tool, for that one tool (`default` clears
+    /// its own policy); a server's `allow` covers only tools marked read-only or
+    /// non-destructive, so allow the others one by one.
+    Approval {
+        /// The server's name or id.
+        name: String,
+        /// `allow`, `ask` or `deny` (with --tool also `default`).
+        policy: String,
+        /// One tool of the server.
+        #[arg(long)]
+        tool: Option<String>,
     },
     /// Remove a server.
     Remove {
@@ -246,6 +259,32 @@ pub(super) async fn run(engine: &Engine, cmd: &ServersCmd) -> Result<(), CliErro
         ServersCmd::Disable { name } => {
             let record = engine.mcp().set_server_enabled(name, false).await?;
             writeln!(out, "disabled {}", record.config.name)?;
+        }
+        ServersCmd::Approval { name, policy, tool } => {
+            let policy = parse_approval(policy, tool.is_some())?;
+            match tool {
+                Some(tool) => {
+                    engine.mcp().set_tool_policy(name, tool, policy).await?;
+                    let said = policy.map_or("default", approval_word);
+                    writeln!(out, "{name} {tool}: {said}")?;
+                }
+                None => {
+                    let approval = policy.unwrap_or_default();
+                    let records = engine.mcp().list_servers().await?;
+                    let Some(record) = records
+                        .into_iter()
+                        .find(|r| r.config.name == *name || r.id == *name)
+                    else {
+                        return Err(CliError::Usage(format!(
+                            "there is no server named {name:?}"
+                        )));
+                    };
+                    let mut config = record.config;
+                    config.approval = approval;
+                    engine.mcp().update_server(&record.id, config).await?;
+                    writeln!(out, "{name}: {}", approval_word(approval))?;
+                }
+            }
         }
         ServersCmd::Remove { name } => {
             engine.mcp().remove_server(name).await?;
@@ -405,4 +444,26 @@ fn config_of(name: &str, cmd: &ServersCmd) -> Result<ServerConfig, CliError> {
     let mut config = ServerConfig::new(name, transport);
     config.inherit_env.clone_from(inherit_env);
     Ok(config)
+}
+
+/// `allow`, `ask`, `deny` (and, for one tool, `default`: `None`).
+fn parse_approval(word: &str, for_tool: bool) -> Result<Option<Approval>, CliError> {
+    match word.trim().to_ascii_lowercase().as_str() {
+        "allow" => Ok(Some(Approval::Allow)),
+        "ask" => Ok(Some(Approval::Ask)),
+        "deny" => Ok(Some(Approval::Deny)),
+        "default" if for_tool => Ok(None),
+        _ => Err(CliError::Usage(format!(
+            "the policy is allow, ask or deny{}, not {word:?}",
+            if for_tool { " (or default)" } else { "" }
+        ))),
+    }
+}
+
+fn approval_word(approval: Approval) -> &'static str {
+    match approval {
+        Approval::Allow => "allow",
+        Approval::Ask => "ask",
+        Approval::Deny => "deny",
+    }
 }

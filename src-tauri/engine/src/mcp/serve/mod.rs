@@ -249,7 +249,7 @@ impl ServerHandler for Gateway {
                 "The user's approval policy in Switchboard refused the call of {tool} ({server})."
             )),
             Ok(Called::Unanswered) => refused(&format!(
-                "The call of {tool} ({server}) needs the user's approval, and {client} cannot ask for it. Allow the tool in Switchboard (Settings → MCP Servers → {server} → tools), or use a client that supports elicitation."
+                "The call of {tool} ({server}) needs the user's approval, and {client} cannot ask for it. Allow the tool in Switchboard (Settings → MCP Servers → {server} → tools, or `switchboard servers approval {server} allow --tool {tool}`), or use a client that supports elicitation."
             )),
             Ok(Called::Task(_)) => {
                 refused("The tool answered with a task, which is not served yet.")
