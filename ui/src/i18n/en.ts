@@ -118,6 +118,7 @@ const en = {
   'knowledge.reindex': 'Re-index',
   'knowledge.files': 'Files',
   'knowledge.confirmDelete': 'Delete the knowledge base “{name}”? Your files are not touched.',
+  'knowledge.passage': '{count} passage',
   'knowledge.passages': '{count} passages',
   'knowledge.filesFilter': 'Filter by path',
   'knowledge.failedOnly': 'Only files not indexed',

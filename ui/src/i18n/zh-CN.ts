@@ -119,6 +119,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'knowledge.reindex': '重新索引',
   'knowledge.files': '文件',
   'knowledge.confirmDelete': '删除知识库“{name}”？你的文件不会被改动。',
+  'knowledge.passage': '{count} 个段落',
   'knowledge.passages': '{count} 个段落',
   'knowledge.filesFilter': '按路径筛选',
   'knowledge.failedOnly': '只看未能索引的文件',

@@ -123,6 +123,9 @@ test('a base of many files lists them a page at a time, filtered by path and to 
   await user.type(within(card).getByTestId('knowledge-files-filter'), 'N10');
   await waitFor(() => expect(list.querySelectorAll('li')).toHaveLength(1));
   expect(list).toHaveTextContent('/home/me/notes/n107.md');
+  await user.click(within(card).getByTestId('knowledge-files-failed'));
+  await waitFor(() => expect(list.querySelectorAll('li')).toHaveLength(10));
+  expect(list.querySelector('li')).toHaveTextContent(/1 passage$/);
   expect(list).toHaveTextContent('permission denied');
 });
 
