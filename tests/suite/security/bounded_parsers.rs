@@ -142,6 +142,62 @@ fn a_template_repeating_a_list_billions_of_times_is_refused() {
     }
 }
 
+/// Like [`render_within_30s`], with four messages in the context (as the fuzz target has).
+fn render_with_messages_within_30s(template: &'static str) -> Result<String, String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let message = serde_json::json!({"role": "user", "content": "What is the weather?"});
+        let input = TemplateInput {
+            messages: vec![message; 4],
+            ..TemplateInput::default()
+        };
+        let _ = tx.send(render(template, &input).map_err(|e| e.to_string()));
+    });
+    rx.recv_timeout(Duration::from_secs(30))
+        .expect("the template was still rendering after 30 s")
+}
+
+/// Found by the `chat_template` fuzz target after 4.5 million runs: `~` printed a list
+/// repeated 31 million times item by item (a minute of CPU, then 2 GB), and a few nested
+/// repetitions of a shared list make printing, comparing or hashing it visit billions of
+/// items for a handful of instructions. The vendored minijinja counts those walks against the
+/// render's fuel.
+#[test]
+fn a_template_walking_a_list_billions_of_items_long_is_refused_on_its_fuel() {
+    const NESTED: &str = "{% set a = ['x' * 100000] * 100 %}{% set b = [a] * 100 %}\
+        {% set c = [b] * 100 %}{% set d = [[['x' * 100000] * 100] * 100] * 100 %}";
+    for template in [
+        "%  {{ messages*7777777~70}}",
+        "{{ (messages * 7777777)|string|length }}",
+        const_format(NESTED, "{{ (c ~ '')|length }}"),
+        const_format(NESTED, "{{ c|string|length }}"),
+        const_format(NESTED, "{{ c == d }}"),
+        const_format(NESTED, "{{ [c, d]|sort|length }}"),
+        const_format(NESTED, "{{ [c, d]|unique|list|length }}"),
+        const_format(NESTED, "{{ 'z' in c|string }}"),
+    ] {
+        let error = render_with_messages_within_30s(template).expect_err(template);
+        assert!(error.contains("steps"), "{template}: {error}");
+        assert!(!error.contains('\n'), "{template}: {error}");
+    }
+}
+
+/// `prefix` then `rest`, leaked for the life of the test (the renders run on their own
+/// threads).
+fn const_format(prefix: &str, rest: &str) -> &'static str {
+    Box::leak(format!("{prefix}{rest}").into_boxed_str())
+}
+
+#[test]
+fn a_template_printing_and_comparing_ordinary_lists_still_renders() {
+    let out = render_with_messages_within_30s(
+        "{{ messages|length }}|{{ (messages * 2)|length }}|{{ messages[0] == messages[1] }}|\
+         {{ ([3, 1, 2]|sort ~ '') }}|{{ ['a', 'b', 'a']|unique|list|length }}",
+    )
+    .unwrap();
+    assert_eq!(out, "4|8|True|[1, 2, 3]|2");
+}
+
 /// CRC-32 (PNG's) of `bytes`.
 fn crc32(bytes: &[u8]) -> u32 {
     let table: Vec<u32> = (0..256u32)
