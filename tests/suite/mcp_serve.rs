@@ -13,7 +13,7 @@ use super::servers::engine;
 use super::support_py::{fixtures_py, time_stdio_config, venv_python};
 
 /// A profile with `clock` (its tools allowed) and `guarded` (the policy asks).
-async fn profile(dir: &Path) {
+pub(super) async fn profile(dir: &Path) {
     let engine = engine(dir).await;
     let mut clock = time_stdio_config("clock");
     clock.approval = Approval::Allow;

@@ -28,6 +28,7 @@ mod mcp_mrtr;
 mod mcp_oauth;
 mod mcp_py;
 mod mcp_serve;
+mod mcp_serve_http;
 mod mrtr_server;
 mod probe;
 mod providers;

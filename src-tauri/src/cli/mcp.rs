@@ -1,6 +1,7 @@
-//! `switchboard mcp serve --stdio`: Switchboard as one MCP server for other apps (Claude
-//! Desktop, Cursor, VS Code, scripts) — the tools of every enabled server, under the user's
-//! approval policy — on stdin and stdout, for a client's `mcpServers` entry.
+//! `switchboard mcp serve --stdio` and `switchboard serve`: Switchboard as one MCP server for
+//! other apps (Claude Desktop, Cursor, VS Code, scripts) — the tools of every enabled server,
+//! under the user's approval policy — on stdin and stdout, for a client's `mcpServers` entry,
+//! or over HTTP on 127.0.0.1 for the clients the user made (`switchboard clients`).
 
 use clap::Subcommand;
 use switchboard_engine::Engine;
@@ -13,7 +14,7 @@ use super::CliError;
 pub enum McpCmd {
     /// Serve the enabled servers' tools as one MCP server.
     Serve {
-        /// Over stdin and stdout (the only way for now), as a client's `mcpServers` entry
+        /// Over stdin and stdout, as a client's `mcpServers` entry
         /// starts it: {"command": "switchboard", "args": ["mcp", "serve", "--stdio"]}.
         #[arg(long)]
         stdio: bool,
@@ -24,14 +25,40 @@ pub enum McpCmd {
     },
 }
 
-/// Runs `cmd` until the client goes away (or SIGINT/SIGTERM).
-pub(super) async fn run(engine: &Engine, cmd: &McpCmd) -> Result<(), CliError> {
-    let McpCmd::Serve { stdio, server_wait } = cmd;
-    if !stdio {
-        return Err(CliError::Usage(
-            "say how to serve: --stdio (the local HTTP endpoint is not built yet)".into(),
-        ));
+/// `switchboard serve`: the local MCP endpoint over HTTP, headless.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The port on 127.0.0.1 (0: any free one, printed at start).
+    #[arg(long, default_value_t = switchboard_engine::mcp::SERVE_DEFAULT_PORT)]
+    port: u16,
+    /// Seconds to wait for the servers to start before serving (default: the
+    /// `mcp.server_wait` setting).
+    #[arg(long, value_name = "SECONDS")]
+    server_wait: Option<f64>,
+}
+
+/// Serves over HTTP until SIGINT or SIGTERM, printing the URL once listening.
+pub(super) async fn run_serve(engine: &Engine, args: &ServeArgs) -> Result<(), CliError> {
+    start_servers(engine, args.server_wait).await;
+    let stop = CancellationToken::new();
+    let endpoint =
+        switchboard_engine::mcp::serve_http(engine.mcp().clone(), args.port, stop.clone())
+            .await
+            .map_err(|e| CliError::Runtime(e.to_string()))?;
+    println!("Serving MCP on {}", endpoint.url());
+    if engine.store().serve_clients().await?.is_empty() {
+        eprintln!("note: no client can connect yet — make one with `switchboard clients add NAME`");
     }
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    stopped().await;
+    endpoint.stop().await;
+    Ok(())
+}
+
+/// Starts the enabled servers, waiting up to `server_wait` seconds (else the setting), and
+/// warns of those that did not start.
+async fn start_servers(engine: &Engine, server_wait: Option<f64>) {
     let wait = match server_wait.filter(|s| s.is_finite() && *s >= 0.0) {
         Some(s) => std::time::Duration::from_secs_f64(s),
         None => engine.mcp().server_wait().await,
@@ -44,6 +71,17 @@ pub(super) async fn run(engine: &Engine, cmd: &McpCmd) -> Result<(), CliError> {
         }
         Err(e) => eprintln!("warning: cannot read the server list: {e}"),
     }
+}
+
+/// Runs `cmd` until the client goes away (or SIGINT/SIGTERM).
+pub(super) async fn run(engine: &Engine, cmd: &McpCmd) -> Result<(), CliError> {
+    let McpCmd::Serve { stdio, server_wait } = cmd;
+    if !stdio {
+        return Err(CliError::Usage(
+            "say how to serve: --stdio (for HTTP on 127.0.0.1, run `switchboard serve`)".into(),
+        ));
+    }
+    start_servers(engine, *server_wait).await;
     let stop = CancellationToken::new();
     let stopper = stop.clone();
     tokio::spawn(async move {

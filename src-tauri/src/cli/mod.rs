@@ -2,6 +2,7 @@
 //! configuration. Parsing lives here; each subcommand module prints its own results.
 
 mod chat;
+mod clients;
 mod conformance;
 mod conversations;
 mod export;
@@ -77,6 +78,13 @@ pub enum Command {
     /// servers' tools, under your approval policy.
     #[command(subcommand)]
     Mcp(mcp::McpCmd),
+    /// Serve the enabled servers' tools over HTTP on 127.0.0.1, headless, to the clients made
+    /// with `switchboard clients add`.
+    Serve(mcp::ServeArgs),
+    /// The apps allowed to use `switchboard serve`: add (prints a token once), list, servers,
+    /// calls, remove.
+    #[command(subcommand)]
+    Clients(clients::ClientsCmd),
     /// The client the official MCP conformance suite drives: runs the scenario named in
     /// `MCP_CONFORMANCE_SCENARIO` against the scenario server at URL.
     #[command(hide = true)]
@@ -161,6 +169,8 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             Command::Knowledge(cmd) => knowledge::run(&engine, cmd).await,
             Command::Servers(cmd) => servers::run(&engine, cmd).await,
             Command::Mcp(cmd) => mcp::run(&engine, cmd).await,
+            Command::Serve(args) => mcp::run_serve(&engine, args).await,
+            Command::Clients(cmd) => clients::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {
                 conformance::run(&mut std::io::stdout(), url).await
             }

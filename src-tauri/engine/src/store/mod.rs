@@ -30,6 +30,7 @@ mod search;
 mod search_cjk_tests;
 #[cfg(test)]
 mod search_tests;
+mod serve_clients;
 mod settings;
 mod tasks;
 #[cfg(test)]
@@ -60,6 +61,7 @@ pub use page::{Page, PageRequest, now_ms};
 pub use probes::{ModelProbe, ToolSupport};
 pub use providers::{ProviderRecord, ProviderSettings};
 pub use search::{SearchHit, Segment};
+pub use serve_clients::{CallOutcome, MAX_CLIENT_NAME, ServeCall, ServeClient, token_digest};
 pub use tasks::TaskRecord;
 
 /// The migrations compiled into the binary.

@@ -14,18 +14,22 @@ use crate::mcp::supervisor::ServerState;
 use crate::provider::names::ToolNames;
 use crate::vocab::mcp::PromptInfo;
 
-/// The servers that are ready now, in order.
-fn ready(host: &McpHost) -> Vec<String> {
+/// The servers a client may reach by name; `None`: all of them.
+pub(super) type Reach<'a> = Option<&'a [String]>;
+
+/// The servers that are ready now and within `reach`, in order.
+fn ready(host: &McpHost, reach: Reach<'_>) -> Vec<String> {
     (host.server_states().into_iter())
         .filter(|s| matches!(s.state, ServerState::Ready { .. }))
+        .filter(|s| reach.is_none_or(|r| r.contains(&s.name)))
         .map(|s| s.name)
         .collect()
 }
 
 /// Every ready server's resources.
-pub(super) async fn resources(host: &McpHost) -> Vec<rm::Resource> {
+pub(super) async fn resources(host: &McpHost, reach: Reach<'_>) -> Vec<rm::Resource> {
     let mut out = Vec::new();
-    for server in ready(host) {
+    for server in ready(host, reach) {
         match host.server(&server).resources().await {
             Ok(listed) => out.extend(listed.iter().filter_map(|r| convert::resource(&server, r))),
             Err(error) => tracing::warn!(%server, %error, "its resources are not served"),
@@ -35,9 +39,9 @@ pub(super) async fn resources(host: &McpHost) -> Vec<rm::Resource> {
 }
 
 /// Every ready server's resource templates.
-pub(super) async fn templates(host: &McpHost) -> Vec<rm::ResourceTemplate> {
+pub(super) async fn templates(host: &McpHost, reach: Reach<'_>) -> Vec<rm::ResourceTemplate> {
     let mut out = Vec::new();
-    for server in ready(host) {
+    for server in ready(host, reach) {
         match host.server(&server).resource_templates().await {
             Ok(listed) => out.extend(listed.iter().filter_map(|t| convert::template(&server, t))),
             Err(error) => tracing::warn!(%server, %error, "its resource templates are not served"),
@@ -47,8 +51,12 @@ pub(super) async fn templates(host: &McpHost) -> Vec<rm::ResourceTemplate> {
 }
 
 /// Reads `uri` from the server that lists it, else from the first ready server that can.
-pub(super) async fn read(host: &McpHost, uri: &str) -> Result<rm::ReadResourceResult, ErrorData> {
-    let servers = ready(host);
+pub(super) async fn read(
+    host: &McpHost,
+    uri: &str,
+    reach: Reach<'_>,
+) -> Result<rm::ReadResourceResult, ErrorData> {
+    let servers = ready(host, reach);
     let mut listing = Vec::new();
     for server in &servers {
         let lists = (host.server(server).resources().await)
@@ -77,9 +85,9 @@ pub(super) async fn read(host: &McpHost, uri: &str) -> Result<rm::ReadResourceRe
 }
 
 /// Every ready server's prompts, each with its server, and their served names.
-async fn prompt_list(host: &McpHost) -> (Vec<(String, PromptInfo)>, ToolNames) {
+async fn prompt_list(host: &McpHost, reach: Reach<'_>) -> (Vec<(String, PromptInfo)>, ToolNames) {
     let mut prompts = Vec::new();
-    for server in ready(host) {
+    for server in ready(host, reach) {
         match host.server(&server).prompts().await {
             Ok(listed) => prompts.extend(listed.into_iter().map(|p| (server.clone(), p))),
             Err(error) => tracing::warn!(%server, %error, "its prompts are not served"),
@@ -90,8 +98,8 @@ async fn prompt_list(host: &McpHost) -> (Vec<(String, PromptInfo)>, ToolNames) {
 }
 
 /// Every ready server's prompts, named `server__prompt`.
-pub(super) async fn prompts(host: &McpHost) -> Vec<rm::Prompt> {
-    let (prompts, names) = prompt_list(host).await;
+pub(super) async fn prompts(host: &McpHost, reach: Reach<'_>) -> Vec<rm::Prompt> {
+    let (prompts, names) = prompt_list(host, reach).await;
     (prompts.iter())
         .filter_map(|(server, p)| {
             let name = names.safe_name(server, &p.name)?;
@@ -105,8 +113,9 @@ pub(super) async fn prompt(
     host: &McpHost,
     name: &str,
     arguments: BTreeMap<String, String>,
+    reach: Reach<'_>,
 ) -> Result<rm::GetPromptResult, ErrorData> {
-    let (_, names) = prompt_list(host).await;
+    let (_, names) = prompt_list(host, reach).await;
     let Some((server, prompt)) = names.resolve(name) else {
         return Err(ErrorData::invalid_params(
             format!("no running server offers a prompt named {name:?}"),

@@ -5,10 +5,14 @@
 //! asked through MCP elicitation when it offers it (its user answers "allow" or not); a client
 //! that cannot be asked gets the call refused with a result that says where to allow it.
 //! Resources and prompts are served too (`content`). Serving over stdio is [`serve_stdio`];
-//! the window's local server comes later.
+//! over HTTP on 127.0.0.1 it is [`serve_http`] (`http`), where each request carries a client
+//! the user made, whose allow-list limits the servers it reaches and whose calls are logged.
 
 mod content;
 mod convert;
+mod http;
+
+pub use http::{DEFAULT_PORT, Endpoint, MAX_BODY, REQUESTS_PER_MINUTE, ServeError, serve_http};
 
 use std::time::Duration;
 
@@ -22,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use super::host::{CallRequest, Called, Caller, McpHost};
 use super::supervisor::SupervisorEvent;
 use crate::provider::names::ToolNames;
+use crate::store::{CallOutcome, ServeCall, ServeClient};
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::mcp::ToolInfo;
 
@@ -38,6 +43,28 @@ impl Gateway {
     /// A gateway over `host`'s running servers.
     pub fn new(host: McpHost) -> Self {
         Self { host }
+    }
+
+    /// The client the user made that sent this request (over HTTP), if any.
+    fn authorized(context: &RequestContext<RoleServer>) -> Option<&ServeClient> {
+        let parts = context.extensions.get::<axum::http::request::Parts>()?;
+        parts
+            .extensions
+            .get::<http::Authorized>()
+            .map(|authorized| &authorized.0)
+    }
+
+    /// The servers the requesting client may reach (`None`: all).
+    fn reach(context: &RequestContext<RoleServer>) -> content::Reach<'_> {
+        Self::authorized(context).and_then(|c| c.servers.as_deref())
+    }
+
+    /// The calling client's name: the one the user gave it, else its handshake's.
+    fn client_name(context: &RequestContext<RoleServer>) -> String {
+        match Self::authorized(context) {
+            Some(client) => client.name.clone(),
+            None => Self::client(&context.peer),
+        }
     }
 
     /// The calling client's name, as its handshake gave it.
@@ -60,11 +87,41 @@ impl Gateway {
         }
     }
 
-    /// The tools served, each with its server, and their served names.
-    async fn tools(&self) -> (Vec<(String, ToolInfo)>, ToolNames) {
-        let tools = self.host.model_tools(None).await;
+    /// The tools served within `reach`, each with its server, and their served names.
+    async fn tools(&self, reach: content::Reach<'_>) -> (Vec<(String, ToolInfo)>, ToolNames) {
+        let mut tools = self.host.model_tools(None).await;
+        if let Some(reach) = reach {
+            tools.retain(|(server, _)| reach.contains(server));
+        }
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         (tools, names)
+    }
+
+    /// Notes a call of `client` in its log.
+    async fn log<E>(
+        &self,
+        client: &ServeClient,
+        server: &str,
+        tool: &str,
+        called: &Result<Called, E>,
+        started: std::time::Instant,
+    ) {
+        let outcome = match called {
+            Ok(Called::Done(_) | Called::Task(_)) => CallOutcome::Done,
+            Ok(Called::Refused) => CallOutcome::Refused,
+            Ok(Called::Unanswered) => CallOutcome::Unanswered,
+            Err(_) => CallOutcome::Failed,
+        };
+        let call = ServeCall {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            outcome,
+            duration_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),
+            at: crate::store::now_ms(),
+        };
+        if let Err(error) = self.host.store().record_serve_call(&client.id, &call).await {
+            tracing::warn!(%error, client = %client.name, "a client's call is not logged");
+        }
     }
 
     /// Asks the client's user to allow one call, when the client can be asked.
@@ -133,9 +190,9 @@ impl ServerHandler for Gateway {
     async fn list_tools(
         &self,
         _request: Option<rm::PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rm::ListToolsResult, ErrorData> {
-        let (tools, names) = self.tools().await;
+        let (tools, names) = self.tools(Self::reach(&context)).await;
         let tools = tools
             .iter()
             .filter_map(|(server, info)| {
@@ -149,45 +206,46 @@ impl ServerHandler for Gateway {
     async fn list_resources(
         &self,
         _request: Option<rm::PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rm::ListResourcesResult, ErrorData> {
         Ok(rm::ListResourcesResult::with_all_items(
-            content::resources(&self.host).await,
+            content::resources(&self.host, Self::reach(&context)).await,
         ))
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<rm::PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rm::ListResourceTemplatesResult, ErrorData> {
         Ok(rm::ListResourceTemplatesResult::with_all_items(
-            content::templates(&self.host).await,
+            content::templates(&self.host, Self::reach(&context)).await,
         ))
     }
 
     async fn read_resource(
         &self,
         request: rm::ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rm::ReadResourceResponse, ErrorData> {
-        Ok(content::read(&self.host, &request.uri).await?.into())
+        let reach = Self::reach(&context);
+        Ok(content::read(&self.host, &request.uri, reach).await?.into())
     }
 
     async fn list_prompts(
         &self,
         _request: Option<rm::PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rm::ListPromptsResult, ErrorData> {
         Ok(rm::ListPromptsResult::with_all_items(
-            content::prompts(&self.host).await,
+            content::prompts(&self.host, Self::reach(&context)).await,
         ))
     }
 
     async fn get_prompt(
         &self,
         request: rm::GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rm::GetPromptResponse, ErrorData> {
         let arguments = (request.arguments.unwrap_or_default().into_iter())
             .map(|(k, v)| match v {
@@ -195,7 +253,8 @@ impl ServerHandler for Gateway {
                 other => (k, other.to_string()),
             })
             .collect();
-        Ok(content::prompt(&self.host, &request.name, arguments)
+        let reach = Self::reach(&context);
+        Ok(content::prompt(&self.host, &request.name, arguments, reach)
             .await?
             .into())
     }
@@ -205,7 +264,7 @@ impl ServerHandler for Gateway {
         request: rm::CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rm::CallToolResponse, ErrorData> {
-        let (_, names) = self.tools().await;
+        let (_, names) = self.tools(Self::reach(&context)).await;
         let Some((server, tool)) = names.resolve(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("no running server offers a tool named {:?}", request.name),
@@ -213,7 +272,8 @@ impl ServerHandler for Gateway {
             ));
         };
         let (server, tool) = (server.to_owned(), tool.to_owned());
-        let client = Self::client(&context.peer);
+        let client = Self::client_name(&context);
+        let started = std::time::Instant::now();
         let ask = Self::ask(
             context.peer.clone(),
             client.clone(),
@@ -243,6 +303,9 @@ impl ServerHandler for Gateway {
                 },
             )
             .await;
+        if let Some(authorized) = Self::authorized(&context) {
+            self.log(authorized, &server, &tool, &called, started).await;
+        }
         let result = match called {
             Ok(Called::Done(result)) => convert::result(&result),
             Ok(Called::Refused) => refused(&format!(

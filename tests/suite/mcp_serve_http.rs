@@ -1,0 +1,242 @@
+//! `switchboard serve`: the local MCP endpoint over streamable HTTP on 127.0.0.1, reached by the
+//! official Python `mcp` SDK's HTTP client with a token made by `switchboard clients add`, over
+//! `mcp-server-time` from PyPI; and every request that must not pass — no token, a wrong or
+//! revoked one, a web page's `Origin`, a rebinding `Host`, a body over the cap, broken JSON —
+//! refused with its own status and a JSON-RPC error, while the endpoint keeps serving.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+use super::mcp_serve::profile;
+use super::support_py::{fixtures_py, venv_python};
+
+/// `switchboard --data-dir DIR ARGS`: success and what it printed.
+fn cli(dir: &Path, args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("SWITCHBOARD_DATA_DIR")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// A new client's token, as `clients add` prints it.
+fn add_client(dir: &Path, args: &[&str]) -> String {
+    let (ok, said) = cli(dir, &[&["clients", "add"], args].concat());
+    assert!(ok, "{said}");
+    let token = said.lines().nth(1).unwrap_or_default().trim().to_owned();
+    assert!(token.starts_with("sb_"), "{said}");
+    token
+}
+
+/// `switchboard serve --port 0` over `dir`, killed when dropped.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Served {
+    fn start(dir: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(dir)
+            .args(["serve", "--port", "0", "--server-wait", "30"])
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        let stdout = child.stdout.take().unwrap();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("Serving MCP on ")
+            .unwrap_or_else(|| panic!("{line:?}"))
+            .to_owned();
+        Self { child, url }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The Python client's report of one session with `token` (see `serve_client.py`).
+fn session(url: &str, token: &str, calls: Value) -> Value {
+    let out = Command::new(venv_python())
+        .arg(fixtures_py().join("serve_client.py"))
+        .args(["none", url, "[]"])
+        .arg(calls.to_string())
+        .env("SB_TOKEN", token)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn an_app_with_its_token_lists_and_calls_tools_over_http_and_its_calls_are_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let token = add_client(dir.path(), &["Claude Desktop"]);
+    let served = Served::start(dir.path());
+    assert!(
+        served.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        served.url
+    );
+    let calls = json!([
+        ["clock__get_current_time", {"timezone": "Asia/Tokyo"}],
+        ["guarded__get_current_time", {"timezone": "Asia/Tokyo"}],
+    ]);
+    let report = session(&served.url, &token, calls);
+    let tools = report["tools"].to_string();
+    assert!(
+        tools.contains("clock__get_current_time") && tools.contains("guarded__convert_time"),
+        "{report}"
+    );
+    assert_eq!(report["calls"][0]["isError"], json!(false), "{report}");
+    assert!(
+        report["calls"][0]["text"]
+            .to_string()
+            .contains("Asia/Tokyo"),
+        "{report}"
+    );
+    // The policy asks, and this client cannot be asked: refused, and said where to allow it.
+    assert_eq!(report["calls"][1]["isError"], json!(true), "{report}");
+
+    let (ok, said) = cli(dir.path(), &["clients", "calls", "claude desktop"]);
+    assert!(ok, "{said}");
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 2, "{said}");
+    assert!(
+        lines[0].contains("guarded/get_current_time  unanswered"),
+        "{said}"
+    );
+    assert!(lines[1].contains("clock/get_current_time  done"), "{said}");
+    let (_, said) = cli(dir.path(), &["clients", "list"]);
+    assert!(
+        said.contains("Claude Desktop  (all servers; last used "),
+        "{said}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_limited_to_one_server_sees_and_reaches_only_that_one() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let token = add_client(dir.path(), &["Cursor", "--servers", "clock"]);
+    let served = Served::start(dir.path());
+    let calls = json!([["guarded__get_current_time", {"timezone": "Asia/Tokyo"}]]);
+    let report = session(&served.url, &token, calls);
+    let tools: Vec<String> = serde_json::from_value(report["tools"].clone()).unwrap();
+    assert!(!tools.is_empty(), "{report}");
+    assert!(tools.iter().all(|t| t.starts_with("clock__")), "{report}");
+    let error = report["calls"][0]["error"].to_string();
+    assert!(error.contains("no running server offers"), "{report}");
+
+    // Widened to every server, the same token reaches the other one's tools too.
+    let (ok, said) = cli(dir.path(), &["clients", "servers", "Cursor", "--all"]);
+    assert!(ok && said.contains("Cursor  (all servers"), "{said}");
+    let report = session(&served.url, &token, json!([]));
+    assert!(
+        report["tools"].to_string().contains("guarded__"),
+        "{report}"
+    );
+}
+
+/// POSTs `body` to the endpoint with `headers`: the status and the JSON-RPC error's message.
+async fn post(url: &str, headers: &[(&str, &str)], body: Vec<u8>) -> (u16, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.body(body).send().await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    (status, text)
+}
+
+fn initialize() -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}})
+    .to_string()
+    .into_bytes()
+}
+
+#[tokio::test]
+async fn requests_without_a_good_token_from_a_web_page_or_for_another_host_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let token = add_client(dir.path(), &["Script"]);
+    let served = Served::start(dir.path());
+    let url = served.url.as_str();
+    let bearer = format!("Bearer {token}");
+    let port = url.split(':').nth(2).unwrap().trim_end_matches("/mcp");
+
+    let (status, text) = post(url, &[], initialize()).await;
+    assert_eq!(status, 401, "{text}");
+    assert!(text.contains("bearer token is needed"), "{text}");
+    let (status, text) = post(url, &[("Authorization", "Bearer sb_guess")], initialize()).await;
+    assert_eq!(status, 401, "{text}");
+    assert!(text.contains("unknown or was revoked"), "{text}");
+
+    let evil = [
+        ("Authorization", bearer.as_str()),
+        ("Origin", "https://evil.example"),
+    ];
+    let (status, text) = post(url, &evil, initialize()).await;
+    assert_eq!(status, 403, "{text}");
+    assert!(text.contains("web pages"), "{text}");
+    let own = format!("http://127.0.0.1:{port}");
+    let (status, text) = post(
+        url,
+        &[("Authorization", &bearer), ("Origin", &own)],
+        initialize(),
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+
+    let host = format!("evil.example:{port}");
+    let rebound = [("Authorization", bearer.as_str()), ("Host", host.as_str())];
+    let (status, text) = post(url, &rebound, initialize()).await;
+    assert_eq!(status, 403, "{text}");
+
+    let huge = vec![b' '; switchboard_engine::mcp::SERVE_MAX_BODY + 1024];
+    let (status, text) = post(url, &[("Authorization", &bearer)], huge).await;
+    assert_eq!(status, 413, "{text}");
+    let (status, text) = post(
+        url,
+        &[("Authorization", &bearer)],
+        b"{\"jsonrpc\":".to_vec(),
+    )
+    .await;
+    assert!((400..500).contains(&status), "{status} {text}");
+
+    // Still serving the good token, until its client is removed.
+    let (status, text) = post(url, &[("Authorization", &bearer)], initialize()).await;
+    assert_eq!(status, 200, "{text}");
+    let (ok, said) = cli(dir.path(), &["clients", "remove", "script"]);
+    assert!(ok && said.contains("no longer works"), "{said}");
+    let (status, text) = post(url, &[("Authorization", &bearer)], initialize()).await;
+    assert_eq!(status, 401, "{text}");
+}
