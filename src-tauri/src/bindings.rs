@@ -1,6 +1,7 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
+use crate::commands::local_server::NewServeClient;
 use switchboard_engine::agent::SamplingModel;
 use switchboard_engine::agent::assistants::Starter;
 use switchboard_engine::agent::upload::PreparedFile;
@@ -17,6 +18,7 @@ use switchboard_engine::knowledge::{IndexProgress, IndexReport, KnowledgeEvent};
 use switchboard_engine::local_ollama::LocalOllama;
 use switchboard_engine::mcp::CloseReason;
 use switchboard_engine::mcp::LinkPreview;
+use switchboard_engine::mcp::LocalServerStatus;
 use switchboard_engine::mcp::TrustNote;
 use switchboard_engine::mcp::{
     AppCall, AppCallOutcome, ImportAction, ImportPreview, ImportReport, Installed,
@@ -42,6 +44,7 @@ use switchboard_engine::store::{
     MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, ProviderRecord,
     ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
+use switchboard_engine::store::{CallOutcome, ServeCall, ServeClient};
 use switchboard_engine::store::{FilesPage, FilesQuery, KnowledgeBase, KnowledgeFile};
 use switchboard_engine::store::{ModelProbe, ToolSupport};
 use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
@@ -191,6 +194,11 @@ pub fn typescript() -> String {
         declaration::<KnowledgeFile>(&cfg),
         declaration::<FilesQuery>(&cfg),
         declaration::<FilesPage>(&cfg),
+        declaration::<LocalServerStatus>(&cfg),
+        declaration::<ServeClient>(&cfg),
+        declaration::<ServeCall>(&cfg),
+        declaration::<CallOutcome>(&cfg),
+        declaration::<NewServeClient>(&cfg),
         declaration::<IndexProgress>(&cfg),
         declaration::<IndexReport>(&cfg),
         declaration::<KnowledgeEvent>(&cfg),

@@ -109,6 +109,13 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::knowledge::reindex_knowledge_base,
         commands::knowledge::search_knowledge_base,
         commands::knowledge::set_knowledge_embedder,
+        commands::local_server::local_server_status,
+        commands::local_server::set_local_server,
+        commands::local_server::list_serve_clients,
+        commands::local_server::add_serve_client,
+        commands::local_server::set_serve_client_servers,
+        commands::local_server::remove_serve_client,
+        commands::local_server::serve_client_calls,
         commands::assistants::list_assistants,
         commands::assistants::create_assistant,
         commands::assistants::update_assistant,
@@ -325,6 +332,13 @@ async fn start_servers(engine: Engine) {
     }
     if let Err(error) = engine.start_knowledge().await {
         tracing::warn!(%error, "cannot bring the knowledge bases up to date");
+    }
+    match engine.local_server().start_if_enabled().await {
+        Ok(status) if status.enabled => {
+            tracing::info!(url = ?status.url, error = ?status.error, "the local server")
+        }
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "cannot read the local server's settings"),
     }
 }
 

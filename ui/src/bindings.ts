@@ -2813,6 +2813,95 @@ total: number,
 files: Array<KnowledgeFile>, };
 
 /**
+ * What Settings → Local server shows.
+ */
+export type LocalServerStatus = { 
+/**
+ * Whether the user switched it on.
+ */
+enabled: boolean, 
+/**
+ * The port chosen.
+ */
+port: number, 
+/**
+ * Where it listens now, when it does.
+ */
+url: string | null, 
+/**
+ * Why it does not listen although switched on (e.g. the port is taken).
+ */
+error: string | null, };
+
+/**
+ * An app allowed to use the local endpoint.
+ */
+export type ServeClient = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * The name the user gave it ("Claude Desktop").
+ */
+name: string, 
+/**
+ * The servers it may reach by name; `None`: every enabled server.
+ */
+servers: Array<string> | null, 
+/**
+ * When it was made, Unix milliseconds.
+ */
+createdAt: number, 
+/**
+ * When its token was last used, Unix milliseconds.
+ */
+lastUsedAt: number | null, };
+
+/**
+ * One call a client made.
+ */
+export type ServeCall = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The tool's name on its server.
+ */
+tool: string, 
+/**
+ * How it ended.
+ */
+outcome: CallOutcome, 
+/**
+ * How long it took, milliseconds.
+ */
+durationMs: number, 
+/**
+ * When it ended, Unix milliseconds.
+ */
+at: number, };
+
+/**
+ * How a client's call ended.
+ */
+export type CallOutcome = "done" | "failed" | "refused" | "unanswered";
+
+/**
+ * A client just made, with its token (shown once, never stored).
+ */
+export type NewServeClient = { 
+/**
+ * The client.
+ */
+client: ServeClient, 
+/**
+ * Its bearer token.
+ */
+token: string, };
+
+/**
  * How far an indexing run is.
  */
 export type IndexProgress = { 

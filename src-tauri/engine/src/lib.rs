@@ -69,6 +69,7 @@ pub struct Engine {
     installer: mcp::Installer,
     agent: agent::Agent,
     knowledge: knowledge::Knowledge,
+    local_server: mcp::LocalServer,
     /// The profile's lock, when this engine owns the profile's crash recovery (see
     /// [`profile_lock`]).
     owner: Option<std::sync::Arc<profile_lock::ProfileLock>>,
@@ -111,6 +112,7 @@ impl Engine {
         let mcp = mcp::McpHost::new(store.clone(), secrets.clone(), redactor.clone())
             .with_bundles_dir(paths.bundles_dir());
         let installer = mcp::Installer::new(mcp.clone(), Some(paths.bundles_dir()));
+        let local_server = mcp::LocalServer::new(mcp.clone());
         let agent = agent::Agent::new(store.clone(), mcp.clone(), providers.clone());
         mcp.set_sampler(std::sync::Arc::new(agent.clone()));
         let knowledge = knowledge::Knowledge::new(
@@ -133,6 +135,7 @@ impl Engine {
             installer,
             agent,
             knowledge,
+            local_server,
             owner,
         })
     }
@@ -155,6 +158,11 @@ impl Engine {
     /// The MCP host: configured and running servers, approval, Apps.
     pub fn mcp(&self) -> &mcp::McpHost {
         &self.mcp
+    }
+
+    /// The local MCP endpoint for other apps (Settings → Local server).
+    pub fn local_server(&self) -> &mcp::LocalServer {
+        &self.local_server
     }
 
     /// Installing servers: the MCP Registry, MCP Bundles, install links, updates.
@@ -200,6 +208,7 @@ impl Engine {
 
     /// Stops every MCP server (in parallel) and closes the database cleanly; call at exit.
     pub async fn shutdown(&self) {
+        self.local_server.stop().await;
         self.mcp.shutdown().await;
         self.store.close().await;
         tracing::info!("engine shut down");

@@ -11,6 +11,7 @@ pub mod export;
 pub mod install;
 pub mod interactions;
 pub mod knowledge;
+pub mod local_server;
 pub mod mcp_content;
 #[cfg(feature = "local")]
 pub mod models;

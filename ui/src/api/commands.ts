@@ -43,6 +43,7 @@ import type {
   LinkPreview,
   LocalModel,
   LocalOllama,
+  LocalServerStatus,
   Message,
   ModelDownloadProgress,
   ModelInfo,
@@ -50,6 +51,7 @@ import type {
   ModelProbe,
   NewConversation,
   NewProvider,
+  NewServeClient,
   Page,
   PageRequest,
   Passage,
@@ -67,6 +69,8 @@ import type {
   RootInfo,
   SamplingModel,
   SearchHit,
+  ServeCall,
+  ServeClient,
   ServerConfig,
   ServerLogs,
   ServerRecord,
@@ -854,6 +858,71 @@ export function searchKnowledgeBase(args: {
  */
 export function setKnowledgeEmbedder(args: { name: string; choice: EmbedderChoice }): Promise<KnowledgeBase> {
   return call<KnowledgeBase>('set_knowledge_embedder', args);
+}
+
+// src-tauri/src/commands/local_server.rs
+
+/**
+ * Whether the local server runs, its port and address, or why it does not listen.
+ *
+ * Command `local_server_status`.
+ */
+export function localServerStatus(): Promise<LocalServerStatus> {
+  return call<LocalServerStatus>('local_server_status');
+}
+
+/**
+ * Switches the local server on or off on `port`, keeping both for the next launch.
+ *
+ * Command `set_local_server`.
+ */
+export function setLocalServer(args: { enabled: boolean; port: number }): Promise<LocalServerStatus> {
+  return call<LocalServerStatus>('set_local_server', args);
+}
+
+/**
+ * The apps allowed to use the local server, by name.
+ *
+ * Command `list_serve_clients`.
+ */
+export function listServeClients(): Promise<ServeClient[]> {
+  return call<ServeClient[]>('list_serve_clients');
+}
+
+/**
+ * Makes a client that may reach `servers` (`null`: every enabled server).
+ *
+ * Command `add_serve_client`.
+ */
+export function addServeClient(args: { name: string; servers?: string[] | null }): Promise<NewServeClient> {
+  return call<NewServeClient>('add_serve_client', args);
+}
+
+/**
+ * Sets the servers a client may reach (`null`: every enabled server).
+ *
+ * Command `set_serve_client_servers`.
+ */
+export async function setServeClientServers(args: { id: string; servers?: string[] | null }): Promise<void> {
+  await call<null>('set_serve_client_servers', args);
+}
+
+/**
+ * Removes a client: its token stops working at once.
+ *
+ * Command `remove_serve_client`.
+ */
+export async function removeServeClient(args: { id: string }): Promise<void> {
+  await call<null>('remove_serve_client', args);
+}
+
+/**
+ * A client's recent calls, newest first.
+ *
+ * Command `serve_client_calls`.
+ */
+export function serveClientCalls(args: { id: string }): Promise<ServeCall[]> {
+  return call<ServeCall[]>('serve_client_calls', args);
 }
 
 // src-tauri/src/commands/mcp_content.rs

@@ -12,6 +12,7 @@ export * from './export';
 export * from './install';
 export * from './interactions';
 export * from './knowledge';
+export * from './localServer';
 export * from './mcpContent';
 export * from './models';
 export * from './providers';

@@ -1,6 +1,6 @@
 // Hash routing: `#/` chat, `#/c/<id>` a conversation, `#/settings/<tab>`.
-export type SettingsTab = 'providers' | 'assistants' | 'servers' | 'knowledge' | 'models' | 'general';
-export const SETTINGS_TABS: readonly SettingsTab[] = ['providers', 'assistants', 'servers', 'knowledge', 'models', 'general'];
+export type SettingsTab = 'providers' | 'assistants' | 'servers' | 'knowledge' | 'local-server' | 'models' | 'general';
+export const SETTINGS_TABS: readonly SettingsTab[] = ['providers', 'assistants', 'servers', 'knowledge', 'local-server', 'models', 'general'];
 
 export type Route =
   | { name: 'chat' }

@@ -10,7 +10,7 @@ import { resetAppState } from '../test/reset';
 beforeEach(() => resetAppState());
 
 describe('settings', () => {
-  test('the settings link opens tabs for Providers, Assistants, MCP Servers, Knowledge, Models and General', async () => {
+  test('the settings link opens tabs for Providers, Assistants, MCP Servers, Knowledge, Local server, Models and General', async () => {
     installFakeBackend();
     const user = userEvent.setup();
     render(App);
@@ -19,7 +19,7 @@ describe('settings', () => {
 
     const tablist = await screen.findByRole('tablist');
     const tabs = within(tablist).getAllByRole('tab');
-    expect(tabs.map((tab) => tab.textContent?.trim())).toEqual(['Providers', 'Assistants', 'MCP Servers', 'Knowledge', 'Models', 'General']);
+    expect(tabs.map((tab) => tab.textContent?.trim())).toEqual(['Providers', 'Assistants', 'MCP Servers', 'Knowledge', 'Local server', 'Models', 'General']);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
     expect(await screen.findByTestId('providers-empty')).toBeInTheDocument();
 

@@ -68,8 +68,8 @@ pub use install::registry::{
 pub use install::{Installed, Installer};
 pub use serve::{
     APPROVAL_WAIT as CLIENT_APPROVAL_WAIT, DEFAULT_PORT as SERVE_DEFAULT_PORT, Endpoint, Gateway,
-    MAX_BODY as SERVE_MAX_BODY, REQUESTS_PER_MINUTE as SERVE_REQUESTS_PER_MINUTE, ServeError,
-    serve_http, serve_stdio,
+    LocalServer, LocalServerStatus, MAX_BODY as SERVE_MAX_BODY,
+    REQUESTS_PER_MINUTE as SERVE_REQUESTS_PER_MINUTE, ServeError, serve_http, serve_stdio,
 };
 pub use supervisor::interact::{
     CloseReason, DEFAULT_TIMEOUT as INTERACTION_TIMEOUT, InteractionAnswer, InteractionEvent,

@@ -11,8 +11,10 @@
 mod content;
 mod convert;
 mod http;
+mod local;
 
 pub use http::{DEFAULT_PORT, Endpoint, MAX_BODY, REQUESTS_PER_MINUTE, ServeError, serve_http};
+pub use local::{LocalServer, LocalServerStatus};
 
 use std::time::Duration;
 

@@ -1,0 +1,24 @@
+// The local server (Settings → Local server): the MCP endpoint other apps on this computer
+// reach, switched on and off with its port, and the clients allowed to use it
+// (src-tauri/src/commands/local_server.rs).
+import type { LocalServerStatus, NewServeClient } from '../bindings';
+import * as commands from './commands';
+
+export { listServeClients, localServerStatus } from './commands';
+
+export function setLocalServer(enabled: boolean, port: number): Promise<LocalServerStatus> {
+  return commands.setLocalServer({ enabled, port });
+}
+
+/** Makes a client that may reach `servers` (null: all); its token comes back this once. */
+export function addServeClient(name: string, servers: string[] | null): Promise<NewServeClient> {
+  return commands.addServeClient({ name, servers });
+}
+
+export function removeServeClient(id: string): Promise<void> {
+  return commands.removeServeClient({ id });
+}
+
+export function serveClientCalls(id: string) {
+  return commands.serveClientCalls({ id });
+}

@@ -1,0 +1,21 @@
+// The local server for Settings → Local server: the engine's commands (through `api`), and the
+// snippets other apps' configs take.
+export { addServeClient, listServeClients, localServerStatus, removeServeClient, serveClientCalls, setLocalServer } from '../api';
+
+/** The `mcpServers` entry for an app that speaks streamable HTTP (Cursor, VS Code, Zed…). */
+export function httpSnippet(url: string, token: string): string {
+  const entry = { type: 'http', url, headers: { Authorization: `Bearer ${token}` } };
+  return JSON.stringify({ mcpServers: { switchboard: entry } }, null, 2);
+}
+
+/** The `mcpServers` entry for an app that starts its servers itself (Claude Desktop). */
+export function stdioSnippet(): string {
+  const entry = { command: 'switchboard', args: ['mcp', 'serve', '--stdio'] };
+  return JSON.stringify({ mcpServers: { switchboard: entry } }, null, 2);
+}
+
+/** Server names from a comma-separated field; null (every server) when it is empty. */
+export function serverList(text: string): string[] | null {
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  return names.length ? names : null;
+}

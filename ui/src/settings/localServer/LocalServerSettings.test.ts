@@ -1,0 +1,94 @@
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, expect, test } from 'vitest';
+import type { LocalServerStatus, ServeCall, ServeClient } from '../../bindings';
+import { installFakeBackend } from '../../test/fakeBackend';
+import { resetAppState } from '../../test/reset';
+import LocalServerSettings from './LocalServerSettings.svelte';
+
+beforeEach(() => resetAppState());
+
+/** A backend that keeps the local server's switch, port and clients. */
+function serveBackend(start: { status?: Partial<LocalServerStatus>; clients?: ServeClient[]; calls?: ServeCall[]; portTaken?: number } = {}) {
+  let status: LocalServerStatus = { enabled: false, port: 9797, url: null, error: null, ...start.status };
+  const clients = [...(start.clients ?? [])];
+  return installFakeBackend([], {
+    extra: (cmd, args) => {
+      const a = args as Record<string, unknown>;
+      switch (cmd) {
+        case 'local_server_status':
+          return { ...status };
+        case 'set_local_server': {
+          const port = Number(a.port);
+          const enabled = Boolean(a.enabled);
+          const taken = enabled && port === start.portTaken;
+          status = { enabled, port, url: enabled && !taken ? `http://127.0.0.1:${port}/mcp` : null, error: taken ? `cannot listen on 127.0.0.1:${port}: Address in use` : null };
+          return { ...status };
+        }
+        case 'list_serve_clients':
+          return structuredClone(clients);
+        case 'add_serve_client': {
+          const client: ServeClient = { id: `c${clients.length + 1}`, name: String(a.name), servers: (a.servers as string[] | null) ?? null, createdAt: 0, lastUsedAt: null };
+          clients.push(client);
+          return { client, token: 'sb_secret123' };
+        }
+        case 'remove_serve_client':
+          clients.splice(
+            clients.findIndex((c) => c.id === a.id),
+            1,
+          );
+          return null;
+        case 'serve_client_calls':
+          return start.calls ?? [];
+        default:
+          return undefined;
+      }
+    },
+  });
+}
+
+test('the local server is off until switched on, then shows where it listens; a taken port is said', async () => {
+  const backend = serveBackend({ portTaken: 8000 });
+  const user = userEvent.setup();
+  render(LocalServerSettings);
+  const toggle = await screen.findByTestId('serve-enabled');
+  expect(toggle).not.toBeChecked();
+  await user.click(toggle);
+  expect(backend.callsTo('set_local_server')).toEqual([{ enabled: true, port: 9797 }]);
+  expect(await screen.findByTestId('serve-listening')).toHaveTextContent('http://127.0.0.1:9797/mcp');
+  const port = screen.getByTestId('serve-port');
+  await user.clear(port);
+  await user.type(port, '8000');
+  await user.click(screen.getByTestId('serve-apply'));
+  expect(await screen.findByTestId('serve-error')).toHaveTextContent('Address in use');
+});
+
+test('a new client shows its token once, in the snippet an app takes, limited to the servers named', async () => {
+  const backend = serveBackend({ status: { enabled: true, url: 'http://127.0.0.1:9797/mcp' } });
+  const user = userEvent.setup();
+  render(LocalServerSettings);
+  await screen.findByTestId('serve-no-clients');
+  await user.type(screen.getByTestId('serve-client-name'), 'Cursor');
+  await user.type(screen.getByTestId('serve-client-servers'), 'clock, files');
+  await user.click(screen.getByTestId('serve-client-add'));
+  expect(backend.callsTo('add_serve_client')).toEqual([{ name: 'Cursor', servers: ['clock', 'files'] }]);
+  const snippet = JSON.parse((await screen.findByTestId('serve-snippet-http')).textContent ?? '');
+  expect(snippet.mcpServers.switchboard).toEqual({ type: 'http', url: 'http://127.0.0.1:9797/mcp', headers: { Authorization: 'Bearer sb_secret123' } });
+  const row = screen.getByTestId('serve-client');
+  expect(row).toHaveTextContent('clock, files');
+  await user.click(within(row).getByTestId('serve-client-remove'));
+  await waitFor(() => expect(screen.queryByTestId('serve-token')).toBeNull());
+  expect(await screen.findByTestId('serve-no-clients')).toBeInTheDocument();
+});
+
+test("a client's recent calls are listed with how each ended", async () => {
+  const client: ServeClient = { id: 'c1', name: 'Zed', servers: null, createdAt: 0, lastUsedAt: 5 };
+  const calls: ServeCall[] = [{ server: 'clock', tool: 'get_current_time', outcome: 'unanswered', durationMs: 3, at: 10 }];
+  serveBackend({ clients: [client], calls });
+  const user = userEvent.setup();
+  render(LocalServerSettings);
+  const row = await screen.findByTestId('serve-client');
+  expect(row).toHaveTextContent('all servers');
+  await user.click(within(row).getByRole('button', { name: 'Calls' }));
+  expect(await screen.findByTestId('serve-calls')).toHaveTextContent('clock/get_current_time not approved (nobody could be asked) · 3 ms');
+});
