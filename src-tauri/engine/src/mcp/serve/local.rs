@@ -137,3 +137,62 @@ impl LocalServer {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::logging::Redactor;
+    use crate::secrets::{KeyringSecrets, Secrets};
+    use crate::store::Store;
+
+    async fn local_server() -> (tempfile::TempDir, LocalServer) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).await.unwrap();
+        let redactor = Redactor::default();
+        let keys = Arc::new(KeyringSecrets::mock().unwrap());
+        let secrets = Secrets::new(keys, Arc::new(|_: &str| None), redactor.clone());
+        (dir, LocalServer::new(McpHost::new(store, secrets, redactor)))
+    }
+
+    /// A port nothing listens on now.
+    fn free_port() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    }
+
+    #[tokio::test]
+    async fn the_local_server_is_off_until_switched_on_and_its_port_is_kept() {
+        let (_dir, server) = local_server().await;
+        let status = server.start_if_enabled().await.unwrap();
+        assert!(!status.enabled && status.url.is_none());
+        assert_eq!(status.port, DEFAULT_PORT);
+
+        let port = free_port();
+        let status = server.set(true, port).await.unwrap();
+        let url = status.url.clone().unwrap();
+        assert_eq!(url, format!("http://127.0.0.1:{port}/mcp"));
+        let answer = reqwest::Client::new().post(&url).send().await.unwrap();
+        assert_eq!(answer.status(), 401);
+
+        // Another engine over the same settings (the next launch) starts it again.
+        let again = LocalServer::new(server.host.clone());
+        server.stop().await;
+        assert_eq!(again.start_if_enabled().await.unwrap().url, Some(url.clone()));
+        let status = again.set(false, port).await.unwrap();
+        assert!(!status.enabled && status.url.is_none());
+        assert!(reqwest::Client::new().post(&url).send().await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_port_that_is_taken_is_said_in_the_status_and_port_zero_is_refused() {
+        let (_dir, server) = local_server().await;
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let status = server.set(true, port).await.unwrap();
+        assert!(status.enabled && status.url.is_none());
+        let error = status.error.unwrap();
+        assert!(error.contains(&format!("127.0.0.1:{port}")), "{error}");
+        assert!(server.set(true, 0).await.is_err());
+    }
+}
