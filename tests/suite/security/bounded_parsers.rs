@@ -188,6 +188,17 @@ fn const_format(prefix: &str, rest: &str) -> &'static str {
     Box::leak(format!("{prefix}{rest}").into_boxed_str())
 }
 
+/// Found by the `chat_template` fuzz target: `tojson(indent=…)` allocated the indent's spaces
+/// before writing anything, so a huge one aborted the process.
+#[test]
+fn a_huge_tojson_indent_is_refused_and_an_ordinary_one_still_renders() {
+    let error = render_with_messages_within_30s("{{ messages | tojson(indent=2777777777777*77) }}")
+        .unwrap_err();
+    assert!(error.contains("at most 64"), "{error}");
+    let out = render_with_messages_within_30s("{{ messages[0] | tojson(indent=2) }}").unwrap();
+    assert!(out.starts_with("{\n  \""), "{out}");
+}
+
 #[test]
 fn a_template_printing_and_comparing_ordinary_lists_still_renders() {
     let out = render_with_messages_within_30s(

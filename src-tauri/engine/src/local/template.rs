@@ -45,6 +45,8 @@ pub(crate) fn supports_tools(template: &str) -> bool {
 pub const FUEL: u64 = 5_000_000;
 /// The longest prompt a render may write (far beyond any context a local model holds).
 pub const MAX_OUTPUT: usize = 16 << 20;
+/// The widest `tojson(indent=…)` taken (real templates use 2 or 4).
+const MAX_INDENT: usize = 64;
 
 /// Renders `template` with `input`, within [`FUEL`] instructions and [`MAX_OUTPUT`] bytes.
 pub fn render(template: &str, input: &TemplateInput) -> Result<String, LocalError> {
@@ -180,6 +182,13 @@ fn strftime_now(format: String) -> String {
 fn tojson(value: &Value, kwargs: Kwargs) -> Result<String, Error> {
     let indent: Option<usize> = kwargs.get("indent")?;
     kwargs.assert_all_used()?;
+    // Found by the fuzz target: `indent=2777777777777*77` asked for 200 TB of spaces.
+    if let Some(n) = indent.filter(|n| *n > MAX_INDENT) {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("tojson's indent is {n}; at most {MAX_INDENT} is taken"),
+        ));
+    }
     // Written into the capped output: a value repeated millions of times stops at the cap.
     let mut out = Capped::default();
     let result = match indent {

@@ -152,7 +152,10 @@ mod tests {
         let redactor = Redactor::default();
         let keys = Arc::new(KeyringSecrets::mock().unwrap());
         let secrets = Secrets::new(keys, Arc::new(|_: &str| None), redactor.clone());
-        (dir, LocalServer::new(McpHost::new(store, secrets, redactor)))
+        (
+            dir,
+            LocalServer::new(McpHost::new(store, secrets, redactor)),
+        )
     }
 
     /// A port nothing listens on now.
@@ -178,7 +181,10 @@ mod tests {
         // Another engine over the same settings (the next launch) starts it again.
         let again = LocalServer::new(server.host.clone());
         server.stop().await;
-        assert_eq!(again.start_if_enabled().await.unwrap().url, Some(url.clone()));
+        assert_eq!(
+            again.start_if_enabled().await.unwrap().url,
+            Some(url.clone())
+        );
         let status = again.set(false, port).await.unwrap();
         assert!(!status.enabled && status.url.is_none());
         assert!(reqwest::Client::new().post(&url).send().await.is_err());
