@@ -183,3 +183,10 @@ test('a base embedded by a provider shows the provider by its name from the star
   const card = await screen.findByTestId('knowledge-base');
   await waitFor(() => expect(within(card).getByTestId('knowledge-embedder')).toHaveTextContent('Home Ollama · bge-m3'));
 });
+
+test('a base of one file and one passage says so in the singular', async () => {
+  knowledgeBackend([base('Tiny', { files: 1, chunks: 1 })]);
+  render(KnowledgeSettings);
+  const card = await screen.findByTestId('knowledge-base');
+  expect(within(card).getByTestId('knowledge-counts')).toHaveTextContent(/^1 file, 1 passage$/);
+});
