@@ -127,6 +127,25 @@ pub enum DocumentError {
     },
 }
 
+impl DocumentError {
+    /// The file it is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Unsupported(path) | Self::Binary(path) => path,
+            Self::TooLarge { path, .. }
+            | Self::UnreadableDocument { path, .. }
+            | Self::Unreadable { path, .. } => path,
+        }
+    }
+
+    /// What is wrong, without the file's path (for a list that shows the path already).
+    pub fn reason(&self) -> String {
+        let full = self.to_string();
+        let prefix = format!("{}: ", self.path().display());
+        full.strip_prefix(&prefix).unwrap_or(&full).to_owned()
+    }
+}
+
 /// Reads the file at `path` as its kind says.
 pub fn read_document(path: &Path) -> Result<Document, DocumentError> {
     let kind = Kind::of(path).ok_or_else(|| DocumentError::Unsupported(path.to_owned()))?;
@@ -272,6 +291,14 @@ mod tests {
             read_document(&gone),
             Err(DocumentError::Unreadable { .. })
         ));
+        // Beside the path in a files list, only what is wrong.
+        assert_eq!(
+            read_document(&fake).unwrap_err().reason(),
+            "not a text file (binary content)"
+        );
+        let reason = read_document(&gone).unwrap_err().reason();
+        assert!(reason.starts_with("cannot be read: "), "{reason}");
+        assert!(!reason.contains("gone.md"), "{reason}");
     }
 
     #[test]

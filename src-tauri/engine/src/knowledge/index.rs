@@ -293,7 +293,8 @@ fn read_and_cut(
     path: &Path,
     embedder: Option<&dyn Embedder>,
 ) -> Result<(Document, Vec<Chunk>), String> {
-    let doc = read_document(path).map_err(|e| e.to_string())?;
+    // The files list shows the path beside the error: the error says only what is wrong.
+    let doc = read_document(path).map_err(|e| e.reason())?;
     let max = embedder.map_or(CHUNK_TOKENS, |e| e.max_tokens().min(CHUNK_TOKENS));
     let pieces = chunks(&doc, Sizer(embedder), max);
     Ok((doc, pieces))
