@@ -45,16 +45,34 @@ fn session_on(python: &Path, dir: &Path, answer: &str, calls: Value, extras: Val
         "--server-wait",
         "30"
     ]);
-    let out = Command::new(python)
+    let command = env!("CARGO_BIN_EXE_switchboard");
+    run_client(python, answer, command, &args, &calls, &extras, None)
+}
+
+/// `serve_client.py` on `python`: `command` with `args` over stdio, or the URL `command` with
+/// `token` over streamable HTTP; its one JSON report.
+pub(super) fn run_client(
+    python: &Path,
+    answer: &str,
+    command: &str,
+    args: &Value,
+    calls: &Value,
+    extras: &Value,
+    token: Option<&str>,
+) -> Value {
+    let mut client = Command::new(python);
+    client
         .arg(fixtures_py().join("serve_client.py"))
-        .args([answer, env!("CARGO_BIN_EXE_switchboard")])
+        .args([answer, command])
         .arg(args.to_string())
         .arg(calls.to_string())
         .arg(extras.to_string())
         .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap();
+        .env_remove("RUST_LOG");
+    if let Some(token) = token {
+        client.env("SB_TOKEN", token);
+    }
+    let out = client.output().unwrap();
     assert!(
         out.status.success(),
         "{}",

@@ -10,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
 
-use super::mcp_serve::profile;
-use super::support_py::{fixtures_py, venv_python};
+use super::mcp_serve::{profile, run_client};
+use super::support_py::venv_python;
 
 /// `switchboard --data-dir DIR ARGS`: success and what it printed.
 fn cli(dir: &Path, args: &[&str]) -> (bool, String) {
@@ -74,19 +74,16 @@ impl Drop for Served {
 
 /// The Python client's report of one session with `token` (see `serve_client.py`).
 fn session(url: &str, token: &str, calls: Value) -> Value {
-    let out = Command::new(venv_python())
-        .arg(fixtures_py().join("serve_client.py"))
-        .args(["none", url, "[]"])
-        .arg(calls.to_string())
-        .env("SB_TOKEN", token)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let (args, extras) = (json!([]), json!({}));
+    run_client(
+        &venv_python(),
+        "none",
+        url,
+        &args,
+        &calls,
+        &extras,
+        Some(token),
+    )
 }
 
 #[tokio::test]
