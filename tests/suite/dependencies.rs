@@ -71,6 +71,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "openai_api",
+        &[
+            "vocab",
+            "error",
+            "store",
+            "provider",
+            "providers",
+            "mcp",
+            "agent",
+            "knowledge",
+        ],
+    ),
+    (
         "agent",
         &[
             "vocab",

@@ -16,7 +16,7 @@ use switchboard_engine::secrets::{KeyringSecrets, Secrets};
 use switchboard_engine::vocab::mcp::ResultPart;
 
 /// The embedder GGUF `scripts/deps.sh` made.
-fn embed_gguf() -> PathBuf {
+pub(super) fn embed_gguf() -> PathBuf {
     let path = std::env::var_os("SWITCHBOARD_TEST_EMBED_GGUF")
         .map(PathBuf::from)
         .unwrap_or_else(|| {

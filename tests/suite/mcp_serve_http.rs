@@ -14,7 +14,7 @@ use super::mcp_serve::{profile, run_client};
 use super::support_py::venv_python;
 
 /// `switchboard --data-dir DIR ARGS`: success and what it printed.
-fn cli(dir: &Path, args: &[&str]) -> (bool, String) {
+pub(super) fn cli(dir: &Path, args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("--data-dir")
         .arg(dir)
@@ -28,7 +28,7 @@ fn cli(dir: &Path, args: &[&str]) -> (bool, String) {
 }
 
 /// A new client's token, as `clients add` prints it.
-fn add_client(dir: &Path, args: &[&str]) -> String {
+pub(super) fn add_client(dir: &Path, args: &[&str]) -> String {
     let (ok, said) = cli(dir, &[&["clients", "add"], args].concat());
     assert!(ok, "{said}");
     let token = said.lines().nth(1).unwrap_or_default().trim().to_owned();
@@ -37,18 +37,24 @@ fn add_client(dir: &Path, args: &[&str]) -> String {
 }
 
 /// `switchboard serve --port 0` over `dir`, killed when dropped.
-struct Served {
+pub(super) struct Served {
     child: Child,
-    url: String,
+    pub(super) url: String,
 }
 
 impl Served {
-    fn start(dir: &Path) -> Self {
+    pub(super) fn start(dir: &Path) -> Self {
+        Self::start_with(dir, &[])
+    }
+
+    /// [`Served::start`] with more environment variables.
+    pub(super) fn start_with(dir: &Path, env: &[(&str, &Path)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .arg("--data-dir")
             .arg(dir)
             .args(["serve", "--port", "0", "--server-wait", "30"])
             .env_remove("SWITCHBOARD_DATA_DIR")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

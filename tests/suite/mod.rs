@@ -30,6 +30,7 @@ mod mcp_py;
 mod mcp_serve;
 mod mcp_serve_http;
 mod mrtr_server;
+mod openai_api;
 mod probe;
 mod providers;
 mod registry;

@@ -16,6 +16,7 @@ pub mod local_ollama;
 pub mod logging;
 pub mod mcp;
 pub mod netguard;
+mod openai_api;
 pub mod paths;
 pub mod profile_lock;
 pub mod provider;
@@ -112,7 +113,6 @@ impl Engine {
         let mcp = mcp::McpHost::new(store.clone(), secrets.clone(), redactor.clone())
             .with_bundles_dir(paths.bundles_dir());
         let installer = mcp::Installer::new(mcp.clone(), Some(paths.bundles_dir()));
-        let local_server = mcp::LocalServer::new(mcp.clone());
         let agent = agent::Agent::new(store.clone(), mcp.clone(), providers.clone());
         mcp.set_sampler(std::sync::Arc::new(agent.clone()));
         let knowledge = knowledge::Knowledge::new(
@@ -121,6 +121,13 @@ impl Engine {
         );
         knowledge.set_remote(std::sync::Arc::new(providers.clone()));
         mcp.set_knowledge(std::sync::Arc::new(knowledge.clone()));
+        let api = openai_api::OpenAiApi::new(
+            agent.clone(),
+            providers.clone(),
+            store.clone(),
+            knowledge.clone(),
+        );
+        let local_server = mcp::LocalServer::new(mcp.clone()).with_routes(api.router());
         mcp.load_settings().await?;
         if owner.is_some() {
             agent.resume_tasks().await?;
@@ -163,6 +170,14 @@ impl Engine {
     /// The local MCP endpoint for other apps (Settings → Local server).
     pub fn local_server(&self) -> &mcp::LocalServer {
         &self.local_server
+    }
+
+    /// The OpenAI-compatible API's routes, served beside `/mcp` by the local server (and by
+    /// `switchboard serve`).
+    pub fn api_routes(&self) -> axum::Router {
+        let (agent, providers) = (self.agent.clone(), self.providers.clone());
+        let knowledge = self.knowledge.clone();
+        openai_api::OpenAiApi::new(agent, providers, self.store.clone(), knowledge).router()
     }
 
     /// Installing servers: the MCP Registry, MCP Bundles, install links, updates.

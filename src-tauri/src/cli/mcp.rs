@@ -41,16 +41,26 @@ pub struct ServeArgs {
 pub(super) async fn run_serve(engine: &Engine, args: &ServeArgs) -> Result<(), CliError> {
     start_servers(engine, args.server_wait).await;
     let stop = CancellationToken::new();
+    let routes = engine.api_routes();
     let endpoint =
-        switchboard_engine::mcp::serve_http(engine.mcp().clone(), args.port, stop.clone())
+        switchboard_engine::mcp::serve_http(engine.mcp().clone(), args.port, stop.clone(), routes)
             .await
             .map_err(|e| CliError::Runtime(e.to_string()))?;
-    println!("Serving MCP on {}", endpoint.url());
+    {
+        // A reader that takes the first line and goes away must not end the server.
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "Serving MCP on {}", endpoint.url());
+        let _ = writeln!(
+            out,
+            "Serving the OpenAI-compatible API on http://{}/v1",
+            endpoint.addr()
+        );
+        let _ = out.flush();
+    }
     if engine.store().serve_clients().await?.is_empty() {
         eprintln!("note: no client can connect yet — make one with `switchboard clients add NAME`");
     }
-    use std::io::Write as _;
-    let _ = std::io::stdout().flush();
     stopped().await;
     endpoint.stop().await;
     Ok(())

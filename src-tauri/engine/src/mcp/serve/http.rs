@@ -92,11 +92,14 @@ struct Guard {
     touched: Mutex<std::collections::HashMap<String, Instant>>,
 }
 
-/// Serves `host`'s running servers on `127.0.0.1:port` (0: any free port) until `stop`.
+/// Serves `host`'s running servers at `/mcp` on `127.0.0.1:port` (0: any free port) until
+/// `stop`, with `routes` (the OpenAI-compatible API, which `mcp` does not know) beside them
+/// behind the same checks.
 pub async fn serve_http(
     host: McpHost,
     port: u16,
     stop: CancellationToken,
+    routes: axum::Router,
 ) -> Result<Endpoint, ServeError> {
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
         .await
@@ -131,6 +134,8 @@ pub async fn serve_http(
     });
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .merge(routes)
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(guard, check));
     let stopping = stop.clone();
     let task = tokio::spawn(async move {

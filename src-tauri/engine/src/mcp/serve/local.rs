@@ -37,6 +37,8 @@ pub struct LocalServerStatus {
 #[derive(Clone)]
 pub struct LocalServer {
     host: McpHost,
+    /// Routes served beside `/mcp` (the OpenAI-compatible API).
+    routes: axum::Router,
     running: Arc<Mutex<Running>>,
 }
 
@@ -57,8 +59,15 @@ impl LocalServer {
     pub fn new(host: McpHost) -> Self {
         Self {
             host,
+            routes: axum::Router::new(),
             running: Arc::default(),
         }
+    }
+
+    /// The same server with `routes` served beside `/mcp`, behind the same checks.
+    pub fn with_routes(mut self, routes: axum::Router) -> Self {
+        self.routes = routes;
+        self
     }
 
     /// The settings: switched on, and the port.
@@ -120,7 +129,14 @@ impl LocalServer {
                 }
                 running.error = None;
                 if enabled {
-                    match serve_http(self.host.clone(), port, CancellationToken::new()).await {
+                    match serve_http(
+                        self.host.clone(),
+                        port,
+                        CancellationToken::new(),
+                        self.routes.clone(),
+                    )
+                    .await
+                    {
                         Ok(endpoint) => running.endpoint = Some(endpoint),
                         Err(error) => running.error = Some(error.to_string()),
                     }

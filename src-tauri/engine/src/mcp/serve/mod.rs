@@ -13,6 +13,7 @@ mod convert;
 mod http;
 mod local;
 
+pub(crate) use http::Authorized;
 pub use http::{DEFAULT_PORT, Endpoint, MAX_BODY, REQUESTS_PER_MINUTE, ServeError, serve_http};
 pub use local::{LocalServer, LocalServerStatus};
 
@@ -108,22 +109,7 @@ impl Gateway {
         called: &Result<Called, E>,
         started: std::time::Instant,
     ) {
-        let outcome = match called {
-            Ok(Called::Done(_) | Called::Task(_)) => CallOutcome::Done,
-            Ok(Called::Refused) => CallOutcome::Refused,
-            Ok(Called::Unanswered) => CallOutcome::Unanswered,
-            Err(_) => CallOutcome::Failed,
-        };
-        let call = ServeCall {
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-            outcome,
-            duration_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),
-            at: crate::store::now_ms(),
-        };
-        if let Err(error) = self.host.store().record_serve_call(&client.id, &call).await {
-            tracing::warn!(%error, client = %client.name, "a client's call is not logged");
-        }
+        record_serve_call(self.host.store(), client, server, tool, called, started).await;
     }
 
     /// Asks the client's user to allow one call, when the client can be asked.
@@ -377,5 +363,33 @@ async fn announce_changes(
         if !sent {
             return;
         }
+    }
+}
+
+/// Keeps one call in `client`'s call log (Settings → Local server, `switchboard clients
+/// calls`): through the endpoint, or by an assistant answering that client.
+pub(crate) async fn record_serve_call<E>(
+    store: &crate::store::Store,
+    client: &ServeClient,
+    server: &str,
+    tool: &str,
+    called: &Result<Called, E>,
+    started: std::time::Instant,
+) {
+    let outcome = match called {
+        Ok(Called::Done(_) | Called::Task(_)) => CallOutcome::Done,
+        Ok(Called::Refused) => CallOutcome::Refused,
+        Ok(Called::Unanswered) => CallOutcome::Unanswered,
+        Err(_) => CallOutcome::Failed,
+    };
+    let call = ServeCall {
+        server: server.to_owned(),
+        tool: tool.to_owned(),
+        outcome,
+        duration_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),
+        at: crate::store::now_ms(),
+    };
+    if let Err(error) = store.record_serve_call(&client.id, &call).await {
+        tracing::warn!(%error, client = %client.name, "a client's call is not logged");
     }
 }
