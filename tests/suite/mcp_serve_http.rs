@@ -223,6 +223,21 @@ async fn requests_without_a_good_token_from_a_web_page_or_for_another_host_are_r
     let rebound = [("Authorization", bearer.as_str()), ("Host", host.as_str())];
     let (status, text) = post(url, &rebound, initialize()).await;
     assert_eq!(status, 403, "{text}");
+    assert!(text.contains("loopback"), "{text}");
+    // The OpenAI-compatible routes beside /mcp are behind the same checks.
+    let v1 = url.replace("/mcp", "/v1/chat/completions");
+    let (status, text) = post(&v1, &rebound, b"{}".to_vec()).await;
+    assert_eq!(status, 403, "{text}");
+    let (status, text) = post(&v1, &evil, b"{}".to_vec()).await;
+    assert_eq!(status, 403, "{text}");
+    let (status, text) = post(&v1, &[], b"{}".to_vec()).await;
+    assert_eq!(status, 401, "{text}");
+    // The IPv6 loopback is served too, where the system has one.
+    if std::net::TcpListener::bind("[::1]:0").is_ok() {
+        let v6 = format!("http://[::1]:{port}/mcp");
+        let (status, text) = post(&v6, &[("Authorization", &bearer)], initialize()).await;
+        assert_eq!(status, 200, "{text}");
+    }
 
     let huge = vec![b' '; switchboard_engine::mcp::SERVE_MAX_BODY + 1024];
     let (status, text) = post(url, &[("Authorization", &bearer)], huge).await;

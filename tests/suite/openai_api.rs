@@ -228,7 +228,7 @@ async fn an_assistant_answers_an_openai_client_running_its_mcp_tool_inside_switc
             system_prompt: "You tell the time.".into(),
             provider_id: Some(record.id),
             model: Some("m".into()),
-            settings: json!({"servers": ["clock", "guarded"], "temperature": 0.3}),
+            settings: json!({"servers": ["clock", "guarded"], "temperature": 0.3, "topP": 0.8}),
             ..Default::default()
         };
         engine.store().insert_assistant(&draft).await.unwrap();
@@ -267,7 +267,9 @@ async fn an_assistant_answers_an_openai_client_running_its_mcp_tool_inside_switc
     assert_eq!(seen.len(), 2, "{seen:?}");
     let first = &seen[0].body;
     assert_eq!(first["model"], "m");
-    assert_eq!(first["temperature"], 0.3);
+    // The app's own temperature wins; what it left out comes from the assistant.
+    assert_eq!(first["temperature"], 0.0);
+    assert_eq!(first["top_p"], 0.8);
     assert_eq!(first["messages"][0]["content"], "You tell the time.");
     // The client may reach `clock` only: `guarded`'s tools are not offered.
     let offered: Vec<&str> = first["tools"]
@@ -383,4 +385,50 @@ async fn the_built_in_embedder_makes_vectors_for_an_openai_client_in_base64_as_i
         .collect();
     assert!(cos[0] > cos[1], "{report}");
     assert!(e["usage"].as_u64().unwrap() > 10, "{report}");
+}
+
+#[tokio::test]
+async fn the_built_in_model_streams_an_answer_to_an_openai_client_as_local() {
+    let dir = tempfile::tempdir().unwrap();
+    let gguf = super::local::smollm2();
+    let (ok, said) = cli(dir.path(), &["models", "import", gguf.to_str().unwrap()]);
+    assert!(ok, "{said}");
+    let token = add_client(dir.path(), &["script"]);
+    let served = Served::start(dir.path());
+    let base = served.url.replace("/mcp", "/v1");
+
+    let report = openai_client(
+        base,
+        "local",
+        &token,
+        Some("What is the capital of France?"),
+    )
+    .await;
+
+    let name = gguf.file_stem().unwrap().to_str().unwrap();
+    assert!(
+        report["models"].as_array().unwrap().iter().any(|m| m
+            .as_str()
+            .is_some_and(|m| m.starts_with("local/") && m.contains(name))),
+        "{report}"
+    );
+    let streamed = &report["streamed"];
+    assert!(
+        streamed["text"]
+            .as_str()
+            .is_some_and(|t| !t.trim().is_empty()),
+        "{report}"
+    );
+    assert!(
+        ["stop", "length"].contains(&streamed["finish"].as_str().unwrap_or("")),
+        "{report}"
+    );
+    assert!(
+        streamed["usage"]["prompt"].as_u64().unwrap() > 5,
+        "{report}"
+    );
+    assert!(
+        streamed["usage"]["completion"].as_u64().unwrap() <= 64,
+        "{report}"
+    );
 }

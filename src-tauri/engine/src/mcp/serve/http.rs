@@ -1,12 +1,12 @@
 //! The local MCP endpoint over streamable HTTP: the [`Gateway`] behind rmcp's streamable HTTP
 //! service (both protocol eras: sessions for 2025-11-25, stateless for 2026-07-28), on
-//! 127.0.0.1 only, in front of which every request is checked — a web page's `Origin` is
-//! refused (DNS rebinding; rmcp checks `Host` too), the bearer token must belong to a client
+//! 127.0.0.1 and `[::1]` only, in front of which every request is checked — a `Host` that is not
+//! the loopback and a web page's `Origin` are refused (DNS rebinding), the bearer token must belong to a client
 //! the user made (`store::serve_clients`: only its SHA-256 is stored), and each client has a
 //! rate limit. The client found travels with the request to the gateway, which applies its
 //! allow-list and logs its calls.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -111,8 +111,16 @@ pub async fn serve_http(
         port,
         reason: e.to_string(),
     })?;
+    // The same port on the IPv6 loopback, where the system has one.
+    let v6 = match tokio::net::TcpListener::bind((Ipv6Addr::LOCALHOST, addr.port())).await {
+        Ok(v6) => Some(v6),
+        Err(error) => {
+            tracing::info!(%error, "the local endpoint listens on 127.0.0.1 only");
+            None
+        }
+    };
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(["localhost", "127.0.0.1"])
+        .with_allowed_hosts(LOOPBACK_HOSTS)
         .with_max_request_body_bytes(MAX_BODY)
         .with_cancellation_token(stop.child_token());
     let store = host.store().clone();
@@ -128,6 +136,7 @@ pub async fn serve_http(
         origins: vec![
             format!("http://127.0.0.1:{}", addr.port()),
             format!("http://localhost:{}", addr.port()),
+            format!("http://[::1]:{}", addr.port()),
         ],
         limiter: RateLimiter::keyed(Quota::per_minute(per_minute)),
         touched: Mutex::default(),
@@ -139,10 +148,20 @@ pub async fn serve_http(
         .layer(middleware::from_fn_with_state(guard, check));
     let stopping = stop.clone();
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(stopping.cancelled_owned())
-            .await;
-        if let Err(error) = served {
+        let on_v6 = async {
+            match v6 {
+                Some(v6) => {
+                    axum::serve(v6, app.clone())
+                        .with_graceful_shutdown(stopping.clone().cancelled_owned())
+                        .await
+                }
+                None => Ok(()),
+            }
+        };
+        let on_v4 = axum::serve(listener, app.clone())
+            .with_graceful_shutdown(stopping.clone().cancelled_owned());
+        let (v4, v6) = tokio::join!(on_v4, on_v6);
+        for error in [v4.err(), v6.err()].into_iter().flatten() {
             tracing::warn!(%error, "the local MCP endpoint stopped");
         }
     });
@@ -150,8 +169,29 @@ pub async fn serve_http(
     Ok(Endpoint { addr, stop, task })
 }
 
-/// Checks one request: its `Origin`, its token and its client's rate.
+/// The host names a request may name in its `Host` (any port): the loopback's.
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Whether a `Host` header names the loopback (a name a rebinding page uses does not).
+fn loopback_host(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').map_or(rest, |(name, _)| name),
+        None => host.split_once(':').map_or(host, |(name, _)| name),
+    };
+    LOOPBACK_HOSTS.iter().any(|h| h.eq_ignore_ascii_case(name))
+}
+
+/// Checks one request: its `Host` and `Origin`, its token and its client's rate.
 async fn check(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
+    if !loopback_host(request.headers()) {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            "the Host is not this computer's loopback (a DNS-rebinding page is refused)",
+        );
+    }
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         let allowed = origin
             .to_str()
@@ -251,6 +291,33 @@ fn refusal(status: StatusCode, message: &str) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_loopback_host_is_taken_with_any_port() {
+        let host = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_static(value));
+            loopback_host(&headers)
+        };
+        for good in [
+            "127.0.0.1:9797",
+            "localhost",
+            "LOCALHOST:1",
+            "[::1]:9797",
+            "[::1]",
+        ] {
+            assert!(host(good), "{good}");
+        }
+        for bad in [
+            "evil.example:9797",
+            "127.0.0.1.evil.example",
+            "[::2]:9797",
+            "0.0.0.0:9797",
+        ] {
+            assert!(!host(bad), "{bad}");
+        }
+        assert!(!loopback_host(&HeaderMap::new()));
+    }
 
     #[test]
     fn a_bearer_token_is_read_from_its_header_in_any_case() {
