@@ -14,6 +14,16 @@ export function stdioSnippet(): string {
   return JSON.stringify({ mcpServers: { switchboard: entry } }, null, 2);
 }
 
+/** The OpenAI-compatible API's base URL beside the MCP endpoint's URL (`…/mcp` → `…/v1`). */
+export function openaiBase(url: string): string {
+  return url.replace(/\/mcp$/, '/v1');
+}
+
+/** What an OpenAI client is given: the base URL, the token as its key, and a first model. */
+export function openaiSnippet(url: string, token: string): string {
+  return `base_url = "${openaiBase(url)}"\napi_key = "${token}"\nmodel = "local"`;
+}
+
 /** Server names from a comma-separated field; null (every server) when it is empty. */
 export function serverList(text: string): string[] | null {
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);

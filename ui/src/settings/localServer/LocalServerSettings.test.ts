@@ -56,6 +56,7 @@ test('the local server is off until switched on, then shows where it listens; a 
   await user.click(toggle);
   expect(backend.callsTo('set_local_server')).toEqual([{ enabled: true, port: 9797 }]);
   expect(await screen.findByTestId('serve-listening')).toHaveTextContent('http://127.0.0.1:9797/mcp');
+  expect(screen.getByTestId('serve-openai')).toHaveTextContent('http://127.0.0.1:9797/v1');
   const port = screen.getByTestId('serve-port');
   await user.clear(port);
   await user.type(port, '8000');
@@ -74,6 +75,9 @@ test('a new client shows its token once, in the snippet an app takes, limited to
   expect(backend.callsTo('add_serve_client')).toEqual([{ name: 'Cursor', servers: ['clock', 'files'] }]);
   const snippet = JSON.parse((await screen.findByTestId('serve-snippet-http')).textContent ?? '');
   expect(snippet.mcpServers.switchboard).toEqual({ type: 'http', url: 'http://127.0.0.1:9797/mcp', headers: { Authorization: 'Bearer sb_secret123' } });
+  const openai = screen.getByTestId('serve-snippet-openai').textContent ?? '';
+  expect(openai).toContain('base_url = "http://127.0.0.1:9797/v1"');
+  expect(openai).toContain('api_key = "sb_secret123"');
   const row = screen.getByTestId('serve-client');
   expect(row).toHaveTextContent('clock, files');
   await user.click(within(row).getByTestId('serve-client-remove'));
