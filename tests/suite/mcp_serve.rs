@@ -282,3 +282,33 @@ async fn the_cli_sets_who_decides_a_servers_calls_for_outside_clients_too() {
     let refused = report["calls"][1]["text"][0].as_str().unwrap();
     assert!(refused.contains("refused"), "{refused}");
 }
+
+#[tokio::test]
+async fn a_client_that_asks_for_progress_hears_the_upstream_calls_progress_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let mut everything = ServerConfig::new(
+        "everything",
+        Transport::Stdio {
+            command: "node".into(),
+            args: vec![super::agent::everything_js(), "stdio".into()],
+            env: Default::default(),
+            cwd: None,
+        },
+    );
+    everything.approval = Approval::Allow;
+    engine.mcp().add_server(everything).await.unwrap();
+    engine.shutdown().await;
+
+    let calls =
+        json!([["everything__trigger-long-running-operation", {"duration": 0.6, "steps": 3}]]);
+    let report = session_with(dir.path(), "none", calls, json!({"progress": true}));
+    let call = &report["calls"][0];
+    assert_eq!(call["isError"], json!(false), "{report}");
+    assert!(call["text"].to_string().contains("Steps: 3"), "{report}");
+    assert_eq!(
+        call["progress"],
+        json!([[1.0, 3.0], [2.0, 3.0], [3.0, 3.0]]),
+        "{report}"
+    );
+}

@@ -4,6 +4,7 @@
 //! pipeline under the user's approval policy. Where the policy asks, the calling client is
 //! asked through MCP elicitation when it offers it (its user answers "allow" or not); a client
 //! that cannot be asked gets the call refused with a result that says where to allow it.
+//! A client that asks for progress hears the upstream call's, under its own token.
 //! Resources and prompts are served too (`content`). Serving over stdio is [`serve_stdio`];
 //! over HTTP on 127.0.0.1 it is [`serve_http`] (`http`), where each request carries a client
 //! the user made, whose allow-list limits the servers it reaches and whose calls are logged.
@@ -26,6 +27,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::client::progress::Progress;
 use super::host::{CallRequest, Called, Caller, McpHost};
 use super::supervisor::SupervisorEvent;
 use crate::provider::names::ToolNames;
@@ -110,6 +112,32 @@ impl Gateway {
         started: std::time::Instant,
     ) {
         record_serve_call(self.host.store(), client, server, tool, called, started).await;
+    }
+
+    /// When the client asked for progress (a `progressToken` in the call's `_meta`), a sink
+    /// whose reports of the upstream call go to the client as `notifications/progress` under
+    /// the client's own token, and the forwarding, which ends once the call dropped the sink
+    /// (awaited before the result is sent, so that no report comes after it).
+    fn forward_progress(
+        context: &RequestContext<RoleServer>,
+    ) -> Option<(
+        crate::mcp::client::progress::ProgressSink,
+        tokio::task::JoinHandle<()>,
+    )> {
+        let token = context.meta.get_progress_token()?;
+        let (sink, mut reports) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        let peer = context.peer.clone();
+        let forwarding = tokio::spawn(async move {
+            while let Some(report) = reports.recv().await {
+                let mut param = rm::ProgressNotificationParam::new(token.clone(), report.progress);
+                param.total = report.total;
+                param.message = report.message;
+                if peer.notify_progress(param).await.is_err() {
+                    break; // the client went away
+                }
+            }
+        });
+        Some((sink, forwarding))
     }
 
     /// Asks the client's user to allow one call, when the client can be asked.
@@ -273,6 +301,7 @@ impl ServerHandler for Gateway {
             .arguments
             .map_or_else(|| json!({}), serde_json::Value::Object);
         tracing::info!(%client, %server, %tool, "a client calls a tool");
+        let (progress, forwarding) = Self::forward_progress(&context).unzip();
         let called = self
             .host
             .run_call(
@@ -281,7 +310,7 @@ impl ServerHandler for Gateway {
                     tool: &tool,
                     arguments,
                     cancel: context.ct.child_token(),
-                    progress: None,
+                    progress,
                     follows_tasks: false,
                     on_start: None,
                 },
@@ -291,6 +320,9 @@ impl ServerHandler for Gateway {
                 },
             )
             .await;
+        if let Some(forwarding) = forwarding {
+            let _ = tokio::time::timeout(Duration::from_secs(1), forwarding).await;
+        }
         if let Some(authorized) = Self::authorized(&context) {
             self.log(authorized, &server, &tool, &called, started).await;
         }
