@@ -258,3 +258,48 @@ async fn requests_without_a_good_token_from_a_web_page_or_for_another_host_are_r
     let (status, text) = post(url, &[("Authorization", &bearer)], initialize()).await;
     assert_eq!(status, 401, "{text}");
 }
+
+#[tokio::test]
+async fn the_typescript_sdks_client_lists_and_calls_tools_over_http_with_its_token() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let token = add_client(dir.path(), &["VS Code"]);
+    let served = Served::start(dir.path());
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp-node/serve-client.mjs");
+    let out = Command::new("node")
+        .arg(script)
+        .args([
+            served.url.as_str(),
+            token.as_str(),
+            "clock__get_current_time",
+        ])
+        .arg(json!({"timezone": "Asia/Tokyo"}).to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let tools = report["tools"].to_string();
+    assert!(
+        tools.contains("clock__get_current_time") && tools.contains("guarded__convert_time"),
+        "{report}"
+    );
+    assert_eq!(report["result"]["isError"], json!(false), "{report}");
+    assert!(
+        report["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Asia/Tokyo"),
+        "{report}"
+    );
+    let (ok, said) = cli(dir.path(), &["clients", "calls", "VS Code"]);
+    assert!(
+        ok && said.contains("clock/get_current_time  done"),
+        "{said}"
+    );
+}
