@@ -22,3 +22,8 @@ export function removeServeClient(id: string): Promise<void> {
 export function serveClientCalls(id: string) {
   return commands.serveClientCalls({ id });
 }
+
+/** Limits a client to `servers` (null: every server again). */
+export function setServeClientServers(id: string, servers: string[] | null): Promise<void> {
+  return commands.setServeClientServers({ id, servers });
+}

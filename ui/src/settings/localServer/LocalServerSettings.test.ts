@@ -40,6 +40,11 @@ function serveBackend(start: { status?: Partial<LocalServerStatus>; clients?: Se
           return null;
         case 'serve_client_calls':
           return start.calls ?? [];
+        case 'set_serve_client_servers': {
+          const client = clients.find((c) => c.id === a.id);
+          if (client) client.servers = (a.servers as string[] | null) ?? null;
+          return null;
+        }
         default:
           return undefined;
       }
@@ -95,4 +100,29 @@ test("a client's recent calls are listed with how each ended", async () => {
   expect(row).toHaveTextContent('all servers');
   await user.click(within(row).getByRole('button', { name: 'Calls' }));
   expect(await screen.findByTestId('serve-calls')).toHaveTextContent('clock/get_current_time not approved (nobody could be asked) · 3 ms');
+});
+
+test("a client's servers are edited in place: some named, or all again when left empty", async () => {
+  const client: ServeClient = { id: 'c1', name: 'Zed', servers: ['clock'], createdAt: 0, lastUsedAt: null };
+  const backend = serveBackend({ clients: [client] });
+  const user = userEvent.setup();
+  render(LocalServerSettings);
+  const row = await screen.findByTestId('serve-client');
+  expect(row).toHaveTextContent('clock');
+  await user.click(within(row).getByTestId('serve-client-edit'));
+  const field = within(row).getByTestId('serve-client-servers-edit');
+  expect(field).toHaveValue('clock');
+  await user.clear(field);
+  await user.type(field, 'clock, files');
+  await user.click(within(row).getByTestId('serve-client-save'));
+  await waitFor(() => expect(screen.getByTestId('serve-client')).toHaveTextContent('clock, files'));
+  await user.click(within(screen.getByTestId('serve-client')).getByTestId('serve-client-edit'));
+  await user.clear(screen.getByTestId('serve-client-servers-edit'));
+  await user.click(screen.getByTestId('serve-client-save'));
+  await waitFor(() => expect(screen.getByTestId('serve-client')).toHaveTextContent('all servers'));
+  expect(backend.callsTo('set_serve_client_servers')).toEqual([
+    { id: 'c1', servers: ['clock', 'files'] },
+    { id: 'c1', servers: null },
+  ]);
+  expect(screen.queryByTestId('serve-client-servers-edit')).toBeNull();
 });
