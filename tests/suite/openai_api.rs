@@ -192,7 +192,13 @@ async fn an_assistant_answers_an_openai_client_running_its_mcp_tool_inside_switc
     let tool_call = json!({"tool_calls": [{"index": 0, "id": "call_7", "type": "function",
         "function": {"name": "clock__get_current_time", "arguments": "{\"timezone\":\"Asia/Tokyo\"}"}}]});
     let provider = FakeProvider::chat_only(vec![
-        Reply::ok("text/event-stream", openai_sse(&[tool_call], "tool_calls")),
+        Reply::ok(
+            "text/event-stream",
+            openai_sse(
+                &[json!({"content": "Let me look."}), tool_call],
+                "tool_calls",
+            ),
+        ),
         Reply::ok(
             "text/event-stream",
             openai_sse(
@@ -254,7 +260,11 @@ async fn an_assistant_answers_an_openai_client_running_its_mcp_tool_inside_switc
         "{report}"
     );
     let streamed = &report["streamed"];
-    assert_eq!(streamed["text"], "In Tokyo it is evening.", "{report}");
+    // Each model call's text, a blank line between them.
+    assert_eq!(
+        streamed["text"], "Let me look.\n\nIn Tokyo it is evening.",
+        "{report}"
+    );
     assert_eq!(streamed["finish"], "stop", "{report}");
     // Both model calls' usage, summed.
     assert_eq!(

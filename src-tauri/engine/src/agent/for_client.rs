@@ -137,10 +137,12 @@ struct Round {
 impl Run<'_> {
     async fn rounds(&self, mut request: ChatRequest, steps: u32) -> Result<(), ProviderError> {
         let mut usage = Usage::default();
+        let mut said = false;
         for _ in 0..steps {
-            let Some(round) = self.round(&request, &mut usage).await? else {
+            let Some(round) = self.round(&request, &mut usage, said).await? else {
                 return Ok(()); // the app went away
             };
+            said |= !round.text.is_empty();
             if round.calls.is_empty() && round.broken.is_empty() {
                 let _ = self.tx.send(Ok(ProviderEvent::Usage { usage }));
                 let reason = round.finish.unwrap_or(FinishReason::Stop);
@@ -184,20 +186,31 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// One model call, its text and reasoning passed on as they come; `None` when the app
-    /// went away (dropping the stream stops the provider's request).
+    /// One model call, its text and reasoning passed on as they come (after a blank line when
+    /// an earlier round `said` something); `None` when the app went away (dropping the stream
+    /// stops the provider's request).
     async fn round(
         &self,
         request: &ChatRequest,
         usage: &mut Usage,
+        said: bool,
     ) -> Result<Option<Round>, ProviderError> {
         let mut stream = self.setup.provider.stream(request.clone()).await?;
         let mut round = Round::default();
         while let Some(event) = stream.next().await {
             match event? {
                 ProviderEvent::TextDelta { text } => {
+                    let shown = if said && round.text.is_empty() && !text.is_empty() {
+                        format!("\n\n{text}")
+                    } else {
+                        text.clone()
+                    };
                     round.text.push_str(&text);
-                    if self.tx.send(Ok(ProviderEvent::TextDelta { text })).is_err() {
+                    if self
+                        .tx
+                        .send(Ok(ProviderEvent::TextDelta { text: shown }))
+                        .is_err()
+                    {
                         return Ok(None);
                     }
                 }
