@@ -133,7 +133,7 @@ const en = {
   'knowledge.delete': 'Delete',
   'settings.knowledge': 'Knowledge',
   'settings.localServer': 'Local server',
-  'serve.intro': 'Other apps on this computer (Claude Desktop, Cursor, VS Code, scripts) can use the tools of your MCP servers through Switchboard, under your approval policy — one entry in their config instead of a copy of every server. Off until you switch it on; it listens on 127.0.0.1 and [::1] only.',
+  'serve.intro': 'Other apps on this computer (Claude Desktop, Cursor, VS Code, scripts) can use the tools of your MCP servers through Switchboard, under your approval policy — one entry in their config instead of a copy of every server — and your models and assistants through its OpenAI-compatible API. Off until you switch it on; it listens on 127.0.0.1 and [::1] only.',
   'serve.endpoint': 'MCP endpoint',
   'serve.enabled': 'Serve MCP to other apps',
   'serve.port': 'Port',

@@ -134,7 +134,7 @@ const zhCN: Record<keyof typeof en, string> = {
   'knowledge.delete': '删除',
   'settings.knowledge': '知识库',
   'settings.localServer': '本地服务',
-  'serve.intro': '本机的其他应用（Claude Desktop、Cursor、VS Code、脚本）可以通过 Switchboard 使用你的 MCP 服务器的工具，并遵循你的审批策略——它们的配置里只需一项，而不必复制每个服务器。默认关闭；开启后只监听 127.0.0.1 和 [::1]。',
+  'serve.intro': '本机的其他应用（Claude Desktop、Cursor、VS Code、脚本）可以通过 Switchboard 使用你的 MCP 服务器的工具，并遵循你的审批策略——它们的配置里只需一项，而不必复制每个服务器；还可以通过 OpenAI 兼容 API 使用你的模型和助手。默认关闭；开启后只监听 127.0.0.1 和 [::1]。',
   'serve.endpoint': 'MCP 端点',
   'serve.enabled': '向其他应用提供 MCP',
   'serve.port': '端口',
