@@ -226,12 +226,18 @@ async fn requests_without_a_good_token_from_a_web_page_or_for_another_host_are_r
     assert!(text.contains("loopback"), "{text}");
     // The OpenAI-compatible routes beside /mcp are behind the same checks.
     let v1 = url.replace("/mcp", "/v1/chat/completions");
+    // …and refused in OpenAI's error shape, which OpenAI clients raise.
     let (status, text) = post(&v1, &rebound, b"{}".to_vec()).await;
     assert_eq!(status, 403, "{text}");
+    assert!(text.contains(r#""type":"permission_error""#), "{text}");
     let (status, text) = post(&v1, &evil, b"{}".to_vec()).await;
     assert_eq!(status, 403, "{text}");
     let (status, text) = post(&v1, &[], b"{}".to_vec()).await;
     assert_eq!(status, 401, "{text}");
+    assert!(
+        text.contains(r#""type":"authentication_error""#) && !text.contains("jsonrpc"),
+        "{text}"
+    );
     // The IPv6 loopback is served too, where the system has one.
     if std::net::TcpListener::bind("[::1]:0").is_ok() {
         let v6 = format!("http://[::1]:{port}/mcp");

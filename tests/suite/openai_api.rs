@@ -147,6 +147,13 @@ async fn an_openai_client_streams_a_tool_call_and_gets_the_answer_from_an_ollama
         "{report}"
     );
     assert_eq!(report["wrong_token"]["status"], 401, "{report}");
+    assert!(
+        report["wrong_token"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown or was revoked"),
+        "{report}"
+    );
 
     // The provider heard Ollama's own format, and never the client's token.
     let seen = ollama.seen();

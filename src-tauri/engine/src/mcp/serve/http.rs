@@ -186,6 +186,8 @@ fn loopback_host(headers: &HeaderMap) -> bool {
 
 /// Checks one request: its `Host` and `Origin`, its token and its client's rate.
 async fn check(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
+    let shape = Shape::of(request.uri().path());
+    let refusal = |status, message: &str| refusal(shape, status, message);
     if !loopback_host(request.headers()) {
         return refusal(
             StatusCode::FORBIDDEN,
@@ -271,13 +273,43 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-/// An HTTP error whose body is a JSON-RPC error (id null), which MCP clients show as it is.
-fn refusal(status: StatusCode, message: &str) -> Response {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": -32001, "message": message},
-    });
+/// The error shape a route's clients read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// A JSON-RPC error (id null), which MCP clients show as it is.
+    JsonRpc,
+    /// OpenAI's `{"error": {"message", "type", …}}`, which OpenAI clients raise.
+    OpenAi,
+}
+
+impl Shape {
+    fn of(path: &str) -> Self {
+        if path == "/v1" || path.starts_with("/v1/") {
+            Self::OpenAi
+        } else {
+            Self::JsonRpc
+        }
+    }
+}
+
+/// An HTTP error in the shape the route's clients read.
+fn refusal(shape: Shape, status: StatusCode, message: &str) -> Response {
+    let body = match shape {
+        Shape::JsonRpc => json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {"code": -32001, "message": message},
+        }),
+        Shape::OpenAi => {
+            let kind = match status {
+                StatusCode::UNAUTHORIZED => "authentication_error",
+                StatusCode::FORBIDDEN => "permission_error",
+                StatusCode::TOO_MANY_REQUESTS => "rate_limit_error",
+                _ => "server_error",
+            };
+            json!({"error": {"message": message, "type": kind, "param": null, "code": null}})
+        }
+    };
     let mut response = (status, axum::Json(body)).into_response();
     if status == StatusCode::UNAUTHORIZED {
         response.headers_mut().insert(
@@ -291,6 +323,20 @@ fn refusal(status: StatusCode, message: &str) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_openai_routes_are_refused_in_openais_shape_and_the_rest_in_json_rpcs() {
+        assert_eq!(Shape::of("/v1/chat/completions"), Shape::OpenAi);
+        assert_eq!(Shape::of("/mcp"), Shape::JsonRpc);
+        assert_eq!(Shape::of("/v10"), Shape::JsonRpc);
+        let shaped = |shape| {
+            let response = refusal(shape, StatusCode::UNAUTHORIZED, "no");
+            assert!(response.headers().contains_key(header::WWW_AUTHENTICATE));
+            response.status()
+        };
+        assert_eq!(shaped(Shape::OpenAi), StatusCode::UNAUTHORIZED);
+        assert_eq!(shaped(Shape::JsonRpc), StatusCode::UNAUTHORIZED);
+    }
 
     #[test]
     fn only_a_loopback_host_is_taken_with_any_port() {
