@@ -374,6 +374,42 @@ async fn an_unknown_assistant_a_second_choice_and_a_broken_body_are_refused_nami
             .contains("not a chat completion request"),
         "{body}"
     );
+
+    // A chat body may carry images (up to 16 MiB): 6 MiB is read (and refused as not JSON)…
+    let big = |n: usize| {
+        let (url, token) = (url.clone(), token.clone());
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .bearer_auth(token)
+                .header("content-type", "application/json")
+                .body(vec![b'x'; n])
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(big(6 << 20).await, 400);
+    // …and past the cap it is refused unread.
+    assert_eq!(big(17 << 20).await, 413);
+
+    // A path the API does not have says which it has, in OpenAI's shape.
+    let answer = reqwest::Client::new()
+        .get(url.replace("/chat/completions", "/files"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 404);
+    let body: Value = answer.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/v1/embeddings"),
+        "{body}"
+    );
 }
 
 #[tokio::test]

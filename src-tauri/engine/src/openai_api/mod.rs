@@ -16,10 +16,11 @@ mod response;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::{Body, Bytes};
+use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -61,12 +62,30 @@ impl OpenAiApi {
 
     /// The routes, to be served behind the local server's checks.
     pub(crate) fn router(self) -> axum::Router {
+        let chat = post(chat_completions).layer(DefaultBodyLimit::max(MAX_CHAT_BODY));
         axum::Router::new()
             .route("/v1/models", get(list_models))
-            .route("/v1/chat/completions", post(chat_completions))
+            .route("/v1/chat/completions", chat)
             .route("/v1/embeddings", post(embed))
+            .route("/v1/{*rest}", any(unknown_route))
             .with_state(self)
     }
+}
+
+/// The largest chat-completions body taken, bytes: room for a few images as `data:` URLs
+/// (the other routes keep the local server's 4 MiB).
+pub(crate) const MAX_CHAT_BODY: usize = 16 << 20;
+
+/// A `/v1/…` path the API does not have, in OpenAI's error shape.
+async fn unknown_route(uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "invalid_request_error",
+        format!(
+            "Switchboard serves /v1/models, /v1/chat/completions and /v1/embeddings, not {}",
+            uri.path()
+        ),
+    )
 }
 
 /// An error in OpenAI's shape, which every OpenAI client raises with its message.
