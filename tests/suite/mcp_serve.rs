@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use switchboard_engine::vocab::server::{Approval, ServerConfig, Transport};
 
 use super::servers::engine;
-use super::support_py::{fixtures_py, time_stdio_config, venv_python};
+use super::support_py::{fixtures_py, json_report, time_stdio_config, venv_python};
 
 /// A profile with `clock` (its tools allowed) and `guarded` (the policy asks).
 pub(super) async fn profile(dir: &Path) {
@@ -72,13 +72,20 @@ pub(super) fn run_client(
     if let Some(token) = token {
         client.env("SB_TOKEN", token);
     }
-    let out = client.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_report(&client.output().unwrap())
+}
+
+/// npm's `server-everything` over stdio, named `everything`.
+fn everything() -> ServerConfig {
+    ServerConfig::new(
+        "everything",
+        Transport::Stdio {
+            command: "node".into(),
+            args: vec![super::agent::everything_js(), "stdio".into()],
+            env: Default::default(),
+            cwd: None,
+        },
+    )
 }
 
 fn tokyo(tool: &str) -> Value {
@@ -148,15 +155,7 @@ async fn the_clients_user_is_asked_and_their_answer_decides_the_call() {
 async fn an_outside_client_reads_a_servers_resources_and_expands_its_prompts() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    let everything = ServerConfig::new(
-        "everything",
-        Transport::Stdio {
-            command: "node".into(),
-            args: vec![super::agent::everything_js(), "stdio".into()],
-            env: Default::default(),
-            cwd: None,
-        },
-    );
+    let everything = everything();
     engine.mcp().add_server(everything).await.unwrap();
     engine.shutdown().await;
 
@@ -287,15 +286,7 @@ async fn the_cli_sets_who_decides_a_servers_calls_for_outside_clients_too() {
 async fn a_client_that_asks_for_progress_hears_the_upstream_calls_progress_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
-    let mut everything = ServerConfig::new(
-        "everything",
-        Transport::Stdio {
-            command: "node".into(),
-            args: vec![super::agent::everything_js(), "stdio".into()],
-            env: Default::default(),
-            cwd: None,
-        },
-    );
+    let mut everything = everything();
     everything.approval = Approval::Allow;
     engine.mcp().add_server(everything).await.unwrap();
     engine.shutdown().await;

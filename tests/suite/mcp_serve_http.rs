@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use serde_json::{Value, json};
 
 use super::mcp_serve::{profile, run_client};
-use super::support_py::venv_python;
+use super::support_py::{json_report, venv_python};
 
 /// `switchboard --data-dir DIR ARGS`: success and what it printed.
 pub(super) fn cli(dir: &Path, args: &[&str]) -> (bool, String) {
@@ -283,13 +283,7 @@ async fn the_typescript_sdks_client_lists_and_calls_tools_over_http_with_its_tok
         .arg(json!({"timezone": "Asia/Tokyo"}).to_string())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let report = json_report(&out);
     let tools = report["tools"].to_string();
     assert!(
         tools.contains("clock__get_current_time") && tools.contains("guarded__convert_time"),

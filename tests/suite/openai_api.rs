@@ -15,7 +15,7 @@ use super::mcp_serve::profile;
 use super::mcp_serve_http::{Served, add_client, cli};
 use super::providers::fake::{FakeProvider, Reply};
 use super::servers::engine;
-use super::support_py::{fixtures_py, venv_python};
+use super::support_py::{fixtures_py, json_report, venv_python};
 
 /// A recorded provider reply from `tests/fixtures/providers`.
 fn capture(name: &str) -> Vec<u8> {
@@ -52,13 +52,7 @@ async fn openai_client_args(base_url: String, model: &str, token: &str, args: Ve
     })
     .await
     .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    json_report(&out)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

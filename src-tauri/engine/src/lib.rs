@@ -121,12 +121,7 @@ impl Engine {
         );
         knowledge.set_remote(std::sync::Arc::new(providers.clone()));
         mcp.set_knowledge(std::sync::Arc::new(knowledge.clone()));
-        let api = openai_api::OpenAiApi::new(
-            agent.clone(),
-            providers.clone(),
-            store.clone(),
-            knowledge.clone(),
-        );
+        let api = openai_api::OpenAiApi::new(agent.clone(), knowledge.clone());
         let local_server = mcp::LocalServer::new(mcp.clone()).with_routes(api.router());
         mcp.load_settings().await?;
         if owner.is_some() {
@@ -175,9 +170,7 @@ impl Engine {
     /// The OpenAI-compatible API's routes, served beside `/mcp` by the local server (and by
     /// `switchboard serve`).
     pub fn api_routes(&self) -> axum::Router {
-        let (agent, providers) = (self.agent.clone(), self.providers.clone());
-        let knowledge = self.knowledge.clone();
-        openai_api::OpenAiApi::new(agent, providers, self.store.clone(), knowledge).router()
+        self.local_server.routes()
     }
 
     /// Installing servers: the MCP Registry, MCP Bundles, install links, updates.

@@ -281,18 +281,8 @@ impl Run<'_> {
                 let value = serde_json::to_value(&result).unwrap_or_default();
                 (crate::vocab::mcp::result_text(&value), result.is_error)
             }
-            Ok(Called::Refused) => (
-                format!(
-                    "The user's approval policy in Switchboard refused the call of {tool} ({server})."
-                ),
-                true,
-            ),
-            Ok(Called::Unanswered) => (
-                format!(
-                    "The call of {tool} ({server}) needs the user's approval, which {client} cannot ask for. The user can allow it in Switchboard (Settings → MCP Servers → {server} → tools, or `switchboard servers approval {server} allow --tool {tool}`)."
-                ),
-                true,
-            ),
+            Ok(Called::Refused) => (crate::mcp::refused_text(server, tool), true),
+            Ok(Called::Unanswered) => (crate::mcp::unanswered_text(client, server, tool), true),
             Ok(Called::Task(_)) => (
                 "The tool answered with a task, which is not followed here.".into(),
                 true,

@@ -71,7 +71,7 @@ pub use serve::{
     LocalServer, LocalServerStatus, MAX_BODY as SERVE_MAX_BODY,
     REQUESTS_PER_MINUTE as SERVE_REQUESTS_PER_MINUTE, ServeError, serve_http, serve_stdio,
 };
-pub(crate) use serve::{Authorized, record_serve_call};
+pub(crate) use serve::{Authorized, record_serve_call, refused_text, unanswered_text};
 pub use supervisor::interact::{
     CloseReason, DEFAULT_TIMEOUT as INTERACTION_TIMEOUT, InteractionAnswer, InteractionEvent,
     Interactions, Sampler,

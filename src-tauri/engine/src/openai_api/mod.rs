@@ -35,29 +35,27 @@ use crate::vocab::knowledge::EmbedderChoice;
 use request::{BadRequest, Completion};
 use response::{Chunks, Whole};
 
-/// What the routes need: the providers (their clients and keys) and the store (their records).
+/// What the routes need: the agent (the providers, the store, assistants' answers) and the
+/// knowledge bases' embedders.
 #[derive(Clone, Debug)]
 pub(crate) struct OpenAiApi {
     agent: Agent,
-    providers: Providers,
-    store: Store,
     knowledge: Knowledge,
 }
 
 impl OpenAiApi {
-    /// The API over the profile's providers, and its assistants run by `agent`.
-    pub(crate) fn new(
-        agent: Agent,
-        providers: Providers,
-        store: Store,
-        knowledge: Knowledge,
-    ) -> Self {
-        Self {
-            agent,
-            providers,
-            store,
-            knowledge,
-        }
+    /// The API over the profile's providers and assistants (through `agent`) and its
+    /// embedders (`knowledge`).
+    pub(crate) fn new(agent: Agent, knowledge: Knowledge) -> Self {
+        Self { agent, knowledge }
+    }
+
+    fn providers(&self) -> &Providers {
+        self.agent.providers()
+    }
+
+    fn store(&self) -> &Store {
+        self.agent.store()
     }
 
     /// The routes, to be served behind the local server's checks.
@@ -150,9 +148,9 @@ fn unavailable(error: impl std::fmt::Display) -> ApiError {
 }
 
 async fn list_models(State(api): State<OpenAiApi>) -> Result<Response, ApiError> {
-    let records = api.store.list_providers().await.map_err(unavailable)?;
-    let assistants = api.store.list_assistants().await.map_err(unavailable)?;
-    let list = models::list(&api.providers, records, &assistants).await;
+    let records = api.store().list_providers().await.map_err(unavailable)?;
+    let assistants = api.store().list_assistants().await.map_err(unavailable)?;
+    let list = models::list(api.providers(), records, &assistants).await;
     Ok(axum::Json(list).into_response())
 }
 
@@ -193,7 +191,7 @@ async fn chat_completions(
 
 async fn embed(State(api): State<OpenAiApi>, body: Bytes) -> Result<Response, ApiError> {
     let request = embeddings::parse(&body)?;
-    let records = api.store.list_providers().await.map_err(unavailable)?;
+    let records = api.store().list_providers().await.map_err(unavailable)?;
     let lower = request.model.to_ascii_lowercase();
     let choice = match models::resolve(&records, &request.model) {
         Some((record, _)) if record.kind == crate::provider::ProviderKind::Local => {
@@ -248,7 +246,7 @@ impl OpenAiApi {
         completion: &Completion,
         caller: OutsideCaller,
     ) -> Result<EventStream, ApiError> {
-        let assistants = self.store.list_assistants().await.map_err(unavailable)?;
+        let assistants = self.store().list_assistants().await.map_err(unavailable)?;
         let Some(assistant) = models::assistant(&assistants, &completion.model) else {
             return Err(not_found(format!(
                 "no assistant `{}`: GET /v1/models lists them as assistant/NAME",
@@ -277,39 +275,30 @@ impl OpenAiApi {
         &self,
         completion: &mut Completion,
     ) -> Result<Box<dyn Provider>, ApiError> {
-        let records = self.store.list_providers().await.map_err(|e| {
-            ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "server_error",
-                e.to_string(),
-            )
-        })?;
+        let records = self.store().list_providers().await.map_err(unavailable)?;
         let Some((record, model)) = models::resolve(&records, &completion.model) else {
-            let mut error = ApiError::new(
-                StatusCode::NOT_FOUND,
-                "invalid_request_error",
-                format!(
-                    "no model `{}`: ids are PROVIDER/MODEL as GET /v1/models lists them (e.g. local/… for the built-in model)",
-                    completion.model
-                ),
-            );
-            error.code = Some("model_not_found");
-            error.param = Some("model".into());
-            return Err(error);
+            return Err(not_found(format!(
+                "no model `{}`: ids are PROVIDER/MODEL as GET /v1/models lists them (local/… for the built-in model, assistant/NAME for an assistant)",
+                completion.model
+            )));
         };
         let model = match model {
             Some(model) => model,
-            None => self.providers.default_model(record).await.ok_or_else(|| {
-                ApiError::new(
-                    StatusCode::NOT_FOUND,
-                    "invalid_request_error",
-                    format!(
-                        "the provider {} has no default model: name one as {}/MODEL",
-                        record.name,
-                        models::slug(record)
-                    ),
-                )
-            })?,
+            None => self
+                .providers()
+                .default_model(record)
+                .await
+                .ok_or_else(|| {
+                    ApiError::new(
+                        StatusCode::NOT_FOUND,
+                        "invalid_request_error",
+                        format!(
+                            "the provider {} has no default model: name one as {}/MODEL",
+                            record.name,
+                            models::slug(record)
+                        ),
+                    )
+                })?,
         };
         let mode = record
             .settings
@@ -318,7 +307,7 @@ impl OpenAiApi {
             .copied()
             .unwrap_or(ToolMode::Auto);
         let client = self
-            .providers
+            .providers()
             .client_of(record.clone())
             .await
             .map_err(upstream)?;

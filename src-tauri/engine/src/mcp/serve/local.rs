@@ -64,6 +64,11 @@ impl LocalServer {
         }
     }
 
+    /// The routes served beside `/mcp` (for `switchboard serve`, which serves them too).
+    pub fn routes(&self) -> axum::Router {
+        self.routes.clone()
+    }
+
     /// The same server with `routes` served beside `/mcp`, behind the same checks.
     pub fn with_routes(mut self, routes: axum::Router) -> Self {
         self.routes = routes;

@@ -328,11 +328,10 @@ impl ServerHandler for Gateway {
         }
         let result = match called {
             Ok(Called::Done(result)) => convert::result(&result),
-            Ok(Called::Refused) => refused(&format!(
-                "The user's approval policy in Switchboard refused the call of {tool} ({server})."
-            )),
+            Ok(Called::Refused) => refused(&refused_text(&server, &tool)),
             Ok(Called::Unanswered) => refused(&format!(
-                "The call of {tool} ({server}) needs the user's approval, and {client} cannot ask for it. Allow the tool in Switchboard (Settings → MCP Servers → {server} → tools, or `switchboard servers approval {server} allow --tool {tool}`), or use a client that supports elicitation."
+                "{} Or use a client that supports elicitation.",
+                unanswered_text(&client, &server, &tool)
             )),
             Ok(Called::Task(_)) => {
                 refused("The tool answered with a task, which is not served yet.")
@@ -396,6 +395,18 @@ async fn announce_changes(
             return;
         }
     }
+}
+
+/// What a caller is told of a call the user's policy refused.
+pub(crate) fn refused_text(server: &str, tool: &str) -> String {
+    format!("The user's approval policy in Switchboard refused the call of {tool} ({server}).")
+}
+
+/// What a caller is told of a call that needed the user's approval nobody could give.
+pub(crate) fn unanswered_text(client: &str, server: &str, tool: &str) -> String {
+    format!(
+        "The call of {tool} ({server}) needs the user's approval, and {client} cannot ask for it. Allow the tool in Switchboard (Settings → MCP Servers → {server} → tools, or `switchboard servers approval {server} allow --tool {tool}`)."
+    )
 }
 
 /// Keeps one call in `client`'s call log (Settings → Local server, `switchboard clients
