@@ -479,3 +479,26 @@ async fn the_built_in_model_streams_an_answer_to_an_openai_client_as_local() {
         "{report}"
     );
 }
+
+#[tokio::test]
+async fn embeddings_without_the_built_in_embedder_file_are_refused_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = add_client(dir.path(), &["script"]);
+    let missing = dir.path().join("no-such-embedder.gguf");
+    let served = Served::start_with(dir.path(), &[("SWITCHBOARD_EMBED_GGUF", &missing)]);
+    let answer = reqwest::Client::new()
+        .post(served.url.replace("/mcp", "/v1/embeddings"))
+        .bearer_auth(&token)
+        .json(&json!({"model": "local", "input": "hello"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 503);
+    let body: Value = answer.json().await.unwrap();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the built-in embedder cannot be used")
+            && message.contains("no-such-embedder.gguf"),
+        "{body}"
+    );
+}

@@ -219,11 +219,18 @@ async fn embed(State(api): State<OpenAiApi>, body: Bytes) -> Result<Response, Ap
             )));
         }
     };
-    let embedder = api
-        .knowledge
-        .embedder_for(&choice)
-        .await
-        .map_err(upstream)?;
+    let embedder = match (api.knowledge.embedder_for(&choice).await, &choice) {
+        (Ok(embedder), _) => embedder,
+        // The built-in embedder is a file on this computer: its absence is ours, not upstream's.
+        (Err(why), EmbedderChoice::Builtin) => {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "server_error",
+                format!("the built-in embedder cannot be used: {why}"),
+            ));
+        }
+        (Err(why), EmbedderChoice::Provider { .. }) => return Err(upstream(why)),
+    };
     match embeddings::run(embedder, request).await? {
         Ok(body) => Ok(axum::Json(body).into_response()),
         Err(why) => Err(upstream(why)),
