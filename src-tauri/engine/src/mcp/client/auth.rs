@@ -57,6 +57,7 @@ pub(super) async fn connect(
     let config =
         StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
     let transport = StreamableHttpClientTransport::with_client(client, config);
+    let transport = super::connect::tapped(transport, &bridge);
     let mode = lifecycle(bridge.handshake_only);
     let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use rmcp::service::{RoleClient, RunningService, serve_client_with_lifecycle};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
+use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, Transport as RmcpTransport};
 
 use super::{
     Bridge, HostHandler, MAX_STDIO_MESSAGE_BYTES, McpClient, STDERR_TAIL_LINES, auth, capped,
@@ -18,7 +18,7 @@ use super::{
 };
 use crate::mcp::client::oauth::OAuth;
 use crate::mcp::client::process::{Launch, ServerProcess, StderrLog};
-use crate::mcp::client::progress::ProgressRoutes;
+use crate::mcp::client::progress::{ProgressRoutes, Tapped};
 use crate::mcp::client::sse::SseTransport;
 use crate::vocab::mcp::{McpError, ProtocolEra};
 use crate::vocab::server::{ServerSpec, Transport};
@@ -118,6 +118,7 @@ async fn connect_stdio(
     let stdout = capped::CappedLines::new(stdout, MAX_STDIO_MESSAGE_BYTES);
     // rmcp's own cap stays above ours (a newline more), so it never drops a line silently.
     let transport = stdio::StdioTransport::new(stdout, stdin, MAX_STDIO_MESSAGE_BYTES + 1);
+    let transport = tapped(transport, &bridge);
     let mode = lifecycle(bridge.handshake_only);
     let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
@@ -161,6 +162,7 @@ where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    let transport = tapped(transport, &bridge);
     let mode = lifecycle(bridge.handshake_only);
     let startup = serve_client_with_lifecycle(bridge, transport, mode);
     match tokio::time::timeout(spec.startup_timeout, startup).await {
@@ -170,6 +172,19 @@ where
             after: spec.startup_timeout,
         }),
     }
+}
+
+/// `transport` with its progress notifications routed as they are read (see [`Tapped`]).
+pub(super) fn tapped<T, E, A>(
+    transport: T,
+    bridge: &Bridge,
+) -> Tapped<impl RmcpTransport<RoleClient, Error = E> + 'static>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let routes = bridge.progress.clone();
+    Tapped::new(transport.into_transport(), routes, Arc::clone(&bridge.host))
 }
 
 impl McpClient {

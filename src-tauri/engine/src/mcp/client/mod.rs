@@ -53,7 +53,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::client::interact_types::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
-use crate::mcp::client::progress::{Progress, ProgressRoutes, ProgressSink};
+use crate::mcp::client::progress::{ProgressRoutes, ProgressSink};
 use crate::mcp::client::roots::RootInfo;
 use crate::mcp::client::tasks::CallOutcome;
 use crate::vocab::mcp::{
@@ -209,20 +209,7 @@ struct Bridge {
 }
 
 impl rmcp::ClientHandler for Bridge {
-    async fn on_progress(
-        &self,
-        params: rm::ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let token = params.progress_token.0.to_string();
-        let report = Progress {
-            progress: params.progress,
-            total: params.total,
-            message: params.message.clone(),
-        };
-        self.progress.route(&token, report);
-        self.host.notify(convert::progress(params));
-    }
+    // Progress is routed and told to the host where it is read (progress::Tapped), in order.
 
     #[allow(deprecated)] // logging is deprecated by 2026-07-28, still sent by older servers
     async fn on_logging_message(

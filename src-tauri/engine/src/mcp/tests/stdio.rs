@@ -369,6 +369,68 @@ async fn dropping_a_client_without_shutdown_kills_its_process_group() {
     assert!(!group_alive(pid), "process group {pid} still has members");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn every_progress_report_sent_before_the_result_is_heard_before_the_call_returns() {
+    // No pause between steps: the last report and the result leave the server back to back,
+    // while busy threads keep the runtime's workers short of CPU (as a loaded machine does).
+    let (client, mut rx) = connect(&everything_spec()).await;
+    let busy = Busy::start(4);
+    let steps = 25;
+    for _ in 0..8 {
+        let (sink, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        let args = args(json!({"duration": 0, "steps": steps}));
+        let call = "trigger-long-running-operation";
+        let cancel = CancellationToken::new();
+        let result = client.call_tool_with_progress(call, args, CALL, cancel, Some(sink));
+        assert!(!result.await.expect("long-running").is_error);
+        let mut heard = Vec::new();
+        while let Ok(report) = reports.try_recv() {
+            heard.push(report.progress);
+        }
+        let expected: Vec<f64> = (1..=steps).map(f64::from).collect();
+        assert_eq!(heard, expected, "the call's sink");
+        let mut told = Vec::new();
+        while let Ok(notification) = rx.try_recv() {
+            if let ServerNotification::Progress { progress, .. } = notification {
+                told.push(progress);
+            }
+        }
+        assert_eq!(told, expected, "the host");
+    }
+    drop(busy);
+    client.shutdown().await;
+}
+
+/// Threads that spin until dropped.
+struct Busy(
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+    Vec<std::thread::JoinHandle<()>>,
+);
+
+impl Busy {
+    fn start(threads: usize) -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let spin = |stop: std::sync::Arc<std::sync::atomic::AtomicBool>| {
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        };
+        let handles = (0..threads).map(|_| spin(stop.clone())).collect();
+        Self(stop, handles)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        for handle in self.1.drain(..) {
+            let _ = handle.join();
+        }
+    }
+}
+
 #[tokio::test]
 async fn progress_notifications_reset_the_call_timeout() {
     let (client, _rx) = connect(&everything_spec()).await;
