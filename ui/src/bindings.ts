@@ -1949,7 +1949,31 @@ url: string,
 /**
  * What it wants and why.
  */
-message: string, } | { "type": "closed", 
+message: string, } | { "type": "client_call_requested", 
+/**
+ * The interaction id to answer.
+ */
+id: string, 
+/**
+ * The server whose tool it is.
+ */
+server: string, 
+/**
+ * The calling app, as the user named it (or as its handshake did).
+ */
+client: string, 
+/**
+ * The tool.
+ */
+tool: string, 
+/**
+ * The call's arguments.
+ */
+arguments: JsonValue, 
+/**
+ * Whether "always" can be kept for this app (it is one the user registered).
+ */
+canAlways: boolean, } | { "type": "closed", 
 /**
  * The interaction id.
  */
@@ -1966,7 +1990,7 @@ reason: CloseReason, };
 /**
  * The user's answer to an interaction.
  */
-export type InteractionAnswer = { "type": "approve" } | { "type": "deny" } | { "type": "accept", 
+export type InteractionAnswer = { "type": "approve" } | { "type": "deny" } | { "type": "approve_always" } | { "type": "accept", 
 /**
  * The form's values, checked against the requested schema.
  */

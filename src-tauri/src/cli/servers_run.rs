@@ -111,6 +111,12 @@ async fn refuse_interactions(
             | InteractionEvent::ElicitationUrl { id, server, .. } => {
                 (id, server, "input from you", InteractionAnswer::Cancel)
             }
+            InteractionEvent::ClientCallRequested { id, server, .. } => (
+                id,
+                server,
+                "approval of another app's call",
+                InteractionAnswer::Deny,
+            ),
             InteractionEvent::Closed { .. } => continue,
         };
         eprintln!("{server} asked for {what}; a terminal command cannot answer, so it was refused");

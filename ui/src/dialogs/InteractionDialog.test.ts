@@ -64,7 +64,40 @@ const url = (address: string, id = 'u1'): InteractionEvent => ({
   message: 'Sign in to continue',
 });
 
+const clientCall = (id: string, canAlways: boolean): InteractionEvent => ({
+  type: 'client_call_requested',
+  id,
+  server: 'time',
+  client: 'Cursor <img src=x>',
+  tool: 'get_current_time',
+  arguments: { timezone: 'Asia/Tokyo' },
+  canAlways,
+});
+
 describe('server requests as dialogs', () => {
+  test('another app’s call names the app, the tool and its arguments; each button is its own answer', async () => {
+    const { backend, user } = await setup();
+    await send(clientCall('c1', true));
+    const dialog = screen.getByRole('dialog', { name: 'Cursor <img src=x> wants to run a tool' });
+    expect(dialog).toHaveAccessibleDescription(/asks to run “get_current_time” of the server “time”/);
+    expect(dialog.querySelector('img')).toBeNull();
+    expect(within(dialog).getByTestId('client-call-arguments')).toHaveTextContent('"timezone": "Asia/Tokyo"');
+    expect(within(dialog).getByRole('button', { name: 'Deny' })).toHaveFocus();
+    await user.click(within(dialog).getByRole('button', { name: 'Always allow for Cursor <img src=x>' }));
+    await send(clientCall('c2', false));
+    const second = screen.getByRole('dialog');
+    expect(within(second).queryByRole('button', { name: /Always allow/ })).toBeNull();
+    await user.click(within(second).getByRole('button', { name: 'Allow once' }));
+    await send(clientCall('c3', true));
+    await user.keyboard('{Escape}');
+    expect(backend.callsTo('answer_interaction')).toEqual([
+      { id: 'c1', answer: { type: 'approve_always' } },
+      { id: 'c2', answer: { type: 'approve' } },
+      { id: 'c3', answer: { type: 'deny' } },
+    ]);
+  });
+
+
   test('a sampling request shows the server and the messages as text; Approve answers it', async () => {
     const { backend, user } = await setup();
     await send(sampling());

@@ -576,6 +576,11 @@ const en = {
   'interaction.fullUrl': 'Full address',
   'interaction.badUrl': 'Not a web address: it will not be opened.',
   'interaction.openHost': 'Open {host}',
+  'interaction.clientTitle': '{client} wants to run a tool',
+  'interaction.clientBody': 'The app “{client}” uses Switchboard’s local server and asks to run “{tool}” of the server “{server}”. It runs only if you allow it.',
+  'interaction.arguments': 'Arguments',
+  'interaction.allowOnce': 'Allow once',
+  'interaction.allowAlways': 'Always allow for {client}',
 
   'sidebar.export': 'Export…',
   'sidebar.import': 'Import…',

@@ -577,6 +577,11 @@ const zhCN: Record<keyof typeof en, string> = {
   'interaction.fullUrl': '完整地址',
   'interaction.badUrl': '不是网址：不会打开。',
   'interaction.openHost': '打开 {host}',
+  'interaction.clientTitle': '{client} 想运行一个工具',
+  'interaction.clientBody': '应用“{client}”通过 Switchboard 的本地服务器，请求运行服务器“{server}”的“{tool}”。只有你允许才会运行。',
+  'interaction.arguments': '参数',
+  'interaction.allowOnce': '允许一次',
+  'interaction.allowAlways': '始终允许 {client}',
 
   'sidebar.export': '导出…',
   'sidebar.import': '导入…',

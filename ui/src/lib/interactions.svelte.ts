@@ -1,4 +1,5 @@
-// A server's requests to the user (sampling approval, form and URL elicitation) as they arrive
+// A server's requests to the user (sampling approval, form and URL elicitation) and another
+// app's tool calls through the local server that the policy asks about, as they arrive
 // on the global Tauri event `mcp:interaction` (src-tauri/src/events.rs). Each waits in `pending`
 // until the user answers it (`answer_interaction`) or a `closed` event ends it.
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
@@ -11,7 +12,7 @@ export const INTERACTION_EVENT = 'mcp:interaction';
 /** A request that waits for the user (every `InteractionEvent` but `closed`). */
 export type Interaction = Exclude<InteractionEvent, { type: 'closed' }>;
 
-const REQUEST_TYPES = ['sampling_requested', 'elicitation_requested', 'elicitation_url'];
+const REQUEST_TYPES = ['sampling_requested', 'elicitation_requested', 'elicitation_url', 'client_call_requested'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -27,6 +28,8 @@ export function isInteractionEvent(value: unknown): value is InteractionEvent {
       return typeof value.message === 'string';
     case 'elicitation_url':
       return typeof value.url === 'string' && typeof value.message === 'string';
+    case 'client_call_requested':
+      return typeof value.client === 'string' && typeof value.tool === 'string' && typeof value.canAlways === 'boolean';
     case 'closed':
       return true;
     default:

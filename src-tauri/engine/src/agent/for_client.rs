@@ -2,8 +2,8 @@
 //! the assistant's provider, model, prompt, settings and MCP tools as a conversation started
 //! from it would have them ([`Setup`]), run in a loop of model calls and tool calls that is
 //! stored nowhere. Each tool call goes through the host's one pipeline as the calling app's
-//! (`Caller::Client`: the approval policy decides; an HTTP client cannot be asked, so a call
-//! the policy would ask about is refused with a result that says where to allow it), is kept
+//! (`Caller::Client`: the approval policy decides; a call it asks about is asked in the window
+//! when one is open, else refused with a result that says where to allow it), is kept
 //! in that app's call log, and is cancelled when the app goes away. Text, reasoning, usage and
 //! the end stream out as provider events; the tool rounds stay inside.
 
@@ -237,6 +237,24 @@ impl Run<'_> {
         Ok((!self.tx.is_closed()).then_some(round))
     }
 
+    /// Asks the user in the window, when one is open, about a call the policy asks about.
+    fn ask_in_window(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: &serde_json::Value,
+    ) -> impl Future<Output = Option<crate::vocab::ApprovalAnswer>> + Send + 'static {
+        let interactions = self.agent.mcp().interactions().clone();
+        let call = crate::mcp::ClientCall {
+            client: self.caller.name().to_owned(),
+            can_always: self.caller.client.is_some(),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            arguments: arguments.clone(),
+        };
+        async move { interactions.ask_client_call(call).await }
+    }
+
     /// Runs one call as the app's: the result for the model and whether it failed; `None`
     /// when the app went away first (the call is cancelled).
     async fn call(&self, call: &ToolCall) -> Option<(String, bool)> {
@@ -262,7 +280,8 @@ impl Run<'_> {
             },
             Caller::Client {
                 client,
-                ask: Box::pin(async { None }),
+                id: self.caller.client.as_ref().map(|c| c.id.as_str()),
+                ask: Box::pin(self.ask_in_window(server, tool, &call.arguments)),
             },
         );
         let called = tokio::select! {

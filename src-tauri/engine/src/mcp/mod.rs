@@ -73,8 +73,8 @@ pub use serve::{
 };
 pub(crate) use serve::{Authorized, record_serve_call, refused_text, unanswered_text};
 pub use supervisor::interact::{
-    CloseReason, DEFAULT_TIMEOUT as INTERACTION_TIMEOUT, InteractionAnswer, InteractionEvent,
-    Interactions, Sampler,
+    ClientCall, CloseReason, DEFAULT_TIMEOUT as INTERACTION_TIMEOUT, InteractionAnswer,
+    InteractionEvent, Interactions, Sampler,
 };
 pub use supervisor::sampling_limits::{DEFAULT_MAX_TOKENS, DEFAULT_PER_MINUTE};
 pub use supervisor::tools::Limits;

@@ -31,6 +31,7 @@ mod search_cjk_tests;
 #[cfg(test)]
 mod search_tests;
 mod serve_clients;
+mod serve_grants;
 mod settings;
 mod tasks;
 #[cfg(test)]

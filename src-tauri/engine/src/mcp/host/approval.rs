@@ -42,17 +42,21 @@ pub enum Asker {
     /// An MCP App's: an answer covers that App's calls of the tool only; an App that did not
     /// say which it is (`None`) gets nothing remembered.
     App(Option<Grant>),
-    /// Another app's, through Switchboard's MCP endpoint: an answer that allows more than one
-    /// call covers that client's calls of the tool until the app restarts (its key is the
-    /// "conversation"), never the model's.
-    Client,
+    /// Another app's, through Switchboard's MCP endpoint, never the model's: "always" for a
+    /// client the user registered (`id`, its token's) is stored for that client; otherwise an
+    /// answer that allows more than one call covers that client's calls of the tool until the
+    /// app restarts (its key is the "conversation").
+    Client {
+        /// The registered client's id, when the call carried its token.
+        id: Option<String>,
+    },
 }
 
 impl Asker {
     fn grant(&self) -> Option<&Grant> {
         match self {
             Self::App(grant) => grant.as_ref(),
-            Self::Model | Self::Client => None,
+            Self::Model | Self::Client { .. } => None,
         }
     }
 }
@@ -180,8 +184,9 @@ impl Policies {
         tool: &str,
         annotations: &ToolAnnotations,
         conversation: &str,
-        app: Option<&Grant>,
+        asker: &Asker,
     ) -> Result<Decision, StoreError> {
+        let app = asker.grant();
         // One query: the server, the tool's policy and the read-only opt-in.
         let (record, tool_policy, opt_in) = store
             .server_with_policy(server, tool, AUTO_ALLOW_READ_ONLY)
@@ -198,7 +203,14 @@ impl Policies {
             destructive: destructive(annotations),
             auto_allow_read_only: opt_in == Some(Value::Bool(true)),
         };
-        Ok(resolve(inputs))
+        let decision = resolve(inputs);
+        // A registered client's stored "always" turns an ask into an allow (read only then).
+        if let (Decision::Ask, Asker::Client { id: Some(id) }) = (decision, asker)
+            && store.serve_client_granted(id, &record.id, tool).await?
+        {
+            return Ok(Decision::Allow);
+        }
+        Ok(decision)
     }
 
     /// Whether the user allowed `grant`'s App to call its tool, always or in `conversation`.
@@ -288,7 +300,7 @@ impl McpHost {
         asker: Asker,
         ask: impl Future<Output = Option<ApprovalAnswer>>,
     ) -> Result<Verdict, EngineError> {
-        let decision = self.decide_as(server, tool, conversation, asker.grant());
+        let decision = self.decide_as(server, tool, conversation, &asker);
         let decision = decision.await?;
         let answer = match decision {
             Decision::Ask => ask.await,
@@ -309,7 +321,8 @@ impl McpHost {
         tool: &str,
         conversation: &str,
     ) -> Result<Decision, EngineError> {
-        self.decide_as(server, tool, conversation, None).await
+        self.decide_as(server, tool, conversation, &Asker::Model)
+            .await
     }
 
     async fn decide_as(
@@ -317,7 +330,7 @@ impl McpHost {
         server: &str,
         tool: &str,
         conversation: &str,
-        app: Option<&Grant>,
+        asker: &Asker,
     ) -> Result<Decision, EngineError> {
         let tools = self.supervisor().tools_for(&[server.to_owned()]);
         let Some((_, info)) = tools.into_iter().find(|(_, t)| t.name == tool) else {
@@ -327,7 +340,7 @@ impl McpHost {
         let (store, annotations) = (self.store(), &info.annotations);
         let decision = self
             .policies
-            .decide(store, server, tool, annotations, conversation, app);
+            .decide(store, server, tool, annotations, conversation, asker);
         Ok(decision.await?)
     }
 
@@ -369,7 +382,8 @@ impl McpHost {
             .await?)
     }
 
-    /// Drops every App grant on server `id` (its identity changed, or it was replaced).
+    /// Drops every App's and every client's grant on server `id` (its identity changed, or it
+    /// was replaced).
     pub(crate) async fn clear_app_grants(&self, id: &str) -> Result<(), EngineError> {
         let grants = stored_app_grants(self.store()).await?;
         let kept: Vec<Grant> = grants.iter().filter(|g| g.server != id).cloned().collect();
@@ -377,6 +391,7 @@ impl McpHost {
             save_app_grants(self.store(), &kept).await?;
         }
         self.policies.forget_app_grants(id);
+        self.store().clear_serve_grants_of_server(id).await?;
         Ok(())
     }
 
@@ -412,7 +427,14 @@ impl McpHost {
             (ApprovalAnswer::AllowForChat, Asker::Model) => {
                 self.policies.allow_for_chat(conversation, server, tool);
             }
-            (ApprovalAnswer::AllowAlways | ApprovalAnswer::AllowForChat, Asker::Client) => {
+            (ApprovalAnswer::AllowAlways, Asker::Client { id: Some(id) }) => {
+                let record = self.store().find_server(server).await?;
+                tracing::info!(client = %id, %server, %tool, "a client may now always call a tool");
+                (self.store())
+                    .grant_serve_client(&id, &record.id, tool)
+                    .await?;
+            }
+            (ApprovalAnswer::AllowAlways | ApprovalAnswer::AllowForChat, Asker::Client { .. }) => {
                 self.policies.allow_for_chat(conversation, server, tool);
             }
             (ApprovalAnswer::AllowOnce | ApprovalAnswer::Deny, _) | (_, Asker::App(None)) => {}

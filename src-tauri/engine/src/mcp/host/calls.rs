@@ -37,8 +37,11 @@ pub enum Caller<'a> {
     /// where it asks, `ask` gets the client's user's answer (`None`: it cannot ask). Answers
     /// are remembered for that client only, never for the model's calls.
     Client {
-        /// The client's name, from its handshake.
+        /// The client's name: the one the user gave it, else its handshake's.
         client: &'a str,
+        /// The registered client's id, when the call carried its token ("always" is kept
+        /// for it).
+        id: Option<&'a str>,
         /// Asks the client's user; awaited only when the policy asks.
         ask: BoxFuture<'a, Option<ApprovalAnswer>>,
     },
@@ -144,9 +147,12 @@ impl McpHost {
                 self.approve(conversation, server, tool, Asker::Model, ask)
                     .await
             }
-            Caller::Client { client, ask } => {
+            Caller::Client { client, id, ask } => {
                 let key = format!("client:{client}");
-                self.approve(&key, server, tool, Asker::Client, ask).await
+                let asker = Asker::Client {
+                    id: id.map(str::to_owned),
+                };
+                self.approve(&key, server, tool, asker, ask).await
             }
             Caller::App {
                 conversation,

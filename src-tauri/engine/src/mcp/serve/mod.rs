@@ -2,8 +2,10 @@
 //! tools of every running server together, named as the model sees them (`server__tool`, made
 //! unique and provider-safe by `provider::names`), each call run through the host's one
 //! pipeline under the user's approval policy. Where the policy asks, the calling client is
-//! asked through MCP elicitation when it offers it (its user answers "allow" or not); a client
-//! that cannot be asked gets the call refused with a result that says where to allow it.
+//! asked through MCP elicitation when it offers it (its user answers "allow" or not), else the
+//! user in Switchboard's window when one is open (once, always for a registered client, or
+//! deny; `Interactions::ask_client_call`); otherwise the call is refused with a result that
+//! says where to allow it.
 //! A client that asks for progress hears the upstream call's, under its own token.
 //! Resources and prompts are served too (`content`). Serving over stdio is [`serve_stdio`];
 //! over HTTP on 127.0.0.1 it is [`serve_http`] (`http`), where each request carries a client
@@ -30,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 use super::client::progress::Progress;
 use super::host::{CallRequest, Called, Caller, McpHost};
 use super::supervisor::SupervisorEvent;
+use super::supervisor::interact::{ClientCall, Interactions};
 use crate::provider::names::ToolNames;
 use crate::store::{CallOutcome, ServeCall, ServeClient};
 use crate::vocab::ApprovalAnswer;
@@ -140,19 +143,25 @@ impl Gateway {
         Some((sink, forwarding))
     }
 
-    /// Asks the client's user to allow one call, when the client can be asked.
+    /// Asks the client's user to allow one call when the client can be asked (elicitation),
+    /// else the user in Switchboard's window when one is open.
     async fn ask(
         peer: rmcp::Peer<RoleServer>,
-        client: String,
-        server: String,
-        tool: String,
+        interactions: Interactions,
+        call: ClientCall,
     ) -> Option<ApprovalAnswer> {
         let can_ask = peer
             .peer_info()
             .is_some_and(|info| info.capabilities.elicitation.is_some());
-        if !can_ask {
-            return None;
+        if can_ask && let Some(answer) = Self::elicit(&peer, &call).await {
+            return Some(answer);
         }
+        interactions.ask_client_call(call).await
+    }
+
+    /// Asks the client's user by elicitation; `None` when the client failed to answer.
+    async fn elicit(peer: &rmcp::Peer<RoleServer>, call: &ClientCall) -> Option<ApprovalAnswer> {
+        let (client, server, tool) = (&call.client, &call.server, &call.tool);
         let params: rm::ElicitRequestParams = serde_json::from_value(json!({
             "mode": "form",
             "message": format!(
@@ -290,16 +299,18 @@ impl ServerHandler for Gateway {
         let (server, tool) = (server.to_owned(), tool.to_owned());
         let client = Self::client_name(&context);
         let started = std::time::Instant::now();
-        let ask = Self::ask(
-            context.peer.clone(),
-            client.clone(),
-            server.clone(),
-            tool.clone(),
-        )
-        .boxed();
         let arguments = request
             .arguments
             .map_or_else(|| json!({}), serde_json::Value::Object);
+        let id = Self::authorized(&context).map(|c| c.id.clone());
+        let call = ClientCall {
+            client: client.clone(),
+            can_always: id.is_some(),
+            server: server.clone(),
+            tool: tool.clone(),
+            arguments: arguments.clone(),
+        };
+        let ask = Self::ask(context.peer.clone(), self.host.interactions().clone(), call).boxed();
         tracing::info!(%client, %server, %tool, "a client calls a tool");
         let (progress, forwarding) = Self::forward_progress(&context).unzip();
         let called = self
@@ -316,6 +327,7 @@ impl ServerHandler for Gateway {
                 },
                 Caller::Client {
                     client: &client,
+                    id: id.as_deref(),
                     ask,
                 },
             )

@@ -1,6 +1,6 @@
-//! [`Interactions`]: the broker of requests a server sends to the client that need the user —
-//! sampling (`sampling/createMessage`, run only after approval) and elicitation (form and URL
-//! mode). Each request gets an id, is published as an [`InteractionEvent`] for the UI, and waits
+//! [`Interactions`]: the broker of requests that need the user — a server's sampling
+//! (`sampling/createMessage`, run only after approval) and elicitation (form and URL mode), and
+//! another app's tool call through the local endpoint that the policy asks about. Each request gets an id, is published as an [`InteractionEvent`] for the UI, and waits
 //! for [`Interactions::answer`]; unanswered ones time out, and a server that stops cancels its
 //! own. The types here are ours: the client converts rmcp's wire types to and from them.
 
@@ -17,6 +17,7 @@ use ts_rs::TS;
 use crate::mcp::client::interact_types::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
+use crate::vocab::ApprovalAnswer;
 use crate::vocab::error::InteractionError;
 
 /// How long a request waits for the user by default (server-everything itself waits 10 min
@@ -83,6 +84,23 @@ pub enum InteractionEvent {
         /// What it wants and why.
         message: String,
     },
+    /// Another app, through the local endpoint, calls a tool the policy asks about: approve
+    /// (once, or always for that app) or deny.
+    ClientCallRequested {
+        /// The interaction id to answer.
+        id: String,
+        /// The server whose tool it is.
+        server: String,
+        /// The calling app, as the user named it (or as its handshake did).
+        client: String,
+        /// The tool.
+        tool: String,
+        /// The call's arguments.
+        arguments: Value,
+        /// Whether "always" can be kept for this app (it is one the user registered).
+        #[serde(rename = "canAlways")]
+        can_always: bool,
+    },
     /// The interaction is over (the UI closes its dialog).
     Closed {
         /// The interaction id.
@@ -98,10 +116,12 @@ pub enum InteractionEvent {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum InteractionAnswer {
-    /// Sampling: run it on the chosen model.
+    /// Sampling: run it on the chosen model. A client's call: run it once.
     Approve,
-    /// Sampling: refuse it.
+    /// Sampling or a client's call: refuse it.
     Deny,
+    /// A client's call: run it, and this app's later calls of the tool without asking.
+    ApproveAlways,
     /// Elicitation: accept, with the form's content (form mode) or none (URL mode).
     Accept {
         /// The form's values, checked against the requested schema.
@@ -132,6 +152,24 @@ enum Waiting {
         url: String,
         reply: oneshot::Sender<ElicitationReply>,
     },
+    ClientCall {
+        reply: oneshot::Sender<ApprovalAnswer>,
+    },
+}
+
+/// One call of another app that waits for the user ([`Interactions::ask_client_call`]).
+#[derive(Clone, Debug)]
+pub struct ClientCall {
+    /// The calling app's name.
+    pub client: String,
+    /// Whether "always" can be kept for it.
+    pub can_always: bool,
+    /// The server.
+    pub server: String,
+    /// The tool.
+    pub tool: String,
+    /// The arguments.
+    pub arguments: Value,
 }
 
 struct Pending {
@@ -288,6 +326,29 @@ impl Interactions {
         }
     }
 
+    /// Asks the user in the window about `call`; `None` when no window listens (a headless
+    /// `switchboard serve`), or no answer came in time or the server stopped.
+    pub async fn ask_client_call(&self, call: ClientCall) -> Option<ApprovalAnswer> {
+        if self.inner.events.receiver_count() == 0 {
+            return None;
+        }
+        let (reply, rx) = oneshot::channel();
+        let id = uuid::Uuid::now_v7().to_string();
+        let event = InteractionEvent::ClientCallRequested {
+            id: id.clone(),
+            server: call.server.clone(),
+            client: call.client,
+            tool: call.tool,
+            arguments: call.arguments,
+            can_always: call.can_always,
+        };
+        self.open(&id, &call.server, Waiting::ClientCall { reply }, event);
+        match self.wait(&id, &call.server, rx, self.timeout()).await {
+            Waited::Reply(answer) => Some(answer),
+            Waited::TimedOut | Waited::Cancelled => None,
+        }
+    }
+
     /// Answers request `id`. A form's content is checked against its schema first; when it
     /// does not match, the request keeps waiting. An approved sampling request runs on
     /// `sampler` in the server's request (the server sees the model's answer). Returns the
@@ -410,6 +471,11 @@ fn check(waiting: &Waiting, answer: &InteractionAnswer) -> Result<(), Interactio
     match (waiting, answer) {
         (Waiting::Sampling { .. }, InteractionAnswer::Approve | InteractionAnswer::Deny) => Ok(()),
         (Waiting::Sampling { .. }, _) => wrong("a sampling request"),
+        (
+            Waiting::ClientCall { .. },
+            InteractionAnswer::Approve | InteractionAnswer::ApproveAlways | InteractionAnswer::Deny,
+        ) => Ok(()),
+        (Waiting::ClientCall { .. }, _) => wrong("an app's tool call"),
         (Waiting::Form { schema, .. }, InteractionAnswer::Accept { content }) => {
             validate_form(schema, content.as_ref())
         }
@@ -420,7 +486,7 @@ fn check(waiting: &Waiting, answer: &InteractionAnswer) -> Result<(), Interactio
         }
         (
             Waiting::Form { .. } | Waiting::Url { .. },
-            InteractionAnswer::Approve | InteractionAnswer::Deny,
+            InteractionAnswer::Approve | InteractionAnswer::ApproveAlways | InteractionAnswer::Deny,
         ) => wrong("an elicitation request"),
         (Waiting::Form { .. } | Waiting::Url { .. }, _) => Ok(()),
     }
@@ -430,6 +496,7 @@ fn answer_kind(answer: &InteractionAnswer) -> &'static str {
     match answer {
         InteractionAnswer::Approve => "approve",
         InteractionAnswer::Deny => "deny",
+        InteractionAnswer::ApproveAlways => "approve always",
         InteractionAnswer::Accept { .. } => "accept",
         InteractionAnswer::Decline => "decline",
         InteractionAnswer::Cancel => "cancel",
@@ -475,6 +542,13 @@ fn deliver(waiting: Waiting, answer: InteractionAnswer, sampler: &dyn Sampler) {
                 _ => Err(SamplingRefused::Denied),
             };
             let _ = reply.send(outcome);
+        }
+        Waiting::ClientCall { reply } => {
+            let _ = reply.send(match answer {
+                InteractionAnswer::Approve => ApprovalAnswer::AllowOnce,
+                InteractionAnswer::ApproveAlways => ApprovalAnswer::AllowAlways,
+                _ => ApprovalAnswer::Deny,
+            });
         }
         Waiting::Form { reply, .. } | Waiting::Url { reply, .. } => {
             let _ = reply.send(match answer {

@@ -58,7 +58,8 @@ async fn next_id(events: &mut broadcast::Receiver<InteractionEvent>) -> String {
     match events.recv().await.unwrap() {
         InteractionEvent::SamplingRequested { id, .. }
         | InteractionEvent::ElicitationRequested { id, .. }
-        | InteractionEvent::ElicitationUrl { id, .. } => id,
+        | InteractionEvent::ElicitationUrl { id, .. }
+        | InteractionEvent::ClientCallRequested { id, .. } => id,
         other => panic!("expected a request, got {other:?}"),
     }
 }
@@ -280,4 +281,87 @@ async fn an_accepted_url_request_names_the_url_to_open_and_a_non_web_url_is_decl
     let open = broker.answer(&id, accept, &echo()).unwrap();
     assert_eq!(open.as_deref(), Some("https://example.com/a?b=c"));
     assert_eq!(waiting.await.unwrap(), ElicitationReply::Accept(None));
+}
+
+fn client_call(tool: &str) -> ClientCall {
+    ClientCall {
+        client: "Cursor".to_owned(),
+        can_always: true,
+        server: "time".to_owned(),
+        tool: tool.to_owned(),
+        arguments: json!({"timezone": "Asia/Tokyo"}),
+    }
+}
+
+#[tokio::test]
+async fn an_apps_call_is_asked_in_the_window_naming_the_app_and_each_answer_is_its_own() {
+    let broker = Interactions::default();
+    let mut events = broker.subscribe();
+    let answers = [
+        (InteractionAnswer::Approve, ApprovalAnswer::AllowOnce),
+        (
+            InteractionAnswer::ApproveAlways,
+            ApprovalAnswer::AllowAlways,
+        ),
+        (InteractionAnswer::Deny, ApprovalAnswer::Deny),
+    ];
+    for (given, expected) in answers {
+        let asking = tokio::spawn({
+            let broker = broker.clone();
+            async move {
+                broker
+                    .ask_client_call(client_call("get_current_time"))
+                    .await
+            }
+        });
+        let event = events.recv().await.unwrap();
+        let InteractionEvent::ClientCallRequested {
+            id,
+            client,
+            tool,
+            arguments,
+            can_always,
+            ..
+        } = event
+        else {
+            panic!("{event:?}")
+        };
+        assert_eq!(
+            (client.as_str(), tool.as_str()),
+            ("Cursor", "get_current_time")
+        );
+        assert_eq!(arguments["timezone"], "Asia/Tokyo");
+        assert!(can_always);
+        let wrong = broker.answer(&id, InteractionAnswer::Decline, &echo());
+        assert!(
+            matches!(wrong, Err(InteractionError::WrongAnswer { .. })),
+            "{wrong:?}"
+        );
+        broker.answer(&id, given, &echo()).unwrap();
+        assert_eq!(asking.await.unwrap(), Some(expected));
+        assert!(matches!(
+            events.recv().await.unwrap(),
+            InteractionEvent::Closed {
+                reason: CloseReason::Answered,
+                ..
+            }
+        ));
+    }
+}
+
+#[tokio::test]
+async fn an_apps_call_is_not_asked_without_a_window_and_an_unanswered_one_times_out() {
+    let broker = Interactions::new(Duration::from_millis(100));
+    assert_eq!(broker.ask_client_call(client_call("t")).await, None);
+    assert!(broker.waiting().is_empty(), "nothing was opened");
+    let mut events = broker.subscribe();
+    assert_eq!(broker.ask_client_call(client_call("t")).await, None);
+    next_id(&mut events).await;
+    assert!(matches!(
+        events.recv().await.unwrap(),
+        InteractionEvent::Closed {
+            reason: CloseReason::TimedOut,
+            ..
+        }
+    ));
 }

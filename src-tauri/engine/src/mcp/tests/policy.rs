@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::mcp::host::approval::{Decision, Policies};
+use crate::mcp::host::approval::{Asker, Decision, Policies};
 use crate::mcp::host::approval::{Inputs, Verdict, resolve, verdict};
 use crate::store::Store;
 use crate::vocab::ApprovalAnswer;
@@ -74,7 +74,7 @@ async fn by_default_every_tool_asks_even_a_read_only_one() {
     let p = Policies::default();
     for annotations in [PLAIN, READ_ONLY, DESTRUCTIVE] {
         let d = p
-            .decide(&store, "srv", "t", &annotations, "c1", None)
+            .decide(&store, "srv", "t", &annotations, "c1", &Asker::Model)
             .await
             .unwrap();
         assert_eq!(d, Decision::Ask, "{annotations:?}");
@@ -91,11 +91,11 @@ async fn read_only_tools_are_auto_allowed_only_with_the_opt_in() {
         .await
         .unwrap();
     let read_only = p
-        .decide(&store, "srv", "r", &READ_ONLY, "c1", None)
+        .decide(&store, "srv", "r", &READ_ONLY, "c1", &Asker::Model)
         .await
         .unwrap();
     let plain = p
-        .decide(&store, "srv", "p", &PLAIN, "c1", None)
+        .decide(&store, "srv", "p", &PLAIN, "c1", &Asker::Model)
         .await
         .unwrap();
     assert_eq!((read_only, plain), (Decision::Allow, Decision::Ask));
@@ -104,7 +104,7 @@ async fn read_only_tools_are_auto_allowed_only_with_the_opt_in() {
         .await
         .unwrap();
     let read_only = p
-        .decide(&store, "srv", "r", &READ_ONLY, "c1", None)
+        .decide(&store, "srv", "r", &READ_ONLY, "c1", &Asker::Model)
         .await
         .unwrap();
     assert_eq!(read_only, Decision::Ask);
@@ -121,15 +121,15 @@ async fn destructive_and_unannotated_tools_are_never_auto_allowed_even_when_the_
         .await
         .unwrap();
     let destructive = p
-        .decide(&store, "srv", "d", &DESTRUCTIVE, "c1", None)
+        .decide(&store, "srv", "d", &DESTRUCTIVE, "c1", &Asker::Model)
         .await
         .unwrap();
     let plain = p
-        .decide(&store, "srv", "p", &PLAIN, "c1", None)
+        .decide(&store, "srv", "p", &PLAIN, "c1", &Asker::Model)
         .await
         .unwrap();
     let additive = p
-        .decide(&store, "srv", "a", &ADDITIVE, "c1", None)
+        .decide(&store, "srv", "a", &ADDITIVE, "c1", &Asker::Model)
         .await
         .unwrap();
     assert_eq!(
@@ -152,17 +152,17 @@ async fn a_stored_tool_policy_overrides_the_server_default() {
         .unwrap();
     let p = Policies::default();
     let rm = p
-        .decide(&store, "srv", "rm", &PLAIN, "c1", None)
+        .decide(&store, "srv", "rm", &PLAIN, "c1", &Asker::Model)
         .await
         .unwrap();
     let wipe = p
-        .decide(&store, "srv", "wipe", &DESTRUCTIVE, "c1", None)
+        .decide(&store, "srv", "wipe", &DESTRUCTIVE, "c1", &Asker::Model)
         .await
         .unwrap();
     assert_eq!((rm, wipe), (Decision::Deny, Decision::Allow));
     store.set_tool_policy(&id, "rm", None).await.unwrap();
     let rm = p
-        .decide(&store, "srv", "rm", &ADDITIVE, "c1", None)
+        .decide(&store, "srv", "rm", &ADDITIVE, "c1", &Asker::Model)
         .await
         .unwrap();
     assert_eq!(rm, Decision::Allow);
@@ -187,16 +187,22 @@ async fn a_tool_policy_belongs_to_its_server_and_an_unknown_server_is_not_found(
         .unwrap();
     let p = Policies::default();
     let ours = p
-        .decide(&store, "srv", "rm", &PLAIN, "c1", None)
+        .decide(&store, "srv", "rm", &PLAIN, "c1", &Asker::Model)
         .await
         .unwrap();
-    let theirs = p.decide(&store, "other", "rm", &PLAIN, "c1", None).await;
-    let by_id = p.decide(&store, &other.id, "rm", &PLAIN, "c1", None).await;
+    let theirs = p
+        .decide(&store, "other", "rm", &PLAIN, "c1", &Asker::Model)
+        .await;
+    let by_id = p
+        .decide(&store, &other.id, "rm", &PLAIN, "c1", &Asker::Model)
+        .await;
     assert_eq!(
         (ours, theirs.unwrap(), by_id.unwrap()),
         (Decision::Ask, Decision::Deny, Decision::Deny)
     );
-    let missing = p.decide(&store, "nope", "rm", &PLAIN, "c1", None).await;
+    let missing = p
+        .decide(&store, "nope", "rm", &PLAIN, "c1", &Asker::Model)
+        .await;
     assert!(
         matches!(missing, Err(crate::store::StoreError::NotFound { .. })),
         "{missing:?}"
@@ -209,15 +215,15 @@ async fn allow_for_this_chat_is_scoped_to_one_conversation_and_never_beats_deny(
     let p = Policies::default();
     p.allow_for_chat("c1", "srv", "d");
     let here = p
-        .decide(&store, "srv", "d", &DESTRUCTIVE, "c1", None)
+        .decide(&store, "srv", "d", &DESTRUCTIVE, "c1", &Asker::Model)
         .await
         .unwrap();
     let there = p
-        .decide(&store, "srv", "d", &DESTRUCTIVE, "c2", None)
+        .decide(&store, "srv", "d", &DESTRUCTIVE, "c2", &Asker::Model)
         .await
         .unwrap();
     let other_tool = p
-        .decide(&store, "srv", "e", &PLAIN, "c1", None)
+        .decide(&store, "srv", "e", &PLAIN, "c1", &Asker::Model)
         .await
         .unwrap();
     assert_eq!(
@@ -226,7 +232,7 @@ async fn allow_for_this_chat_is_scoped_to_one_conversation_and_never_beats_deny(
     );
     p.forget_chat("c1");
     let here = p
-        .decide(&store, "srv", "d", &DESTRUCTIVE, "c1", None)
+        .decide(&store, "srv", "d", &DESTRUCTIVE, "c1", &Asker::Model)
         .await
         .unwrap();
     assert_eq!(here, Decision::Ask);

@@ -1,0 +1,139 @@
+//! The local endpoint asking in Switchboard's window: an app that cannot be asked itself (the
+//! official Python SDK's HTTP client without elicitation) calls `mcp-server-time`'s tool that
+//! the policy asks about, with the engine in this process and a "window" that subscribes to its
+//! interactions and answers them; "always" is kept for that app only, across a restart.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use switchboard_engine::Engine;
+use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
+use switchboard_engine::vocab::server::Approval;
+
+use super::mcp_serve::run_client;
+use super::servers::engine;
+use super::support_py::{free_port, time_stdio_config, venv_python};
+
+const CALL: &str = "guarded__get_current_time";
+
+/// What the window was asked: (app, tool, whether "always" was offered).
+type Asked = Vec<(String, String, bool)>;
+
+/// A window that answers the apps' calls it is asked about with `answers`, in order.
+fn window(engine: &Engine, answers: Vec<InteractionAnswer>) -> tokio::task::JoinHandle<Asked> {
+    let mut events = engine.mcp().interactions().subscribe();
+    let engine = engine.clone();
+    tokio::spawn(async move {
+        let mut asked = Vec::new();
+        for answer in answers {
+            loop {
+                let event = events.recv().await.unwrap();
+                if let InteractionEvent::ClientCallRequested {
+                    id,
+                    client,
+                    tool,
+                    can_always,
+                    ..
+                } = event
+                {
+                    asked.push((client, tool, can_always));
+                    engine.mcp().answer_interaction(&id, answer).unwrap();
+                    break;
+                }
+            }
+        }
+        asked
+    })
+}
+
+/// An engine over `dir` serving `guarded` (the policy asks) on a free port; its endpoint URL.
+async fn serving(dir: &Path) -> (Engine, String) {
+    let engine = engine(dir).await;
+    if engine.store().find_server("guarded").await.is_err() {
+        let mut guarded = time_stdio_config("guarded");
+        guarded.approval = Approval::Ask;
+        engine.mcp().add_server(guarded).await.unwrap();
+    }
+    engine.mcp().start_server("guarded").await.unwrap();
+    let status = engine.local_server().set(true, free_port()).await.unwrap();
+    let url = status.url.clone().unwrap_or_else(|| panic!("{status:?}"));
+    (engine, url)
+}
+
+/// One session of the Python client (no elicitation) calling the guarded tool with `token`.
+async fn call(url: &str, token: &str) -> Value {
+    let (url, token) = (url.to_owned(), token.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let calls = json!([[CALL, {"timezone": "Asia/Tokyo"}]]);
+        let python = venv_python();
+        run_client(
+            &python,
+            "none",
+            &url,
+            &json!([]),
+            &calls,
+            &json!({}),
+            Some(&token),
+        )
+    })
+    .await
+    .unwrap()
+}
+
+fn text(report: &Value) -> String {
+    report["calls"][0]["text"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_app_that_cannot_be_asked_is_asked_about_in_the_window_and_always_is_kept_for_it_alone()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, url) = serving(dir.path()).await;
+    let (_, cursor) = engine
+        .store()
+        .add_serve_client("Cursor", None)
+        .await
+        .unwrap();
+    let (_, zed) = engine.store().add_serve_client("Zed", None).await.unwrap();
+    let answers = vec![
+        InteractionAnswer::Deny,
+        InteractionAnswer::ApproveAlways,
+        InteractionAnswer::Approve,
+    ];
+    let window = window(&engine, answers);
+
+    let denied = call(&url, &cursor).await;
+    assert_eq!(denied["calls"][0]["isError"], true, "{denied}");
+    assert!(text(&denied).contains("refused"), "{denied}");
+    let allowed = call(&url, &cursor).await;
+    assert_eq!(allowed["calls"][0]["isError"], false, "{allowed}");
+    assert!(text(&allowed).contains("Asia/Tokyo"), "{allowed}");
+    let again = call(&url, &cursor).await;
+    assert_eq!(again["calls"][0]["isError"], false, "not asked: {again}");
+    let other = call(&url, &zed).await;
+    assert_eq!(other["calls"][0]["isError"], false, "{other}");
+
+    let asked = window.await.unwrap();
+    let who: Vec<&str> = asked.iter().map(|(c, _, _)| c.as_str()).collect();
+    assert_eq!(who, ["Cursor", "Cursor", "Zed"], "{asked:?}");
+    assert!(
+        asked
+            .iter()
+            .all(|(_, tool, always)| tool == "get_current_time" && *always)
+    );
+    engine.local_server().stop().await;
+    engine.shutdown().await;
+
+    // After a restart, with no window: Cursor's "always" holds, Zed's "once" did not.
+    let (engine, url) = serving(dir.path()).await;
+    let kept = call(&url, &cursor).await;
+    assert_eq!(kept["calls"][0]["isError"], false, "{kept}");
+    let unasked = call(&url, &zed).await;
+    assert_eq!(unasked["calls"][0]["isError"], true, "{unasked}");
+    assert!(text(&unasked).contains("approval"), "{unasked}");
+    engine.local_server().stop().await;
+    engine.shutdown().await;
+}
