@@ -292,8 +292,7 @@ impl Run<'_> {
             }
         };
         if let Some(c) = &self.caller.client {
-            crate::mcp::record_serve_call(self.agent.store(), c, server, tool, &called, started)
-                .await;
+            crate::mcp::record_serve_call(self.agent.store(), c, server, tool, &called, started);
         }
         Some(match called {
             Ok(Called::Done(result)) => {

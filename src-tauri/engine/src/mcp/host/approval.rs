@@ -332,12 +332,11 @@ impl McpHost {
         conversation: &str,
         asker: &Asker,
     ) -> Result<Decision, EngineError> {
-        let tools = self.supervisor().tools_for(&[server.to_owned()]);
-        let Some((_, info)) = tools.into_iter().find(|(_, t)| t.name == tool) else {
+        let Some(annotations) = self.supervisor().tool_annotations(server, tool) else {
             let (server, tool) = (server.to_owned(), tool.to_owned());
             return Err(ToolError::UnknownTool { server, tool }.into());
         };
-        let (store, annotations) = (self.store(), &info.annotations);
+        let (store, annotations) = (self.store(), &annotations);
         let decision = self
             .policies
             .decide(store, server, tool, annotations, conversation, asker);

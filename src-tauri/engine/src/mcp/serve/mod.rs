@@ -105,8 +105,18 @@ impl Gateway {
         (tools, names)
     }
 
+    /// The names [`Self::tools`] serves, without listing the tools again (a call's name is
+    /// resolved through these).
+    fn names(&self, reach: content::Reach<'_>) -> ToolNames {
+        let mut names = self.host.supervisor().model_tool_names();
+        if let Some(reach) = reach {
+            names.retain(|(server, _)| reach.contains(server));
+        }
+        ToolNames::build(names.iter().map(|(s, t)| (s.as_str(), t.as_str())))
+    }
+
     /// Notes a call of `client` in its log.
-    async fn log<E>(
+    fn log<E>(
         &self,
         client: &ServeClient,
         server: &str,
@@ -114,7 +124,7 @@ impl Gateway {
         called: &Result<Called, E>,
         started: std::time::Instant,
     ) {
-        record_serve_call(self.host.store(), client, server, tool, called, started).await;
+        record_serve_call(self.host.store(), client, server, tool, called, started);
     }
 
     /// When the client asked for progress (a `progressToken` in the call's `_meta`), a sink
@@ -289,7 +299,7 @@ impl ServerHandler for Gateway {
         request: rm::CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rm::CallToolResponse, ErrorData> {
-        let (_, names) = self.tools(Self::reach(&context)).await;
+        let names = self.names(Self::reach(&context));
         let Some((server, tool)) = names.resolve(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("no running server offers a tool named {:?}", request.name),
@@ -336,7 +346,7 @@ impl ServerHandler for Gateway {
             let _ = tokio::time::timeout(Duration::from_secs(1), forwarding).await;
         }
         if let Some(authorized) = Self::authorized(&context) {
-            self.log(authorized, &server, &tool, &called, started).await;
+            self.log(authorized, &server, &tool, &called, started);
         }
         let result = match called {
             Ok(Called::Done(result)) => convert::result(&result),
@@ -422,8 +432,9 @@ pub(crate) fn unanswered_text(client: &str, server: &str, tool: &str) -> String 
 }
 
 /// Keeps one call in `client`'s call log (Settings → Local server, `switchboard clients
-/// calls`): through the endpoint, or by an assistant answering that client.
-pub(crate) async fn record_serve_call<E>(
+/// calls`): through the endpoint, or by an assistant answering that client. The row is written
+/// in the background, so the caller's answer never waits for the database.
+pub(crate) fn record_serve_call<E>(
     store: &crate::store::Store,
     client: &ServeClient,
     server: &str,
@@ -444,7 +455,10 @@ pub(crate) async fn record_serve_call<E>(
         duration_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),
         at: crate::store::now_ms(),
     };
-    if let Err(error) = store.record_serve_call(&client.id, &call).await {
-        tracing::warn!(%error, client = %client.name, "a client's call is not logged");
-    }
+    let (store, id, name) = (store.clone(), client.id.clone(), client.name.clone());
+    tokio::spawn(async move {
+        if let Err(error) = store.record_serve_call(&id, &call).await {
+            tracing::warn!(%error, client = %name, "a client's call is not logged");
+        }
+    });
 }

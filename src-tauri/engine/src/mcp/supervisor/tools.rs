@@ -6,9 +6,10 @@
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::client::app_documents::visible_to_model;
 use crate::mcp::supervisor::{ServerState, Supervisor};
 use crate::vocab::error::{ToolError, Violation};
-use crate::vocab::mcp::{ResourceBody, ResultPart, ToolInfo, ToolResult};
+use crate::vocab::mcp::{ResourceBody, ResultPart, ToolAnnotations, ToolInfo, ToolResult};
 
 /// Limits applied to tool results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +31,34 @@ impl Default for Limits {
 }
 
 impl Supervisor {
+    /// The names of the tools a model may see of every ready server, each with its server, by
+    /// server name and then in the server's order — what a tool list names, without copying
+    /// the tools (a call resolves its name through these).
+    pub fn model_tool_names(&self) -> Vec<(String, String)> {
+        let slots = self.inner.lock();
+        let mut names: Vec<(String, String)> = (slots.iter())
+            .filter(|(_, slot)| matches!(slot.state, ServerState::Ready { .. }))
+            .flat_map(|(server, slot)| {
+                (slot.tools.iter())
+                    .filter(|t| visible_to_model(t.ui.as_ref()))
+                    .map(move |t| (server.clone(), t.name.clone()))
+            })
+            .collect();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        names
+    }
+
+    /// What tool `tool` of ready server `server` says of itself; `None` when there is none.
+    pub fn tool_annotations(&self, server: &str, tool: &str) -> Option<ToolAnnotations> {
+        self.with_slot(server, |slot| match slot.state {
+            ServerState::Ready { .. } => (slot.tools.iter())
+                .find(|t| t.name == tool)
+                .map(|t| t.annotations.clone()),
+            _ => None,
+        })
+        .flatten()
+    }
+
     /// The tools of `servers` that are ready, in the order given, each with its server.
     pub fn tools_for(&self, servers: &[String]) -> Vec<(String, ToolInfo)> {
         servers
