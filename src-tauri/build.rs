@@ -97,6 +97,8 @@ const COMMANDS: &[&str] = &[
     "set_serve_client_servers",
     "remove_serve_client",
     "serve_client_calls",
+    "serve_client_grants",
+    "revoke_serve_client_grant",
     "list_assistants",
     "create_assistant",
     "update_assistant",

@@ -44,7 +44,7 @@ use switchboard_engine::store::{
     MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, ProviderRecord,
     ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
 };
-use switchboard_engine::store::{CallOutcome, ServeCall, ServeClient};
+use switchboard_engine::store::{CallOutcome, ServeCall, ServeClient, ServeGrant};
 use switchboard_engine::store::{FilesPage, FilesQuery, KnowledgeBase, KnowledgeFile};
 use switchboard_engine::store::{ModelProbe, ToolSupport};
 use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
@@ -197,6 +197,7 @@ pub fn typescript() -> String {
         declaration::<LocalServerStatus>(&cfg),
         declaration::<ServeClient>(&cfg),
         declaration::<ServeCall>(&cfg),
+        declaration::<ServeGrant>(&cfg),
         declaration::<CallOutcome>(&cfg),
         declaration::<NewServeClient>(&cfg),
         declaration::<IndexProgress>(&cfg),

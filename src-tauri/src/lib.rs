@@ -116,6 +116,8 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::local_server::set_serve_client_servers,
         commands::local_server::remove_serve_client,
         commands::local_server::serve_client_calls,
+        commands::local_server::serve_client_grants,
+        commands::local_server::revoke_serve_client_grant,
         commands::assistants::list_assistants,
         commands::assistants::create_assistant,
         commands::assistants::update_assistant,

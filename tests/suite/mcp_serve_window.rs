@@ -92,7 +92,7 @@ async fn an_app_that_cannot_be_asked_is_asked_about_in_the_window_and_always_is_
 {
     let dir = tempfile::tempdir().unwrap();
     let (engine, url) = serving(dir.path()).await;
-    let (_, cursor) = engine
+    let (cursor_client, cursor) = engine
         .store()
         .add_serve_client("Cursor", None)
         .await
@@ -134,6 +134,21 @@ async fn an_app_that_cannot_be_asked_is_asked_about_in_the_window_and_always_is_
     let unasked = call(&url, &zed).await;
     assert_eq!(unasked["calls"][0]["isError"], true, "{unasked}");
     assert!(text(&unasked).contains("approval"), "{unasked}");
+
+    // Settings → Local server lists what Cursor may call without asking; "Ask again" takes it back.
+    let store = engine.store();
+    let kept = store.serve_client_grants(&cursor_client.id).await.unwrap();
+    let named: Vec<(&str, &str)> = kept
+        .iter()
+        .map(|g| (g.server.as_str(), g.tool.as_str()))
+        .collect();
+    assert_eq!(named, [("guarded", "get_current_time")]);
+    (store
+        .revoke_serve_client_grant(&cursor_client.id, "guarded", "get_current_time")
+        .await)
+        .unwrap();
+    let asked_again = call(&url, &cursor).await;
+    assert_eq!(asked_again["calls"][0]["isError"], true, "{asked_again}");
     engine.local_server().stop().await;
     engine.shutdown().await;
 }

@@ -2908,6 +2908,19 @@ durationMs: number,
 at: number, };
 
 /**
+ * A tool a client may call without asking.
+ */
+export type ServeGrant = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The tool.
+ */
+tool: string, };
+
+/**
  * How a client's call ended.
  */
 export type CallOutcome = "done" | "failed" | "refused" | "unanswered";

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::LocalServerStatus;
-use switchboard_engine::store::{ServeCall, ServeClient};
+use switchboard_engine::store::{ServeCall, ServeClient, ServeGrant};
 use tauri::State;
 use ts_rs::TS;
 
@@ -74,6 +74,29 @@ pub async fn set_serve_client_servers(
 #[tauri::command]
 pub async fn remove_serve_client(engine: State<'_, Engine>, id: String) -> CmdResult<()> {
     Ok(engine.store().remove_serve_client(&id).await?)
+}
+
+/// The tools a client may call without asking ("always" answered in the window).
+#[tauri::command]
+pub async fn serve_client_grants(
+    engine: State<'_, Engine>,
+    id: String,
+) -> CmdResult<Vec<ServeGrant>> {
+    Ok(engine.store().serve_client_grants(&id).await?)
+}
+
+/// Takes back a client's "always" for one tool: the policy asks again.
+#[tauri::command]
+pub async fn revoke_serve_client_grant(
+    engine: State<'_, Engine>,
+    id: String,
+    server: String,
+    tool: String,
+) -> CmdResult<()> {
+    Ok(engine
+        .store()
+        .revoke_serve_client_grant(&id, &server, &tool)
+        .await?)
 }
 
 /// A client's recent calls, newest first.

@@ -71,6 +71,7 @@ import type {
   SearchHit,
   ServeCall,
   ServeClient,
+  ServeGrant,
   ServerConfig,
   ServerLogs,
   ServerRecord,
@@ -923,6 +924,28 @@ export async function removeServeClient(args: { id: string }): Promise<void> {
  */
 export function serveClientCalls(args: { id: string }): Promise<ServeCall[]> {
   return call<ServeCall[]>('serve_client_calls', args);
+}
+
+/**
+ * The tools a client may call without asking ("always" answered in the window).
+ *
+ * Command `serve_client_grants`.
+ */
+export function serveClientGrants(args: { id: string }): Promise<ServeGrant[]> {
+  return call<ServeGrant[]>('serve_client_grants', args);
+}
+
+/**
+ * Takes back a client's "always" for one tool: the policy asks again.
+ *
+ * Command `revoke_serve_client_grant`.
+ */
+export async function revokeServeClientGrant(args: {
+  id: string;
+  server: string;
+  tool: string;
+}): Promise<void> {
+  await call<null>('revoke_serve_client_grant', args);
 }
 
 // src-tauri/src/commands/mcp_content.rs

@@ -23,6 +23,16 @@ export function serveClientCalls(id: string) {
   return commands.serveClientCalls({ id });
 }
 
+/** The tools a client may call without asking. */
+export function serveClientGrants(id: string) {
+  return commands.serveClientGrants({ id });
+}
+
+/** Takes back a client's "always" for one tool. */
+export function revokeServeClientGrant(id: string, server: string, tool: string): Promise<void> {
+  return commands.revokeServeClientGrant({ id, server, tool });
+}
+
 /** Limits a client to `servers` (null: every server again). */
 export function setServeClientServers(id: string, servers: string[] | null): Promise<void> {
   return commands.setServeClientServers({ id, servers });

@@ -156,6 +156,8 @@ const en = {
   'serve.remove': 'Remove',
   'serve.allServers': 'all servers',
   'serve.noServers': 'no servers',
+  'serve.alwaysAllowed': 'Runs without asking (you answered “always”):',
+  'serve.revoke': 'Ask again',
   'serve.noCalls': 'No calls yet.',
   'serve.noClients': 'No clients yet. Add one for each app that should connect.',
   'serve.outcome.done': 'done',

@@ -157,6 +157,8 @@ const zhCN: Record<keyof typeof en, string> = {
   'serve.remove': '移除',
   'serve.allServers': '全部服务器',
   'serve.noServers': '无服务器',
+  'serve.alwaysAllowed': '无需询问即可运行（你回答过“始终允许”）：',
+  'serve.revoke': '重新询问',
   'serve.noCalls': '还没有调用。',
   'serve.noClients': '还没有客户端。请为每个要连接的应用添加一个。',
   'serve.outcome.done': '完成',

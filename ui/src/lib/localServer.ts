@@ -1,6 +1,16 @@
 // The local server for Settings → Local server: the engine's commands (through `api`), and the
 // snippets other apps' configs take.
-export { addServeClient, listServeClients, localServerStatus, removeServeClient, serveClientCalls, setLocalServer, setServeClientServers } from '../api';
+export {
+  addServeClient,
+  listServeClients,
+  localServerStatus,
+  removeServeClient,
+  revokeServeClientGrant,
+  serveClientCalls,
+  serveClientGrants,
+  setLocalServer,
+  setServeClientServers,
+} from '../api';
 
 /** The `mcpServers` entry for an app that speaks streamable HTTP (Cursor, VS Code, Zed…). */
 export function httpSnippet(url: string, token: string): string {

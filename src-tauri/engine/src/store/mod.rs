@@ -63,6 +63,7 @@ pub use probes::{ModelProbe, ToolSupport};
 pub use providers::{ProviderRecord, ProviderSettings};
 pub use search::{SearchHit, Segment};
 pub use serve_clients::{CallOutcome, MAX_CLIENT_NAME, ServeCall, ServeClient, token_digest};
+pub use serve_grants::ServeGrant;
 pub use tasks::TaskRecord;
 
 /// The migrations compiled into the binary.

@@ -2,7 +2,19 @@
 //! endpoint: (client, server, tool) rows in `serve_client_grants`, which go with the client and
 //! with the server (foreign keys), and are dropped when a server is replaced.
 
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
 use super::{Store, StoreError};
+
+/// A tool a client may call without asking.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ServeGrant {
+    /// The server's name.
+    pub server: String,
+    /// The tool.
+    pub tool: String,
+}
 
 impl Store {
     /// Lets client `client_id` call `tool` of server `server_id` without asking from now on.
@@ -43,19 +55,50 @@ impl Store {
         Ok(found.is_some())
     }
 
-    /// The tools client `client_id` was always allowed, as (server id, tool), sorted.
+    /// The tools client `client_id` was always allowed, by server name and tool.
     pub async fn serve_client_grants(
         &self,
         client_id: &str,
-    ) -> Result<Vec<(String, String)>, StoreError> {
-        sqlx::query_as(
-            "SELECT server_id, tool FROM serve_client_grants WHERE client_id = ? \
-             ORDER BY server_id, tool",
+    ) -> Result<Vec<ServeGrant>, StoreError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT s.name, g.tool FROM serve_client_grants g JOIN mcp_servers s ON s.id = g.server_id \
+             WHERE g.client_id = ? ORDER BY s.name, g.tool",
         )
         .bind(client_id)
         .fetch_all(&self.reader)
         .await
-        .map_err(|e| self.classify(e))
+        .map_err(|e| self.classify(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(server, tool)| ServeGrant { server, tool })
+            .collect())
+    }
+
+    /// Takes back client `client_id`'s "always" for `tool` of server `server` (its name):
+    /// the policy asks again.
+    pub async fn revoke_serve_client_grant(
+        &self,
+        client_id: &str,
+        server: &str,
+        tool: &str,
+    ) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "DELETE FROM serve_client_grants WHERE client_id = ? AND tool = ? AND server_id = \
+             (SELECT id FROM mcp_servers WHERE name = ?)",
+        )
+        .bind(client_id)
+        .bind(tool)
+        .bind(server)
+        .execute(&self.writer)
+        .await
+        .map_err(|e| self.classify(e))?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound {
+                entity: "client's \"always\" for",
+                id: format!("{server}/{tool}"),
+            });
+        }
+        Ok(())
     }
 
     /// Drops every client's grants on server `server_id` (it was replaced by another).
@@ -122,7 +165,33 @@ mod tests {
                 .unwrap()
         );
         let all = store.serve_client_grants(&cursor.id).await.unwrap();
-        assert_eq!(all, [(server.clone(), "now".to_owned())]);
+        let now = super::ServeGrant {
+            server: "time".to_owned(),
+            tool: "now".to_owned(),
+        };
+        assert_eq!(all, [now]);
+        let gone = store
+            .revoke_serve_client_grant(&zed.id, "time", "now")
+            .await;
+        assert!(
+            matches!(gone, Err(crate::store::StoreError::NotFound { .. })),
+            "{gone:?}"
+        );
+        (store
+            .revoke_serve_client_grant(&cursor.id, "time", "now")
+            .await)
+            .unwrap();
+        assert!(
+            store
+                .serve_client_grants(&cursor.id)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        store
+            .grant_serve_client(&cursor.id, &server, "now")
+            .await
+            .unwrap();
 
         store.clear_serve_grants_of_server(&server).await.unwrap();
         assert!(

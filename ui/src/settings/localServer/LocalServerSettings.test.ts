@@ -1,7 +1,7 @@
 import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, expect, test } from 'vitest';
-import type { LocalServerStatus, ServeCall, ServeClient } from '../../bindings';
+import type { LocalServerStatus, ServeCall, ServeClient, ServeGrant } from '../../bindings';
 import { installFakeBackend } from '../../test/fakeBackend';
 import { resetAppState } from '../../test/reset';
 import LocalServerSettings from './LocalServerSettings.svelte';
@@ -9,9 +9,10 @@ import LocalServerSettings from './LocalServerSettings.svelte';
 beforeEach(() => resetAppState());
 
 /** A backend that keeps the local server's switch, port and clients. */
-function serveBackend(start: { status?: Partial<LocalServerStatus>; clients?: ServeClient[]; calls?: ServeCall[]; portTaken?: number } = {}) {
+function serveBackend(start: { status?: Partial<LocalServerStatus>; clients?: ServeClient[]; calls?: ServeCall[]; grants?: ServeGrant[]; portTaken?: number } = {}) {
   let status: LocalServerStatus = { enabled: false, port: 9797, url: null, error: null, ...start.status };
   const clients = [...(start.clients ?? [])];
+  let grants = [...(start.grants ?? [])];
   return installFakeBackend([], {
     extra: (cmd, args) => {
       const a = args as Record<string, unknown>;
@@ -40,6 +41,11 @@ function serveBackend(start: { status?: Partial<LocalServerStatus>; clients?: Se
           return null;
         case 'serve_client_calls':
           return start.calls ?? [];
+        case 'serve_client_grants':
+          return structuredClone(grants);
+        case 'revoke_serve_client_grant':
+          grants = grants.filter((g) => !(g.server === a.server && g.tool === a.tool));
+          return null;
         case 'set_serve_client_servers': {
           const client = clients.find((c) => c.id === a.id);
           if (client) client.servers = (a.servers as string[] | null) ?? null;
@@ -100,6 +106,25 @@ test("a client's recent calls are listed with how each ended", async () => {
   expect(row).toHaveTextContent('all servers');
   await user.click(within(row).getByRole('button', { name: 'Calls' }));
   expect(await screen.findByTestId('serve-calls')).toHaveTextContent('clock/get_current_time not approved (nobody could be asked) · 3 ms');
+});
+
+test("the tools a client was always allowed are listed with its calls, and each can be asked about again", async () => {
+  const client: ServeClient = { id: 'c1', name: 'Cursor', servers: null, createdAt: 0, lastUsedAt: 5 };
+  const grants: ServeGrant[] = [
+    { server: 'clock', tool: 'get_current_time' },
+    { server: 'clock', tool: 'convert_time' },
+  ];
+  const backend = serveBackend({ clients: [client], grants });
+  const user = userEvent.setup();
+  render(LocalServerSettings);
+  const row = await screen.findByTestId('serve-client');
+  await user.click(within(row).getByRole('button', { name: 'Calls' }));
+  const list = await screen.findByTestId('serve-grants');
+  expect(list).toHaveTextContent('clock/get_current_time');
+  await user.click(within(list).getAllByRole('button', { name: 'Ask again' })[0]);
+  expect(backend.callsTo('revoke_serve_client_grant')).toEqual([{ id: 'c1', server: 'clock', tool: 'get_current_time' }]);
+  await waitFor(() => expect(screen.getByTestId('serve-grants')).not.toHaveTextContent('get_current_time'));
+  expect(screen.getByTestId('serve-grants')).toHaveTextContent('clock/convert_time');
 });
 
 test("a client's servers are edited in place: some named, or all again when left empty", async () => {
