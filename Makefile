@@ -81,7 +81,8 @@ test-e2e:
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/knowledge.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/first-run.mjs "$(BIN)"
 
-# The official MCP conformance suite (client mode) against our CLI, in a private network
+# The official MCP conformance suite (client mode against our CLI, server mode against our
+# endpoint passing its reference server through), in a private network
 # namespace; every client scenario of both protocol eras (2025-11-25, 2026-07-28); known failures
 # are listed, per era, in tests/conformance/expected-failures*.yaml.
 test-conformance:

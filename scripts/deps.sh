@@ -109,6 +109,14 @@ if [ "$what" = test ] && ! cmp -s tests/fixtures/conformance/package-lock.json t
   cp tests/fixtures/conformance/package-lock.json tests/fixtures/conformance/node_modules/.switchboard-lock
 fi
 
+# The conformance suite's reference server (its server scenarios run against it, passed through
+# Switchboard), same rule.
+if [ "$what" = test ] && ! cmp -s tests/fixtures/conformance-server/package-lock.json tests/fixtures/conformance-server/node_modules/.switchboard-lock 2>/dev/null; then
+  echo "deps: npm ci in tests/fixtures/conformance-server/"
+  npm ci --prefix tests/fixtures/conformance-server --no-audit --no-fund --loglevel=error
+  cp tests/fixtures/conformance-server/package-lock.json tests/fixtures/conformance-server/node_modules/.switchboard-lock
+fi
+
 # Real MCP servers the tests run (PyPI), in a virtualenv reinstalled only when the pins changed.
 # mcp-py: mcp 1.x (handshake era); mcp-py2: mcp 2.x (stateless era), kept apart.
 for py in tests/fixtures/mcp-py tests/fixtures/mcp-py2; do

@@ -8,7 +8,8 @@ ClientSession, over each transport:
   loopback.cjs).
 
 Each round opens the four sessions, warms each up, then makes CALLS sequential calls on each
-pair, alternating side by side; a round gives each side's median and p90 and the ratio of the
+pair (at most HTTP_CALLS over HTTP, under a client's 1,200 requests a minute), alternating side
+by side; a round gives each side's median and p90 and the ratio of the
 medians. Printed: every round, then the medians over the rounds, their spread (min–max), and
 the median round ratio per transport. Last, 50 clients (each with its own token) make 100 calls
 each at once through `switchboard serve`: errors, the latency's median and p99, calls a second.
@@ -33,6 +34,9 @@ from mcp.client.streamable_http import streamablehttp_client
 WARMUP = 50
 CLIENTS = 50
 CLIENT_CALLS = 100
+# Calls a round makes over HTTP: each client may make 1,200 requests a minute, so a round's
+# side-by-side calls over HTTP stop below that (each round with a client of its own).
+HTTP_CALLS = 500
 LOOPBACK = str(Path(__file__).with_name("loopback.cjs"))
 
 
@@ -128,8 +132,8 @@ async def one_round(switchboard: str, profile: str, js: str, calls: int, http: d
     async with AsyncExitStack() as stack:
         stdio = await side_by_side(await session(stack, direct), await session(stack, gateway), calls)
         straight = await http_session(stack, http["direct"])
-        through = await http_session(stack, http["gateway"], http["tokens"][0])
-        over_http = await side_by_side(straight, through, calls)
+        through = await http_session(stack, http["gateway"], http["token"])
+        over_http = await side_by_side(straight, through, min(calls, HTTP_CALLS))
     return {"stdio": stdio, "http": over_http}
 
 
@@ -177,7 +181,7 @@ async def main(switchboard: str, js: str, calls: int, rounds: int) -> None:
         subprocess.run([switchboard, "--data-dir", profile, "servers", "import", str(config)],
                        check=True, capture_output=True)
         tokens = []
-        for n in range(CLIENTS):
+        for n in range(CLIENTS + rounds):
             added = subprocess.run([switchboard, "--data-dir", profile, "clients", "add", f"bench-{n}"],
                                    check=True, capture_output=True, text=True)
             tokens.append(added.stdout.splitlines()[1].strip())
@@ -187,9 +191,9 @@ async def main(switchboard: str, js: str, calls: int, rounds: int) -> None:
         try:
             direct = f"http://127.0.0.1:{port}/mcp"
             await wait_for_http(direct)
-            http = {"direct": direct, "gateway": url, "tokens": tokens}
             results = []
             for n in range(rounds):
+                http = {"direct": direct, "gateway": url, "token": tokens[CLIENTS + n]}
                 r = await one_round(switchboard, profile, js, calls, http)
                 results.append(r)
                 for name in ("stdio", "http"):
@@ -197,14 +201,14 @@ async def main(switchboard: str, js: str, calls: int, rounds: int) -> None:
                     print(f"round {n + 1} {name}: direct median {x['direct_median_us']:.0f} µs "
                           f"p90 {x['direct_p90_us']:.0f}; endpoint median {x['gateway_median_us']:.0f} µs "
                           f"p90 {x['gateway_p90_us']:.0f}; ratio {x['ratio']:.2f}", flush=True)
-            crowds = [await crowd(url, tokens) for _ in range(rounds)]
+            crowds = [await crowd(url, tokens[:CLIENTS]) for _ in range(rounds)]
         finally:
             endpoint.terminate()
             everything.terminate()
             endpoint.wait()
             everything.wait()
-    for name in ("stdio", "http"):
-        report(name, [r[name] for r in results], rounds, calls)
+    report("stdio", [r["stdio"] for r in results], rounds, calls)
+    report("streamable HTTP", [r["http"] for r in results], rounds, min(calls, HTTP_CALLS))
     of = lambda key: [c[key] for c in crowds]  # noqa: E731
     errors = [e for c in crowds for e in c["errors"]]
     print(f"{CLIENTS} clients × {CLIENT_CALLS} calls at once through `switchboard serve`, {rounds} runs: "

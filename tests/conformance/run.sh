@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (npm @modelcontextprotocol/conformance, client mode,
-# every scenario, one at a time) against `switchboard mcp-conformance-client`. The suite's
+# every scenario, one at a time) against `switchboard mcp-conformance-client`, then its server
+# scenarios against Switchboard's endpoint (server.sh). The suite's
 # scenario servers listen on all interfaces, so the whole run happens inside a private network namespace whose
 # only interface is loopback. Known failures are listed, with their reasons, in
 # expected-failures.yaml beside this script: the run fails on any other failure, and also when
@@ -103,4 +104,10 @@ done
 [ ${#failed[@]} -eq 0 ] || echo "conformance: unexpected results (a new failure, or a listed one that now passes): ${failed[*]}"
 echo "conformance: ${#runs[@]} scenario runs; known failures (listed with reasons) count as skipped"
 echo "conformance: $passed passed, ${#failed[@]} failed, $known skipped"
-[ ${#failed[@]} -eq 0 ]
+
+# Server mode: every server scenario of both eras against Switchboard's endpoint (server.sh).
+server_ok=true
+if [ "${1:-}" != --scenario ]; then
+  "$root/tests/conformance/server.sh" "$bin" "$node" "$suite" "$out" || server_ok=false
+fi
+[ ${#failed[@]} -eq 0 ] && $server_ok

@@ -119,6 +119,55 @@ async fn an_outside_client_lists_every_servers_tools_and_calls_an_allowed_one() 
 }
 
 #[tokio::test]
+async fn one_server_passed_through_keeps_its_own_tool_names_and_the_policy_still_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let passed = |server: &str, calls: Value| {
+        let args = json!([
+            "--data-dir",
+            dir.path(),
+            "mcp",
+            "serve",
+            "--stdio",
+            "--server",
+            server,
+            "--server-wait",
+            "30"
+        ]);
+        let command = env!("CARGO_BIN_EXE_switchboard");
+        run_client(
+            &venv_python(),
+            "none",
+            command,
+            &args,
+            &calls,
+            &json!({}),
+            None,
+        )
+    };
+    let report = passed("clock", tokyo("get_current_time"));
+    let mut tools: Vec<&str> = (report["tools"].as_array().unwrap().iter())
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    tools.sort_unstable();
+    assert_eq!(tools, ["convert_time", "get_current_time"], "{report}");
+    assert_eq!(report["calls"][0]["isError"], false, "{report}");
+    let asked = passed("guarded", tokyo("get_current_time"));
+    let text = asked["calls"][0]["text"][0].as_str().unwrap();
+    assert!(text.contains("needs the user's approval"), "{asked}");
+    let unknown = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["--data-dir"])
+        .arg(dir.path())
+        .args(["mcp", "serve", "--stdio", "--server", "nope"])
+        .env_remove("SWITCHBOARD_DATA_DIR")
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(said.contains("nope"), "{said}");
+}
+
+#[tokio::test]
 async fn a_call_the_policy_asks_about_is_refused_when_the_client_cannot_ask() {
     let dir = tempfile::tempdir().unwrap();
     profile(dir.path()).await;

@@ -5,6 +5,7 @@
 
 use clap::Subcommand;
 use switchboard_engine::Engine;
+use switchboard_engine::mcp::Gateway;
 use tokio_util::sync::CancellationToken;
 
 use super::CliError;
@@ -22,6 +23,10 @@ pub enum McpCmd {
         /// `mcp.server_wait` setting).
         #[arg(long, value_name = "SECONDS")]
         server_wait: Option<f64>,
+        /// Serve this one server alone, as it serves itself (its tools and prompts under
+        /// their own names), through Switchboard's policy and secrets.
+        #[arg(long, value_name = "NAME")]
+        server: Option<String>,
     },
 }
 
@@ -35,17 +40,32 @@ pub struct ServeArgs {
     /// `mcp.server_wait` setting).
     #[arg(long, value_name = "SECONDS")]
     server_wait: Option<f64>,
+    /// Serve this one server alone, as it serves itself (its tools and prompts under their own
+    /// names), through Switchboard's policy and secrets.
+    #[arg(long, value_name = "NAME")]
+    server: Option<String>,
+}
+
+/// The gateway to serve: every enabled server, or `server` alone (which must exist).
+async fn gateway(engine: &Engine, server: Option<&str>) -> Result<Gateway, CliError> {
+    Ok(match server {
+        Some(name) => {
+            let record = engine.store().find_server(name).await?;
+            Gateway::only(engine.mcp().clone(), &record.config.name)
+        }
+        None => Gateway::new(engine.mcp().clone()),
+    })
 }
 
 /// Serves over HTTP until SIGINT or SIGTERM, printing the URL once listening.
 pub(super) async fn run_serve(engine: &Engine, args: &ServeArgs) -> Result<(), CliError> {
+    let gateway = gateway(engine, args.server.as_deref()).await?;
     start_servers(engine, args.server_wait).await;
     let stop = CancellationToken::new();
     let routes = engine.api_routes();
-    let endpoint =
-        switchboard_engine::mcp::serve_http(engine.mcp().clone(), args.port, stop.clone(), routes)
-            .await
-            .map_err(|e| CliError::Runtime(e.to_string()))?;
+    let endpoint = switchboard_engine::mcp::serve_http(gateway, args.port, stop.clone(), routes)
+        .await
+        .map_err(|e| CliError::Runtime(e.to_string()))?;
     {
         // A reader that takes the first line and goes away must not end the server.
         use std::io::Write as _;
@@ -85,12 +105,17 @@ async fn start_servers(engine: &Engine, server_wait: Option<f64>) {
 
 /// Runs `cmd` until the client goes away (or SIGINT/SIGTERM).
 pub(super) async fn run(engine: &Engine, cmd: &McpCmd) -> Result<(), CliError> {
-    let McpCmd::Serve { stdio, server_wait } = cmd;
+    let McpCmd::Serve {
+        stdio,
+        server_wait,
+        server,
+    } = cmd;
     if !stdio {
         return Err(CliError::Usage(
             "say how to serve: --stdio (for HTTP on 127.0.0.1, run `switchboard serve`)".into(),
         ));
     }
+    let gateway = gateway(engine, server.as_deref()).await?;
     start_servers(engine, *server_wait).await;
     let stop = CancellationToken::new();
     let stopper = stop.clone();
@@ -98,7 +123,7 @@ pub(super) async fn run(engine: &Engine, cmd: &McpCmd) -> Result<(), CliError> {
         stopped().await;
         stopper.cancel();
     });
-    let served = switchboard_engine::mcp::serve_stdio(engine.mcp().clone(), stop).await;
+    let served = switchboard_engine::mcp::serve_stdio(gateway, stop).await;
     served.map_err(CliError::Runtime)
 }
 

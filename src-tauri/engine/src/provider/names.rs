@@ -47,6 +47,24 @@ impl ToolNames {
         names
     }
 
+    /// Names every `(server, tool)` pair by the tool's own name, as one server serves it (the
+    /// local endpoint passing one server through); the first of a repeated name keeps it.
+    pub fn own<'a>(tools: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut names = Self {
+            forward: BTreeMap::new(),
+            reverse: HashMap::new(),
+        };
+        for (server, tool) in tools {
+            if names.reverse.contains_key(tool) {
+                continue;
+            }
+            let pair = (server.to_owned(), tool.to_owned());
+            names.forward.insert(pair.clone(), tool.to_owned());
+            names.reverse.insert(tool.to_owned(), pair);
+        }
+        names
+    }
+
     /// The provider-safe name of a tool.
     pub fn safe_name(&self, server: &str, tool: &str) -> Option<&str> {
         self.forward

@@ -80,12 +80,16 @@ pub(super) async fn read(
     }
     Err(ErrorData::resource_not_found(
         format!("no server could read {uri}: {why}"),
-        None,
+        Some(serde_json::json!({ "uri": uri })),
     ))
 }
 
 /// Every ready server's prompts, each with its server, and their served names.
-async fn prompt_list(host: &McpHost, reach: Reach<'_>) -> (Vec<(String, PromptInfo)>, ToolNames) {
+async fn prompt_list(
+    host: &McpHost,
+    reach: Reach<'_>,
+    own: bool,
+) -> (Vec<(String, PromptInfo)>, ToolNames) {
     let mut prompts = Vec::new();
     for server in ready(host, reach) {
         match host.server(&server).prompts().await {
@@ -93,13 +97,18 @@ async fn prompt_list(host: &McpHost, reach: Reach<'_>) -> (Vec<(String, PromptIn
             Err(error) => tracing::warn!(%server, %error, "its prompts are not served"),
         }
     }
-    let names = ToolNames::build(prompts.iter().map(|(s, p)| (s.as_str(), p.name.as_str())));
+    let pairs = prompts.iter().map(|(s, p)| (s.as_str(), p.name.as_str()));
+    let names = if own {
+        ToolNames::own(pairs)
+    } else {
+        ToolNames::build(pairs)
+    };
     (prompts, names)
 }
 
-/// Every ready server's prompts, named `server__prompt`.
-pub(super) async fn prompts(host: &McpHost, reach: Reach<'_>) -> Vec<rm::Prompt> {
-    let (prompts, names) = prompt_list(host, reach).await;
+/// Every ready server's prompts, named `server__prompt` (or their `own` names).
+pub(super) async fn prompts(host: &McpHost, reach: Reach<'_>, own: bool) -> Vec<rm::Prompt> {
+    let (prompts, names) = prompt_list(host, reach, own).await;
     (prompts.iter())
         .filter_map(|(server, p)| {
             let name = names.safe_name(server, &p.name)?;
@@ -114,8 +123,9 @@ pub(super) async fn prompt(
     name: &str,
     arguments: BTreeMap<String, String>,
     reach: Reach<'_>,
+    own: bool,
 ) -> Result<rm::GetPromptResult, ErrorData> {
-    let (_, names) = prompt_list(host, reach).await;
+    let (_, names) = prompt_list(host, reach, own).await;
     let Some((server, prompt)) = names.resolve(name) else {
         return Err(ErrorData::invalid_params(
             format!("no running server offers a prompt named {name:?}"),

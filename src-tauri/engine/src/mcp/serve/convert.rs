@@ -51,7 +51,8 @@ pub(super) fn tool(name: &str, server: &str, info: &ToolInfo) -> Option<rm::Tool
 /// A call's result.
 pub(super) fn result(result: &ToolResult) -> rm::CallToolResult {
     let content: Vec<Value> = result.content.iter().map(part).collect();
-    let mut wire = json!({"content": content, "isError": result.is_error});
+    let mut wire =
+        json!({"content": content, "isError": result.is_error, "resultType": "complete"});
     if let Some(structured) = &result.structured {
         wire["structuredContent"] = structured.clone();
     }
@@ -129,7 +130,7 @@ pub(super) fn template(server: &str, t: &ResourceTemplateInfo) -> Option<rm::Res
 /// A resource's contents, as read.
 pub(super) fn read(contents: &[ResourceContent]) -> Option<rm::ReadResourceResult> {
     let contents: Vec<Value> = contents.iter().map(self::contents).collect();
-    serde_json::from_value(json!({"contents": contents})).ok()
+    serde_json::from_value(json!({"contents": contents, "resultType": "complete"})).ok()
 }
 
 /// A prompt, listed as `name`.
@@ -166,7 +167,7 @@ pub(super) fn prompt(p: &Prompt) -> Option<rm::GetPromptResult> {
             json!({"role": role, "content": part(&m.content)})
         })
         .collect();
-    let mut wire = json!({"messages": messages});
+    let mut wire = json!({"messages": messages, "resultType": "complete"});
     optional(
         &mut wire,
         "description",

@@ -23,7 +23,6 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::Gateway;
-use crate::mcp::host::McpHost;
 use crate::store::{ServeClient, Store};
 
 /// The port the endpoint listens on unless the user picks another.
@@ -96,7 +95,7 @@ struct Guard {
 /// `stop`, with `routes` (the OpenAI-compatible API, which `mcp` does not know) beside them
 /// behind the same checks.
 pub async fn serve_http(
-    host: McpHost,
+    gateway: Gateway,
     port: u16,
     stop: CancellationToken,
     routes: axum::Router,
@@ -123,8 +122,7 @@ pub async fn serve_http(
         .with_allowed_hosts(LOOPBACK_HOSTS)
         .with_max_request_body_bytes(MAX_BODY)
         .with_cancellation_token(stop.child_token());
-    let store = host.store().clone();
-    let gateway = Gateway::new(host);
+    let store = gateway.store().clone();
     let service = StreamableHttpService::new(
         move || Ok(gateway.clone()),
         Arc::new(LocalSessionManager::default()),

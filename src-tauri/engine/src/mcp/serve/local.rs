@@ -135,7 +135,7 @@ impl LocalServer {
                 running.error = None;
                 if enabled {
                     match serve_http(
-                        self.host.clone(),
+                        super::Gateway::new(self.host.clone()),
                         port,
                         CancellationToken::new(),
                         self.routes.clone(),

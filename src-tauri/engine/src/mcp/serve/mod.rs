@@ -20,6 +20,7 @@ pub(crate) use http::Authorized;
 pub use http::{DEFAULT_PORT, Endpoint, MAX_BODY, REQUESTS_PER_MINUTE, ServeError, serve_http};
 pub use local::{LocalServer, LocalServerStatus};
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -45,12 +46,38 @@ pub const APPROVAL_WAIT: Duration = Duration::from_secs(120);
 #[derive(Clone)]
 pub struct Gateway {
     host: McpHost,
+    /// The one server passed through as it is (its tools and prompts under their own names).
+    only: Option<Arc<[String; 1]>>,
 }
 
 impl Gateway {
     /// A gateway over `host`'s running servers.
     pub fn new(host: McpHost) -> Self {
-        Self { host }
+        Self { host, only: None }
+    }
+
+    /// A gateway that serves `host`'s server `server` alone, as that server serves itself:
+    /// its tools and prompts keep their own names (for a client that wants one server through
+    /// Switchboard's policy and secrets, and for the conformance suite's server scenarios).
+    pub fn only(host: McpHost, server: &str) -> Self {
+        Self {
+            host,
+            only: Some(Arc::new([server.to_owned()])),
+        }
+    }
+
+    /// The database behind it.
+    pub(crate) fn store(&self) -> &crate::store::Store {
+        self.host.store()
+    }
+
+    /// The served names of `pairs` of (server, tool or prompt).
+    fn naming<'a>(&self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> ToolNames {
+        if self.only.is_some() {
+            ToolNames::own(pairs)
+        } else {
+            ToolNames::build(pairs)
+        }
     }
 
     /// The client the user made that sent this request (over HTTP), if any.
@@ -62,9 +89,15 @@ impl Gateway {
             .map(|authorized| &authorized.0)
     }
 
-    /// The servers the requesting client may reach (`None`: all).
-    fn reach(context: &RequestContext<RoleServer>) -> content::Reach<'_> {
-        Self::authorized(context).and_then(|c| c.servers.as_deref())
+    /// The servers the requesting client may reach (`None`: all); with one server passed
+    /// through, that one, if the client may reach it.
+    fn reach<'a>(&'a self, context: &'a RequestContext<RoleServer>) -> content::Reach<'a> {
+        let allowed = Self::authorized(context).and_then(|c| c.servers.as_deref());
+        match &self.only {
+            Some(only) if allowed.is_none_or(|a| a.contains(&only[0])) => Some(&only[..]),
+            Some(_) => Some(&[]),
+            None => allowed,
+        }
     }
 
     /// The calling client's name: the one the user gave it, else its handshake's.
@@ -101,7 +134,7 @@ impl Gateway {
         if let Some(reach) = reach {
             tools.retain(|(server, _)| reach.contains(server));
         }
-        let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
+        let names = self.naming(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         (tools, names)
     }
 
@@ -112,7 +145,7 @@ impl Gateway {
         if let Some(reach) = reach {
             names.retain(|(server, _)| reach.contains(server));
         }
-        ToolNames::build(names.iter().map(|(s, t)| (s.as_str(), t.as_str())))
+        self.naming(names.iter().map(|(s, t)| (s.as_str(), t.as_str())))
     }
 
     /// Notes a call of `client` in its log.
@@ -227,7 +260,7 @@ impl ServerHandler for Gateway {
         _request: Option<rm::PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rm::ListToolsResult, ErrorData> {
-        let (tools, names) = self.tools(Self::reach(&context)).await;
+        let (tools, names) = self.tools(self.reach(&context)).await;
         let tools = tools
             .iter()
             .filter_map(|(server, info)| {
@@ -244,7 +277,7 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<rm::ListResourcesResult, ErrorData> {
         Ok(rm::ListResourcesResult::with_all_items(
-            content::resources(&self.host, Self::reach(&context)).await,
+            content::resources(&self.host, self.reach(&context)).await,
         ))
     }
 
@@ -254,7 +287,7 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<rm::ListResourceTemplatesResult, ErrorData> {
         Ok(rm::ListResourceTemplatesResult::with_all_items(
-            content::templates(&self.host, Self::reach(&context)).await,
+            content::templates(&self.host, self.reach(&context)).await,
         ))
     }
 
@@ -263,7 +296,7 @@ impl ServerHandler for Gateway {
         request: rm::ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rm::ReadResourceResponse, ErrorData> {
-        let reach = Self::reach(&context);
+        let reach = self.reach(&context);
         Ok(content::read(&self.host, &request.uri, reach).await?.into())
     }
 
@@ -273,7 +306,7 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<rm::ListPromptsResult, ErrorData> {
         Ok(rm::ListPromptsResult::with_all_items(
-            content::prompts(&self.host, Self::reach(&context)).await,
+            content::prompts(&self.host, self.reach(&context), self.only.is_some()).await,
         ))
     }
 
@@ -288,10 +321,16 @@ impl ServerHandler for Gateway {
                 other => (k, other.to_string()),
             })
             .collect();
-        let reach = Self::reach(&context);
-        Ok(content::prompt(&self.host, &request.name, arguments, reach)
-            .await?
-            .into())
+        let reach = self.reach(&context);
+        Ok(content::prompt(
+            &self.host,
+            &request.name,
+            arguments,
+            reach,
+            self.only.is_some(),
+        )
+        .await?
+        .into())
     }
 
     async fn call_tool(
@@ -299,7 +338,7 @@ impl ServerHandler for Gateway {
         request: rm::CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rm::CallToolResponse, ErrorData> {
-        let names = self.names(Self::reach(&context));
+        let names = self.names(self.reach(&context));
         let Some((server, tool)) = names.resolve(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("no running server offers a tool named {:?}", request.name),
@@ -372,10 +411,10 @@ fn refused(why: &str) -> rm::CallToolResult {
 /// Serves `host`'s running servers on stdin and stdout until the client closes the stream or
 /// `stop` is cancelled, telling the client when the lists change (a server started, stopped,
 /// failed or changed its tools).
-pub async fn serve_stdio(host: McpHost, stop: CancellationToken) -> Result<(), String> {
+pub async fn serve_stdio(gateway: Gateway, stop: CancellationToken) -> Result<(), String> {
     let transport = (tokio::io::stdin(), tokio::io::stdout());
-    let events = host.subscribe();
-    let running = Gateway::new(host)
+    let events = gateway.host.subscribe();
+    let running = gateway
         .serve_with_ct(transport, stop.clone())
         .await
         .map_err(|e| format!("the MCP client's handshake failed: {e}"))?;

@@ -27,6 +27,7 @@ mod runs;
 pub(crate) mod sampling_limits;
 mod task_calls;
 pub(crate) mod tools;
+mod validators;
 
 use crate::logging::Redactor;
 use crate::mcp::client::McpClient;
@@ -147,6 +148,8 @@ struct Inner {
     knowledge: crate::mcp::builtin::KnowledgeSlot,
     /// OAuth for remote servers that demand it (`None`: such servers fail to connect).
     oauth: Option<OAuth>,
+    /// The tools' compiled input schemas.
+    validators: validators::Validators,
 }
 
 /// What is known of one server.
@@ -220,6 +223,7 @@ impl Supervisor {
             roots: Roots::default(),
             knowledge: Default::default(),
             oauth,
+            validators: Default::default(),
         };
         Self {
             inner: Arc::new(inner),

@@ -109,6 +109,7 @@ impl Supervisor {
             .is_some_and(|r| !r.task.is_finished());
         if !live {
             slots.remove(name);
+            self.inner.validators.forget(name);
         }
     }
 }

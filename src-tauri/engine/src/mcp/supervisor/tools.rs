@@ -127,8 +127,8 @@ impl Supervisor {
     }
 
     /// The client to call `tool` of `server` with, the arguments checked against the tool's
-    /// schema, and the call timeout. A tool not in the cached list is looked for once more in
-    /// a fresh `tools/list`.
+    /// schema (compiled once, [`super::validators`]), and the call timeout. A tool not in the
+    /// cached list is looked for once more in a fresh `tools/list`.
     pub(super) async fn prepare(
         &self,
         server: &str,
@@ -142,16 +142,16 @@ impl Supervisor {
         ),
         ToolError,
     > {
-        let (client, info, timeout) = match self.callable(server, tool) {
+        let (client, validator, timeout) = match self.callable(server, tool) {
             Err(ToolError::UnknownTool { .. }) if self.refresh_tools(server).await => {
                 self.callable(server, tool)?
             }
             other => other?,
         };
-        Ok((client, validate(&info, args)?, timeout))
+        Ok((client, check(&validator, tool, args)?, timeout))
     }
 
-    /// The client, the tool's description and the call timeout, or why there are none.
+    /// The client, the tool's schema validator and the call timeout, or why there are none.
     fn callable(
         &self,
         server: &str,
@@ -159,7 +159,7 @@ impl Supervisor {
     ) -> Result<
         (
             std::sync::Arc<crate::mcp::client::McpClient>,
-            ToolInfo,
+            std::sync::Arc<jsonschema::Validator>,
             std::time::Duration,
         ),
         ToolError,
@@ -173,15 +173,16 @@ impl Supervisor {
                 (ServerState::Ready { .. }, Some(client)) => client.clone(),
                 _ => return Err(not_ready()),
             };
-            let info = slot.tools.iter().find(|t| t.name == tool).cloned();
+            let info = slot.tools.iter().find(|t| t.name == tool);
             let info = info.ok_or_else(|| ToolError::UnknownTool {
                 server: server.to_owned(),
                 tool: tool.to_owned(),
             })?;
+            let validator = self.inner.validators.of(server, info)?;
             let timeout = slot.config.as_ref().map(|c| c.call_timeout);
             Ok((
                 client,
-                info,
+                validator,
                 timeout.unwrap_or(crate::vocab::server::ServerSpec::CALL_TIMEOUT),
             ))
         });
@@ -204,13 +205,12 @@ fn describe(state: &ServerState) -> String {
     }
 }
 
-/// Checks `args` against `tool`'s input schema; returns them as an object.
-pub(crate) fn validate(tool: &ToolInfo, args: Value) -> Result<Map<String, Value>, ToolError> {
-    let schema = Value::Object(tool.input_schema.clone());
-    let validator = jsonschema::validator_for(&schema).map_err(|e| ToolError::BadSchema {
-        tool: tool.name.clone(),
-        reason: e.to_string(),
-    })?;
+/// Checks `args` of tool `tool` with its schema's `validator`; returns them as an object.
+fn check(
+    validator: &jsonschema::Validator,
+    tool: &str,
+    args: Value,
+) -> Result<Map<String, Value>, ToolError> {
     let mut violations: Vec<Violation> = validator
         .iter_errors(&args)
         .map(|e| Violation {
@@ -227,7 +227,7 @@ pub(crate) fn validate(tool: &ToolInfo, args: Value) -> Result<Map<String, Value
     match args {
         Value::Object(map) if violations.is_empty() => Ok(map),
         _ => Err(ToolError::InvalidArguments {
-            tool: tool.name.clone(),
+            tool: tool.to_owned(),
             violations,
         }),
     }
