@@ -40,6 +40,7 @@ impl McpClient {
         let bridge = Bridge {
             host: Arc::new(host),
             progress: ProgressRoutes::default(),
+            logs: tokio::sync::broadcast::channel(super::LOG_CAPACITY).0,
             handshake_only: false,
         };
         match Self::connect_bridge(spec, bridge.clone(), oauth).await {
@@ -184,7 +185,8 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let routes = bridge.progress.clone();
-    Tapped::new(transport.into_transport(), routes, Arc::clone(&bridge.host))
+    let (host, logs) = (Arc::clone(&bridge.host), bridge.logs.clone());
+    Tapped::new(transport.into_transport(), routes, host, logs)
 }
 
 impl McpClient {

@@ -204,9 +204,19 @@ impl HostHandler for IgnoreNotifications {
 struct Bridge {
     host: Arc<dyn HostHandler>,
     progress: ProgressRoutes,
+    /// The server's log messages, in the order it sent them, for whoever listens
+    /// ([`McpClient::subscribe_logs`]; fed by `progress::Tapped`).
+    logs: tokio::sync::broadcast::Sender<ServerLog>,
     /// Skip the `server/discover` probe (the retry after a server answered it wrongly).
     handshake_only: bool,
 }
+
+/// One log message of a server (`notifications/message`), as the server sent it.
+#[allow(deprecated)] // logging is deprecated by 2026-07-28, still sent by older servers
+pub(crate) type ServerLog = rm::LoggingMessageNotificationParam;
+
+/// How many log messages a slow listener may fall behind before it misses some.
+const LOG_CAPACITY: usize = 256;
 
 impl rmcp::ClientHandler for Bridge {
     // Progress is routed and told to the host where it is read (progress::Tapped), in order.
@@ -302,6 +312,11 @@ impl std::fmt::Debug for McpClient {
 }
 
 impl McpClient {
+    /// The server's log messages from now on, in the order it sent them.
+    pub(crate) fn subscribe_logs(&self) -> tokio::sync::broadcast::Receiver<ServerLog> {
+        self.service.service().logs.subscribe()
+    }
+
     /// Who the server is and the negotiated protocol revision.
     pub fn server_info(&self) -> &ServerInfo {
         &self.info

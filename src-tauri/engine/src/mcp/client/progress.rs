@@ -14,7 +14,9 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::Serialize;
 
-use super::HostHandler;
+use tokio::sync::broadcast;
+
+use super::{HostHandler, ServerLog};
 use tokio::sync::mpsc::UnboundedSender;
 
 /// One progress report of a call.
@@ -101,20 +103,29 @@ impl ProgressRoutes {
 
 /// A client transport that routes each `notifications/progress` to its call's sink as the
 /// message is read, before rmcp sees it (and so before the response that follows it).
-/// The host hears it then too, as [`crate::vocab::mcp::ServerNotification::Progress`].
+/// The host hears it then too, as [`crate::vocab::mcp::ServerNotification::Progress`]. Log
+/// messages (`notifications/message`) go out on `logs` as they are read, in the same order.
 pub(crate) struct Tapped<T> {
     inner: T,
     routes: ProgressRoutes,
     host: Arc<dyn HostHandler>,
+    logs: broadcast::Sender<ServerLog>,
 }
 
 impl<T> Tapped<T> {
-    /// Wraps `inner`, routing its progress through `routes` and telling `host`.
-    pub(crate) fn new(inner: T, routes: ProgressRoutes, host: Arc<dyn HostHandler>) -> Self {
+    /// Wraps `inner`, routing its progress through `routes` and telling `host`, and
+    /// publishing its log messages on `logs`.
+    pub(crate) fn new(
+        inner: T,
+        routes: ProgressRoutes,
+        host: Arc<dyn HostHandler>,
+        logs: broadcast::Sender<ServerLog>,
+    ) -> Self {
         Self {
             inner,
             routes,
             host,
+            logs,
         }
     }
 }
@@ -142,6 +153,12 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Tapped<T> {
             self.routes
                 .route(&p.params.progress_token.0.to_string(), report);
             self.host.notify(super::convert::progress(p.params.clone()));
+        }
+        if let rm::JsonRpcMessage::Notification(n) = &message
+            && let rm::ServerNotification::LoggingMessageNotification(log) = &n.notification
+            && self.logs.receiver_count() > 0
+        {
+            let _ = self.logs.send(log.params.clone());
         }
         Some(message)
     }

@@ -124,7 +124,7 @@ pub async fn serve_http(
         .with_cancellation_token(stop.child_token());
     let store = gateway.store().clone();
     let service = StreamableHttpService::new(
-        move || Ok(gateway.clone()),
+        move || Ok(gateway.for_session()),
         Arc::new(LocalSessionManager::default()),
         config,
     );

@@ -15,6 +15,7 @@ mod content;
 mod convert;
 mod http;
 mod local;
+mod logs;
 
 pub(crate) use http::Authorized;
 pub use http::{DEFAULT_PORT, Endpoint, MAX_BODY, REQUESTS_PER_MINUTE, ServeError, serve_http};
@@ -48,12 +49,18 @@ pub struct Gateway {
     host: McpHost,
     /// The one server passed through as it is (its tools and prompts under their own names).
     only: Option<Arc<[String; 1]>>,
+    /// The log level this session's client set.
+    log_level: logs::LogLevel,
 }
 
 impl Gateway {
     /// A gateway over `host`'s running servers.
     pub fn new(host: McpHost) -> Self {
-        Self { host, only: None }
+        Self {
+            host,
+            only: None,
+            log_level: logs::LogLevel::default(),
+        }
     }
 
     /// A gateway that serves `host`'s server `server` alone, as that server serves itself:
@@ -63,6 +70,15 @@ impl Gateway {
         Self {
             host,
             only: Some(Arc::new([server.to_owned()])),
+            log_level: logs::LogLevel::default(),
+        }
+    }
+
+    /// This gateway for a new session (its own log level).
+    pub(crate) fn for_session(&self) -> Self {
+        Self {
+            log_level: logs::LogLevel::default(),
+            ..self.clone()
         }
     }
 
@@ -230,11 +246,13 @@ impl Gateway {
 }
 
 impl ServerHandler for Gateway {
+    #[allow(deprecated)] // logging is deprecated by 2026-07-28, still used by 2025-era clients
     fn get_info(&self) -> rm::ServerConfig {
         let mut capabilities = rm::ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
             .enable_prompts()
+            .enable_logging()
             .build();
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
@@ -253,6 +271,16 @@ impl ServerHandler for Gateway {
             .with_instructions(
                 "The tools of the MCP servers configured in Switchboard, named server__tool. Calls run under the approval policy set in Switchboard.",
             )
+    }
+
+    #[allow(deprecated)] // logging is deprecated by 2026-07-28, still used by 2025-era clients
+    async fn set_level(
+        &self,
+        request: rm::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     async fn list_tools(
@@ -362,6 +390,8 @@ impl ServerHandler for Gateway {
         let ask = Self::ask(context.peer.clone(), self.host.interactions().clone(), call).boxed();
         tracing::info!(%client, %server, %tool, "a client calls a tool");
         let (progress, forwarding) = Self::forward_progress(&context).unzip();
+        let logs = (self.host.supervisor().subscribe_logs(&server))
+            .map(|rx| logs::Forwarding::start(rx, context.peer.clone(), self.log_level.clone()));
         let called = self
             .host
             .run_call(
@@ -383,6 +413,9 @@ impl ServerHandler for Gateway {
             .await;
         if let Some(forwarding) = forwarding {
             let _ = tokio::time::timeout(Duration::from_secs(1), forwarding).await;
+        }
+        if let Some(logs) = logs {
+            logs.finish().await;
         }
         if let Some(authorized) = Self::authorized(&context) {
             self.log(authorized, &server, &tool, &called, started);

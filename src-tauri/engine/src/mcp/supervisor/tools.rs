@@ -48,6 +48,18 @@ impl Supervisor {
         names
     }
 
+    /// Ready server `server`'s log messages from now on (`None`: it is not ready).
+    pub(crate) fn subscribe_logs(
+        &self,
+        server: &str,
+    ) -> Option<tokio::sync::broadcast::Receiver<crate::mcp::client::ServerLog>> {
+        self.with_slot(server, |slot| match (&slot.state, &slot.client) {
+            (ServerState::Ready { .. }, Some(client)) => Some(client.subscribe_logs()),
+            _ => None,
+        })
+        .flatten()
+    }
+
     /// What tool `tool` of ready server `server` says of itself; `None` when there is none.
     pub fn tool_annotations(&self, server: &str, tool: &str) -> Option<ToolAnnotations> {
         self.with_slot(server, |slot| match slot.state {
