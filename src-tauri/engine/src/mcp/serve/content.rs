@@ -84,6 +84,19 @@ pub(super) async fn read(
     ))
 }
 
+/// The served names of (server, tool or prompt) `pairs`: their `own` names (one server
+/// passed through as it is), else `server__name` made unique.
+pub(super) fn served_names<'a>(
+    own: bool,
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> ToolNames {
+    if own {
+        ToolNames::own(pairs)
+    } else {
+        ToolNames::build(pairs)
+    }
+}
+
 /// Every ready server's prompts, each with its server, and their served names.
 async fn prompt_list(
     host: &McpHost,
@@ -97,12 +110,10 @@ async fn prompt_list(
             Err(error) => tracing::warn!(%server, %error, "its prompts are not served"),
         }
     }
-    let pairs = prompts.iter().map(|(s, p)| (s.as_str(), p.name.as_str()));
-    let names = if own {
-        ToolNames::own(pairs)
-    } else {
-        ToolNames::build(pairs)
-    };
+    let names = served_names(
+        own,
+        prompts.iter().map(|(s, p)| (s.as_str(), p.name.as_str())),
+    );
     (prompts, names)
 }
 

@@ -89,11 +89,7 @@ impl Gateway {
 
     /// The served names of `pairs` of (server, tool or prompt).
     fn naming<'a>(&self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> ToolNames {
-        if self.only.is_some() {
-            ToolNames::own(pairs)
-        } else {
-            ToolNames::build(pairs)
-        }
+        content::served_names(self.only.is_some(), pairs)
     }
 
     /// The client the user made that sent this request (over HTTP), if any.
