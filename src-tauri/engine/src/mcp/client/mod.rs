@@ -6,7 +6,8 @@
 //! Protocol eras, per server ([`connect`]): the stateless 2026-07-28 revision first
 //! (`server/discover`, per-request `_meta`, no session), the `initialize` handshake (2025-11-25,
 //! negotiated down by the server for older ones) when the server does not speak it. Multi
-//! round-trip requests are driven in [`mrtr`], list cache hints read in [`listing`].
+//! round-trip requests are driven in [`mrtr`] (or, for another app's request through the
+//! endpoint, passed back to it: [`relay`]), list cache hints read in [`listing`].
 
 pub(crate) mod app_documents;
 pub(crate) mod backoff;
@@ -29,6 +30,7 @@ mod listen;
 mod listing;
 mod mrtr;
 mod redirect;
+pub(crate) mod relay;
 mod requests;
 mod stdio;
 mod task_requests;
@@ -413,22 +415,25 @@ impl McpClient {
         mrtr::drive(&rounds, |retry| {
             let mut params = params.clone();
             (params.input_responses, params.request_state) = (retry.responses, retry.state);
-            self.call_round(params, timeout, &cancel, progress.clone())
+            self.call_round(params, None, timeout, &cancel, progress.clone())
         })
         .await
     }
 
-    /// One `tools/call` round trip under `timeout` (reset by progress); on timeout or when
-    /// `cancel` fires, the server is sent `notifications/cancelled`.
+    /// One `tools/call` round trip under `timeout` (reset by progress), with `meta` added to
+    /// the request's; on timeout or when `cancel` fires, the server is sent
+    /// `notifications/cancelled`.
     async fn call_round(
         &self,
         params: rm::CallToolRequestParams,
+        meta: Option<rm::RequestMetaObject>,
         timeout: Duration,
         cancel: &CancellationToken,
         progress: Option<ProgressSink>,
     ) -> Result<mrtr::Round<CallOutcome>, McpError> {
         let request = rm::ClientRequest::CallToolRequest(rm::CallToolRequest::new(params));
-        let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
+        let mut options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
+        options.meta = meta;
         let handle = self
             .service
             .send_request_with_option(request, options)

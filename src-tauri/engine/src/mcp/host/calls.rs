@@ -16,6 +16,7 @@ use super::approval::{Asker, Grant, Verdict};
 use crate::EngineError;
 use crate::mcp::client::app_documents;
 use crate::mcp::client::progress::ProgressSink;
+use crate::mcp::client::relay::{Relay, Relayed};
 use crate::mcp::client::tasks::{CallOutcome, TaskState};
 use crate::vocab::ApprovalAnswer;
 use crate::vocab::error::{AppError, ToolError};
@@ -132,6 +133,41 @@ impl McpHost {
             .instrument(tracing::trace_span!("turn.tool.call"))
             .await
             .map_err(|e| CallFailed::Run(e.into()))
+    }
+
+    /// Runs one call of an app that answers the server's input requests itself (a
+    /// stateless-era client of the endpoint): approval as in [`McpHost::run_call`], then one
+    /// round trip with `relay` passed on; an `input_required` answer comes back as it is.
+    pub async fn run_relayed(
+        &self,
+        request: CallRequest<'_>,
+        relay: &Relay,
+        caller: Caller<'_>,
+    ) -> Result<Relayed<Called>, CallFailed> {
+        let (server, tool) = (request.server, request.tool);
+        let verdict =
+            (self.verdict_for(server, tool, caller).await).map_err(CallFailed::Approval)?;
+        match verdict {
+            Verdict::Run => {}
+            Verdict::Refused => return Ok(Relayed::Done(Called::Refused)),
+            Verdict::Unanswered => return Ok(Relayed::Done(Called::Unanswered)),
+        }
+        if let Some(start) = request.on_start {
+            start();
+        }
+        let run = self.supervisor().call_relayed(
+            server,
+            tool,
+            request.arguments,
+            relay,
+            request.cancel,
+            request.progress,
+        );
+        Ok(match run.await.map_err(|e| CallFailed::Run(e.into()))? {
+            Relayed::Done(CallOutcome::Done(result)) => Relayed::Done(Called::Done(result)),
+            Relayed::Done(CallOutcome::Task(state)) => Relayed::Done(Called::Task(state)),
+            Relayed::Input(asked) => Relayed::Input(asked),
+        })
     }
 
     /// The caller's verdict: resolve (an App's tool must be visible to Apps), then approval.

@@ -9,6 +9,7 @@ use rmcp::ErrorData;
 use rmcp::model as rm;
 
 use super::convert;
+use crate::mcp::client::relay::{Relay, Relayed};
 use crate::mcp::host::McpHost;
 use crate::mcp::supervisor::ServerState;
 use crate::provider::names::ToolNames;
@@ -50,12 +51,14 @@ pub(super) async fn templates(host: &McpHost, reach: Reach<'_>) -> Vec<rm::Resou
     out
 }
 
-/// Reads `uri` from the server that lists it, else from the first ready server that can.
+/// Reads `uri` from the server that lists it, else from the first ready server that can; for
+/// a stateless-era app (`relay`), one round trip whose `input_required` answer goes back to it.
 pub(super) async fn read(
     host: &McpHost,
     uri: &str,
     reach: Reach<'_>,
-) -> Result<rm::ReadResourceResult, ErrorData> {
+    relay: Option<&Relay>,
+) -> Result<rm::ReadResourceResponse, ErrorData> {
     let servers = ready(host, reach);
     let mut listing = Vec::new();
     for server in &servers {
@@ -69,19 +72,33 @@ pub(super) async fn read(
     }
     let mut why = String::from("no server is ready");
     for server in listing {
-        match host.server(&server).read_resource(uri).await {
-            Ok(contents) => {
-                return convert::read(&contents).ok_or_else(|| {
+        let read = match relay {
+            Some(relay) => (host.supervisor().read_relayed(&server, uri, relay).await)
+                .map_err(|e| e.to_string()),
+            None => (host.server(&server).read_resource(uri).await)
+                .map(Relayed::Done)
+                .map_err(|e| e.to_string()),
+        };
+        match read {
+            Ok(Relayed::Done(contents)) => {
+                return convert::read(&contents).map(Into::into).ok_or_else(|| {
                     ErrorData::internal_error("the resource cannot be passed on", None)
                 });
             }
-            Err(error) => why = error.to_string(),
+            Ok(Relayed::Input(asked)) => return asked_back(asked).map(Into::into),
+            Err(error) => why = error,
         }
     }
     Err(ErrorData::resource_not_found(
         format!("no server could read {uri}: {why}"),
         Some(serde_json::json!({ "uri": uri })),
     ))
+}
+
+/// A server's `input_required` answer, as the app is sent it.
+fn asked_back(asked: serde_json::Value) -> Result<rm::InputRequiredResult, ErrorData> {
+    serde_json::from_value(asked)
+        .map_err(|e| ErrorData::internal_error(format!("an input request: {e}"), None))
 }
 
 /// The served names of (server, tool or prompt) `pairs`: their `own` names (one server
@@ -128,14 +145,15 @@ pub(super) async fn prompts(host: &McpHost, reach: Reach<'_>, own: bool) -> Vec<
         .collect()
 }
 
-/// Prompt `name` (as served) expanded with `arguments`.
+/// Prompt `name` (as served) expanded with `arguments`; for a stateless-era app (`relay`),
+/// one round trip whose `input_required` answer goes back to it.
 pub(super) async fn prompt(
     host: &McpHost,
     name: &str,
     arguments: BTreeMap<String, String>,
-    reach: Reach<'_>,
-    own: bool,
-) -> Result<rm::GetPromptResult, ErrorData> {
+    (reach, own): (Reach<'_>, bool),
+    relay: Option<&Relay>,
+) -> Result<rm::GetPromptResponse, ErrorData> {
     let (_, names) = prompt_list(host, reach, own).await;
     let Some((server, prompt)) = names.resolve(name) else {
         return Err(ErrorData::invalid_params(
@@ -143,11 +161,79 @@ pub(super) async fn prompt(
             None,
         ));
     };
-    let expanded = host
-        .server(server)
-        .get_prompt(prompt, arguments)
-        .await
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-    convert::prompt(&expanded)
-        .ok_or_else(|| ErrorData::internal_error("the prompt cannot be passed on", None))
+    let expanded = match relay {
+        Some(relay) => (host.supervisor())
+            .prompt_relayed(server, prompt, arguments, relay)
+            .await
+            .map_err(|e| e.to_string()),
+        None => (host.server(server).get_prompt(prompt, arguments).await)
+            .map(Relayed::Done)
+            .map_err(|e| e.to_string()),
+    };
+    match expanded.map_err(|e| ErrorData::internal_error(e, None))? {
+        Relayed::Done(expanded) => convert::prompt(&expanded)
+            .map(Into::into)
+            .ok_or_else(|| ErrorData::internal_error("the prompt cannot be passed on", None)),
+        Relayed::Input(asked) => asked_back(asked).map(Into::into),
+    }
+}
+
+/// `completion/complete` passed on to the server whose prompt or resource template `request`
+/// refers to (a prompt by its served name; a template by its URI, else the first ready server
+/// that answers).
+pub(super) async fn complete(
+    host: &McpHost,
+    mut request: rm::CompleteRequestParams,
+    (reach, own): (Reach<'_>, bool),
+) -> Result<rm::CompleteResult, ErrorData> {
+    let servers = match &mut request.r#ref {
+        rm::Reference::Prompt(prompt) => {
+            let (_, names) = prompt_list(host, reach, own).await;
+            let Some((server, own_name)) = names.resolve(&prompt.name) else {
+                return Err(ErrorData::invalid_params(
+                    format!("no running server offers a prompt named {:?}", prompt.name),
+                    None,
+                ));
+            };
+            let server = server.to_owned();
+            prompt.name = own_name.to_owned();
+            vec![server]
+        }
+        rm::Reference::Resource(resource) => {
+            let mut servers = Vec::new();
+            for server in ready(host, reach) {
+                let lists = (host.server(&server).resource_templates().await)
+                    .is_ok_and(|t| t.iter().any(|t| t.uri_template == resource.uri));
+                if lists {
+                    servers.insert(0, server);
+                } else {
+                    servers.push(server);
+                }
+            }
+            servers
+        }
+        _ => {
+            return Err(ErrorData::invalid_params(
+                "an unknown kind of reference",
+                None,
+            ));
+        }
+    };
+    request.meta = None;
+    let params = serde_json::to_value(&request)
+        .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+    let mut why = String::from("no server is ready");
+    for server in servers {
+        match host.supervisor().complete(&server, params.clone()).await {
+            Ok(done) => {
+                return serde_json::from_value(done)
+                    .map_err(|e| ErrorData::internal_error(format!("a completion: {e}"), None));
+            }
+            Err(error) => why = error.to_string(),
+        }
+    }
+    Err(ErrorData::invalid_params(
+        format!("no server could complete the argument: {why}"),
+        None,
+    ))
 }

@@ -7,15 +7,19 @@
 //! deny; `Interactions::ask_client_call`); otherwise the call is refused with a result that
 //! says where to allow it.
 //! A client that asks for progress hears the upstream call's, under its own token.
-//! Resources and prompts are served too (`content`). Serving over stdio is [`serve_stdio`];
+//! Resources, prompts and completions are served too (`content`). A stateless-era client's
+//! requests are relayed (`relay`, `calls`): a server's `input_required` questions go back to
+//! that client, whose answering rounds of an approved call are not asked about again. Serving over stdio is [`serve_stdio`];
 //! over HTTP on 127.0.0.1 it is [`serve_http`] (`http`), where each request carries a client
 //! the user made, whose allow-list limits the servers it reaches and whose calls are logged.
 
+mod calls;
 mod content;
 mod convert;
 mod http;
 mod local;
 mod logs;
+mod relay;
 
 pub(crate) use http::Authorized;
 pub use http::{DEFAULT_PORT, Endpoint, MAX_BODY, REQUESTS_PER_MINUTE, ServeError, serve_http};
@@ -24,7 +28,6 @@ pub use local::{LocalServer, LocalServerStatus};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::FutureExt;
 use rmcp::model as rm;
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -32,7 +35,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::client::progress::Progress;
-use super::host::{CallRequest, Called, Caller, McpHost};
+use super::host::{Called, McpHost};
 use super::supervisor::SupervisorEvent;
 use super::supervisor::interact::{ClientCall, Interactions};
 use crate::provider::names::ToolNames;
@@ -51,6 +54,8 @@ pub struct Gateway {
     only: Option<Arc<[String; 1]>>,
     /// The log level this session's client set.
     log_level: logs::LogLevel,
+    /// The `requestState`s handed to stateless-era apps after approved rounds.
+    issued: relay::IssuedStates,
 }
 
 impl Gateway {
@@ -60,6 +65,7 @@ impl Gateway {
             host,
             only: None,
             log_level: logs::LogLevel::default(),
+            issued: relay::IssuedStates::default(),
         }
     }
 
@@ -71,6 +77,7 @@ impl Gateway {
             host,
             only: Some(Arc::new([server.to_owned()])),
             log_level: logs::LogLevel::default(),
+            issued: relay::IssuedStates::default(),
         }
     }
 
@@ -249,6 +256,7 @@ impl ServerHandler for Gateway {
             .enable_resources()
             .enable_prompts()
             .enable_logging()
+            .enable_completions()
             .build();
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
@@ -321,7 +329,8 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<rm::ReadResourceResponse, ErrorData> {
         let reach = self.reach(&context);
-        Ok(content::read(&self.host, &request.uri, reach).await?.into())
+        let relay = relay::relay_of(&context, request.input_responses, request.request_state)?;
+        content::read(&self.host, &request.uri, reach, relay.as_ref()).await
     }
 
     async fn list_prompts(
@@ -345,16 +354,9 @@ impl ServerHandler for Gateway {
                 other => (k, other.to_string()),
             })
             .collect();
-        let reach = self.reach(&context);
-        Ok(content::prompt(
-            &self.host,
-            &request.name,
-            arguments,
-            reach,
-            self.only.is_some(),
-        )
-        .await?
-        .into())
+        let served = (self.reach(&context), self.only.is_some());
+        let relay = relay::relay_of(&context, request.input_responses, request.request_state)?;
+        content::prompt(&self.host, &request.name, arguments, served, relay.as_ref()).await
     }
 
     async fn call_tool(
@@ -362,73 +364,20 @@ impl ServerHandler for Gateway {
         request: rm::CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rm::CallToolResponse, ErrorData> {
-        let names = self.names(self.reach(&context));
-        let Some((server, tool)) = names.resolve(&request.name) else {
-            return Err(ErrorData::invalid_params(
-                format!("no running server offers a tool named {:?}", request.name),
-                None,
-            ));
-        };
-        let (server, tool) = (server.to_owned(), tool.to_owned());
-        let client = Self::client_name(&context);
-        let started = std::time::Instant::now();
-        let arguments = request
-            .arguments
-            .map_or_else(|| json!({}), serde_json::Value::Object);
-        let id = Self::authorized(&context).map(|c| c.id.clone());
-        let call = ClientCall {
-            client: client.clone(),
-            can_always: id.is_some(),
-            server: server.clone(),
-            tool: tool.clone(),
-            arguments: arguments.clone(),
-        };
-        let ask = Self::ask(context.peer.clone(), self.host.interactions().clone(), call).boxed();
-        tracing::info!(%client, %server, %tool, "a client calls a tool");
-        let (progress, forwarding) = Self::forward_progress(&context).unzip();
-        let logs = (self.host.supervisor().subscribe_logs(&server))
-            .map(|rx| logs::Forwarding::start(rx, context.peer.clone(), self.log_level.clone()));
-        let called = self
-            .host
-            .run_call(
-                CallRequest {
-                    server: &server,
-                    tool: &tool,
-                    arguments,
-                    cancel: context.ct.child_token(),
-                    progress,
-                    follows_tasks: false,
-                    on_start: None,
-                },
-                Caller::Client {
-                    client: &client,
-                    id: id.as_deref(),
-                    ask,
-                },
-            )
-            .await;
-        if let Some(forwarding) = forwarding {
-            let _ = tokio::time::timeout(Duration::from_secs(1), forwarding).await;
-        }
-        if let Some(logs) = logs {
-            logs.finish().await;
-        }
-        if let Some(authorized) = Self::authorized(&context) {
-            self.log(authorized, &server, &tool, &called, started);
-        }
-        let result = match called {
-            Ok(Called::Done(result)) => convert::result(&result),
-            Ok(Called::Refused) => refused(&refused_text(&server, &tool)),
-            Ok(Called::Unanswered) => refused(&format!(
-                "{} Or use a client that supports elicitation.",
-                unanswered_text(&client, &server, &tool)
-            )),
-            Ok(Called::Task(_)) => {
-                refused("The tool answered with a task, which is not served yet.")
-            }
-            Err(error) => refused(&error.to_string()),
-        };
-        Ok(result.into())
+        self.call(request, context).await
+    }
+
+    async fn complete(
+        &self,
+        request: rm::CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rm::CompleteResult, ErrorData> {
+        content::complete(
+            &self.host,
+            request,
+            (self.reach(&context), self.only.is_some()),
+        )
+        .await
     }
 }
 

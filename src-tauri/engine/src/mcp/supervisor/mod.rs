@@ -23,6 +23,7 @@ mod connection;
 pub(crate) mod fake_sampler;
 mod handler;
 pub(crate) mod interact;
+mod relay;
 mod runs;
 pub(crate) mod sampling_limits;
 mod task_calls;
