@@ -36,26 +36,46 @@ upstream=$(free_port)
 pids+=($!)
 wait_for "$upstream"
 
+# The reference server speaks both eras. The 2026-07-28 scenarios reach it as it is; the
+# 2025-11-25 ones through a proxy that answers `server/discover` as a handshake-era server does,
+# so that Switchboard reaches it in the handshake era too (its 2025 tools ask the client with
+# server-to-client requests, which a stateless connection has no channel for).
+handshake=$(free_port)
+"$node" "$root/tests/conformance/token-proxy.mjs" "$handshake" "$upstream" - handshake-only >/dev/null 2>&1 &
+pids+=($!)
+wait_for "$handshake"
+
 cat >"$profile/servers.json" <<JSON
-{"mcpServers": {"conformance": {"type": "http", "url": "http://127.0.0.1:$upstream/mcp", "approval": "allow"}}}
+{"mcpServers": {
+  "conformance": {"type": "http", "url": "http://127.0.0.1:$upstream/mcp", "approval": "allow"},
+  "conformance-2025": {"type": "http", "url": "http://127.0.0.1:$handshake/mcp", "approval": "allow"}
+}}
 JSON
 "$bin" --data-dir "$profile" servers import "$profile/servers.json" >/dev/null
 # A server's "allow" covers only tools marked read-only or non-destructive: allow each tool, as
 # a user who trusts this server would (the suite's client cannot be asked).
-"$bin" --data-dir "$profile" servers tools conformance | awk '{print $1}' | while read -r tool; do
-  "$bin" --data-dir "$profile" servers approval conformance allow --tool "$tool" >/dev/null
+for server in conformance conformance-2025; do
+  "$bin" --data-dir "$profile" servers tools "$server" | awk '{print $1}' | while read -r tool; do
+    "$bin" --data-dir "$profile" servers approval "$server" allow --tool "$tool" >/dev/null
+  done
 done
 token=$("$bin" --data-dir "$profile" clients add conformance | sed -n 2p | tr -d ' ')
 
-endpoint=$(free_port)
-"$bin" --data-dir "$profile" serve --port "$endpoint" --server conformance --server-wait 30 >"$out/serve.log" 2>&1 &
-pids+=($!)
-wait_for "$endpoint"
-proxy=$(free_port)
-"$node" "$root/tests/conformance/token-proxy.mjs" "$proxy" "$endpoint" "$token" >/dev/null 2>&1 &
-pids+=($!)
-wait_for "$proxy"
-url=http://127.0.0.1:$proxy/mcp
+# One endpoint per era, each serving its server alone and as it is, behind the token proxy.
+declare -A url
+for era in 2025-11-25 2026-07-28; do
+  server=conformance; [ "$era" = 2025-11-25 ] && server=conformance-2025
+  endpoint=$(free_port)
+  "$bin" --data-dir "$profile" serve --port "$endpoint" --server "$server" --server-wait 30 \
+    >"$out/serve-$era.log" 2>&1 &
+  pids+=($!)
+  wait_for "$endpoint"
+  proxy=$(free_port)
+  "$node" "$root/tests/conformance/token-proxy.mjs" "$proxy" "$endpoint" "$token" >/dev/null 2>&1 &
+  pids+=($!)
+  wait_for "$proxy"
+  url[$era]=http://127.0.0.1:$proxy/mcp
+done
 
 server_scenarios() { # --spec-version V
   "$node" "$suite" list --server "$@" | sed -n '/^Server scenarios/,/^[^ ]/s/^  - \([^ ]*\).*/\1/p'
@@ -66,7 +86,7 @@ for era in 2025-11-25 2026-07-28; do
   while read -r scenario; do
     [ -z "$only" ] || [ "$scenario" = "$only" ] || continue
     log=$out/server-$era-$scenario.log
-    if "$node" "$suite" server --url "$url" --scenario "$scenario" --spec-version "$era" \
+    if "$node" "$suite" server --url "${url[$era]}" --scenario "$scenario" --spec-version "$era" \
       --timeout 30000 --expected-failures "$expected" --output-dir "$out/results" \
       ${only:+--verbose} >"$log" 2>&1; then
       if grep -q "Expected failures" "$log"; then

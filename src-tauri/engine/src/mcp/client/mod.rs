@@ -61,6 +61,10 @@ use crate::mcp::client::tasks::CallOutcome;
 use crate::vocab::mcp::{
     McpError, ResourceTemplateInfo, ServerInfo, ServerNotification, ToolResult,
 };
+/// A server's request for a model's answer.
+pub(crate) const SAMPLING: &str = "sampling/createMessage";
+/// A server's request for the user's input.
+pub(crate) const ELICITATION: &str = "elicitation/create";
 /// JSON-RPC "method not found": a server without tools may answer `tools/list` so.
 pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
 
@@ -167,6 +171,12 @@ pub trait HostHandler: Send + Sync + 'static {
         None
     }
 
+    /// The app whose call is under way on this server and answers its `method` requests to
+    /// the user itself, if there is exactly one (`mcp::serve`); `None`: they are ours.
+    fn calling_app(&self, _method: &str) -> Option<Arc<dyn relay::AppAsker>> {
+        None
+    }
+
     /// Answers `sampling/createMessage` (after the user's approval).
     fn sample(
         &self,
@@ -259,6 +269,9 @@ impl rmcp::ClientHandler for Bridge {
         params: rm::CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<rm::CreateMessageResult, rm::ErrorData> {
+        if let Some(app) = self.host.calling_app(SAMPLING) {
+            return relay::ask_app(app, SAMPLING, &params).await;
+        }
         let request = requests::sampling_request(params)?;
         let result = self.host.sample(request).await;
         requests::sampling_result(result)
@@ -277,6 +290,9 @@ impl rmcp::ClientHandler for Bridge {
         request: rm::ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<rm::ElicitResult, rm::ErrorData> {
+        if let Some(app) = self.host.calling_app(ELICITATION) {
+            return relay::ask_app(app, ELICITATION, &request).await;
+        }
         let reply = match requests::elicitation_request(request) {
             Some(request) => self.host.elicit(request).await,
             None => ElicitationReply::Decline,

@@ -167,8 +167,19 @@ pub(super) async fn fulfil(
     Ok(answers.into_iter().collect())
 }
 
-/// Answers one input request as the result object the server expects under its key.
+/// Answers one input request as the result object the server expects under its key: the
+/// app whose call it serves answers it when it can (`HostHandler::calling_app`), else we do.
 async fn answer(host: &dyn HostHandler, request: rm::InputRequest) -> Result<Value, McpError> {
+    let question = match &request {
+        rm::InputRequest::Elicitation(asked) => Some((super::ELICITATION, to_value(&asked.params))),
+        rm::InputRequest::CreateMessage(asked) => Some((super::SAMPLING, to_value(&asked.params))),
+        _ => None,
+    };
+    if let Some((method, params)) = question
+        && let Some(app) = host.calling_app(method)
+    {
+        return app.ask(method, params?).await;
+    }
     match request {
         rm::InputRequest::Elicitation(request) => {
             let reply = match requests::elicitation_request(request.params) {

@@ -3,10 +3,14 @@
 //! `prompts/get` and `resources/read` go upstream with its own answers, echoed `requestState`
 //! and declared capabilities, and a server's `input_required` answer goes back to the app
 //! untouched (its questions are for the app's user, not Switchboard's); `completion/complete`
-//! is passed on whole. Shapes cross this module as wire JSON, so no rmcp type leaves it.
+//! is passed on whole. A handshake-era server's requests to the user, made while an app's
+//! call runs, go to that app when it can answer them ([`AppAsker`]). Shapes cross this module
+//! as wire JSON, so no rmcp type leaves it.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
+
+use futures::future::BoxFuture;
 
 use rmcp::model as rm;
 use rmcp::service::PeerRequestOptions;
@@ -165,5 +169,47 @@ impl McpClient {
             .await_response()
             .await
             .map_err(convert::service_error)
+    }
+}
+
+/// Another app whose call is under way on a server and that answers the server's requests to
+/// the user (`sampling/createMessage`, `elicitation/create`) itself: in the handshake era those
+/// requests reach Switchboard's connection, and are passed to that app as wire JSON.
+pub trait AppAsker: Send + Sync + 'static {
+    /// Whether the app said it answers `method` (its declared capabilities).
+    fn answers(&self, method: &str) -> bool;
+    /// Sends the app `method` with `params`; its result, or its error
+    /// ([`McpError::ServerError`] for a JSON-RPC one).
+    fn ask(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'static, Result<Value, McpError>>;
+}
+
+/// Asks `app` the server's request `method` (`params`) and reads its answer as `R`; its
+/// failure is the server's JSON-RPC error.
+pub(super) async fn ask_app<P: serde::Serialize, R: serde::de::DeserializeOwned>(
+    app: std::sync::Arc<dyn AppAsker>,
+    method: &'static str,
+    params: &P,
+) -> Result<R, rm::ErrorData> {
+    let params = serde_json::to_value(params)
+        .map_err(|e| rm::ErrorData::internal_error(e.to_string(), None))?;
+    tracing::info!(
+        method,
+        "a server's request passed to the app whose call it serves"
+    );
+    match app.ask(method, params).await {
+        Ok(answer) => serde_json::from_value(answer).map_err(|e| {
+            rm::ErrorData::internal_error(format!("the app's answer to {method}: {e}"), None)
+        }),
+        Err(McpError::ServerError { code, message }) => {
+            Err(rm::ErrorData::new(rm::ErrorCode(code), message, None))
+        }
+        Err(error) => Err(rm::ErrorData::internal_error(
+            format!("the app did not answer {method}: {error}"),
+            None,
+        )),
     }
 }

@@ -5,6 +5,7 @@
 //! call is relayed (`relay`): the server's questions go back to the app as `input_required`,
 //! and the rounds that answer them are not asked about again.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -68,6 +69,11 @@ impl Gateway {
         let (progress, forwarding) = Self::forward_progress(&context).unzip();
         let logs = (self.host.supervisor().subscribe_logs(&server))
             .map(|rx| logs::Forwarding::start(rx, context.peer.clone(), self.log_level.clone()));
+        // A handshake-era app answers the server's questions during its call itself.
+        let calling = (relay.is_none())
+            .then(|| relay::CallingApp::of(&context))
+            .flatten()
+            .map(|app| (self.host.supervisor().calling_apps()).enter(&server, Arc::new(app)));
         let request = CallRequest {
             server: &server,
             tool: &tool,
@@ -81,6 +87,7 @@ impl Gateway {
             Some(relay) => self.host.run_relayed(request, relay, caller).await,
             None => self.host.run_call(request, caller).await.map(Relayed::Done),
         };
+        drop(calling);
         if let Some(forwarding) = forwarding {
             let _ = tokio::time::timeout(Duration::from_secs(1), forwarding).await;
         }

@@ -8,11 +8,15 @@
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use futures::future::BoxFuture;
 use rmcp::ErrorData;
 use rmcp::model as rm;
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{OriginatingRequestId, PeerRequestOptions, RequestContext, RoleServer};
+use serde_json::Value;
 
-use crate::mcp::client::relay::Relay;
+use crate::mcp::client::relay::{AppAsker, Relay};
+use crate::mcp::client::{ELICITATION, SAMPLING};
+use crate::vocab::mcp::McpError;
 
 /// How many handed-out states are remembered (the oldest are forgotten first).
 const REMEMBERED: usize = 1024;
@@ -92,6 +96,86 @@ impl IssuedStates {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         issued.keys.contains(&key(client, server, tool, state))
     }
+}
+
+/// How long a server's request passed to an app waits for its answer (its user may be asked).
+const ASK_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// A handshake-era app with a call under way, which a server's sampling and elicitation
+/// requests are passed to, on the stream of its own request (`origin`, SEP-2260).
+pub(super) struct CallingApp {
+    peer: rmcp::Peer<RoleServer>,
+    origin: rm::RequestId,
+}
+
+impl CallingApp {
+    /// The app of `context`'s request, when it declared it answers sampling or elicitation.
+    pub(super) fn of(context: &RequestContext<RoleServer>) -> Option<Self> {
+        let capabilities = context.peer.peer_info()?.capabilities.clone();
+        (capabilities.sampling.is_some() || capabilities.elicitation.is_some()).then(|| Self {
+            peer: context.peer.clone(),
+            origin: context.id.clone(),
+        })
+    }
+
+    /// `method` with `params` as a request to the app, on its call's stream.
+    #[allow(deprecated)] // sampling is deprecated by SEP-2577, still answered by 2025-era apps
+    fn request(&self, method: &str, params: Value) -> Result<rm::ServerRequest, McpError> {
+        let bad = |e: serde_json::Error| McpError::Protocol(format!("{method}: {e}"));
+        let mut request = match method {
+            SAMPLING => rm::ServerRequest::CreateMessageRequest(rm::CreateMessageRequest::new(
+                serde_json::from_value(params).map_err(bad)?,
+            )),
+            ELICITATION => rm::ServerRequest::ElicitRequest(rm::ElicitRequest::new(
+                serde_json::from_value(params).map_err(bad)?,
+            )),
+            other => return Err(McpError::Protocol(format!("{other} is not passed on"))),
+        };
+        let origin = OriginatingRequestId(self.origin.clone());
+        rm::GetExtensions::extensions_mut(&mut request).insert(origin);
+        Ok(request)
+    }
+}
+
+impl AppAsker for CallingApp {
+    fn answers(&self, method: &str) -> bool {
+        let Some(info) = self.peer.peer_info() else {
+            return false;
+        };
+        match method {
+            SAMPLING => info.capabilities.sampling.is_some(),
+            ELICITATION => info.capabilities.elicitation.is_some(),
+            _ => false,
+        }
+    }
+
+    fn ask(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let request = self.request(method, params);
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            let options = PeerRequestOptions::with_timeout(ASK_WAIT);
+            let handle = (peer.send_request_with_option(request?, options).await)
+                .map_err(|e| McpError::Protocol(e.to_string()))?;
+            match handle.await_response().await {
+                Ok(rm::ClientResult::CreateMessageResult(answer)) => to_json(answer),
+                Ok(rm::ClientResult::ElicitResult(answer)) => to_json(answer),
+                Ok(other) => to_json(other),
+                Err(rmcp::ServiceError::McpError(error)) => Err(McpError::ServerError {
+                    code: error.code.0,
+                    message: error.message.into_owned(),
+                }),
+                Err(error) => Err(McpError::Protocol(error.to_string())),
+            }
+        })
+    }
+}
+
+fn to_json(answer: impl serde::Serialize) -> Result<Value, McpError> {
+    serde_json::to_value(answer).map_err(|e| McpError::Protocol(e.to_string()))
 }
 
 #[cfg(test)]

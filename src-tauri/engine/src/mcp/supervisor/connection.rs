@@ -40,6 +40,7 @@ pub(super) async fn connect(inner: &Inner, config: &ServerConfig) -> Result<Conn
             interactions: inner.interactions.clone(),
             roots: inner.roots.clone(),
             knowledge: inner.knowledge.clone(),
+            calling_apps: inner.calling_apps.clone(),
         };
         let client = McpClient::connect_with_oauth(&spec, host, inner.oauth.as_ref()).await?;
         match list_tools(&client).await {

@@ -1,5 +1,6 @@
 //! [`ServerHost`]: the host side of one supervised connection — where the server's
-//! notifications, requests to the user and `roots/list` go.
+//! notifications, requests to the user and `roots/list` go (a request to the user made
+//! during an app's call through the endpoint goes to that app when it can answer it).
 
 use futures::future::BoxFuture;
 use tokio::sync::mpsc;
@@ -8,8 +9,10 @@ use crate::mcp::builtin::KnowledgeSlot;
 use crate::mcp::client::interact_types::{
     ElicitationReply, ElicitationRequest, SamplingRefused, SamplingRequest, SamplingResult,
 };
+use crate::mcp::client::relay::AppAsker;
 use crate::mcp::client::roots::{RootInfo, Roots};
 use crate::mcp::client::{HostCapabilities, HostHandler};
+use crate::mcp::supervisor::calling_apps::CallingApps;
 use crate::mcp::supervisor::interact::Interactions;
 use crate::vocab::knowledge::KnowledgeSearch;
 use crate::vocab::mcp::ServerNotification;
@@ -22,6 +25,7 @@ pub(super) struct ServerHost {
     pub(super) interactions: Interactions,
     pub(super) roots: Roots,
     pub(super) knowledge: KnowledgeSlot,
+    pub(super) calling_apps: CallingApps,
 }
 
 impl HostHandler for ServerHost {
@@ -39,6 +43,10 @@ impl HostHandler for ServerHost {
 
     fn knowledge(&self) -> Option<std::sync::Arc<dyn KnowledgeSearch>> {
         self.knowledge.get().cloned()
+    }
+
+    fn calling_app(&self, method: &str) -> Option<std::sync::Arc<dyn AppAsker>> {
+        self.calling_apps.the_one(&self.server, method)
     }
 
     fn sample(

@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 
+pub(crate) mod calling_apps;
 mod connection;
 #[cfg(test)]
 pub(crate) mod fake_sampler;
@@ -151,6 +152,8 @@ struct Inner {
     oauth: Option<OAuth>,
     /// The tools' compiled input schemas.
     validators: validators::Validators,
+    /// The apps whose calls are under way, by server (`mcp::serve`).
+    calling_apps: calling_apps::CallingApps,
 }
 
 /// What is known of one server.
@@ -225,6 +228,7 @@ impl Supervisor {
             knowledge: Default::default(),
             oauth,
             validators: Default::default(),
+            calling_apps: Default::default(),
         };
         Self {
             inner: Arc::new(inner),
@@ -239,6 +243,11 @@ impl Supervisor {
     /// The servers' requests waiting for the user (sampling, elicitation).
     pub fn interactions(&self) -> &Interactions {
         &self.inner.interactions
+    }
+
+    /// The apps whose calls are under way through the endpoint, by server.
+    pub fn calling_apps(&self) -> &calling_apps::CallingApps {
+        &self.inner.calling_apps
     }
 
     /// Sets the knowledge bases built-in knowledge servers search (once; later calls are
