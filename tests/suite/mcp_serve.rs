@@ -88,6 +88,15 @@ fn everything() -> ServerConfig {
     )
 }
 
+/// A profile with `server-everything`, its tools allowed.
+async fn allowed_everything(dir: &Path) {
+    let engine = engine(dir).await;
+    let mut everything = everything();
+    everything.approval = Approval::Allow;
+    engine.mcp().add_server(everything).await.unwrap();
+    engine.shutdown().await;
+}
+
 fn tokyo(tool: &str) -> Value {
     json!([[tool, {"timezone": "Asia/Tokyo"}]])
 }
@@ -334,11 +343,7 @@ async fn the_cli_sets_who_decides_a_servers_calls_for_outside_clients_too() {
 #[tokio::test]
 async fn a_client_that_asks_for_progress_hears_the_upstream_calls_progress_in_order() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = engine(dir.path()).await;
-    let mut everything = everything();
-    everything.approval = Approval::Allow;
-    engine.mcp().add_server(everything).await.unwrap();
-    engine.shutdown().await;
+    allowed_everything(dir.path()).await;
 
     let calls =
         json!([["everything__trigger-long-running-operation", {"duration": 0.6, "steps": 3}]]);
@@ -351,4 +356,21 @@ async fn a_client_that_asks_for_progress_hears_the_upstream_calls_progress_in_or
         json!([[1.0, 3.0], [2.0, 3.0], [3.0, 3.0]]),
         "{report}"
     );
+}
+
+#[tokio::test]
+async fn a_client_subscribed_to_a_resource_hears_the_servers_updates_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    allowed_everything(dir.path()).await;
+
+    // server-everything sends an update of each subscribed URI as soon as its updates are
+    // switched on, then every 5 s.
+    let uri = "demo://resource/dynamic/text/7";
+    let calls = json!([["everything__toggle-subscriber-updates", {}]]);
+    let extras = json!({ "subscribe": uri, "linger": 1.5 });
+    let report = session_with(dir.path(), "none", calls, extras);
+    assert_eq!(report["calls"][0]["isError"], json!(false), "{report}");
+    let updated = report["updated"].as_array().expect("updates");
+    assert!(!updated.is_empty(), "{report}");
+    assert!(updated.iter().all(|u| u == uri), "{report}");
 }

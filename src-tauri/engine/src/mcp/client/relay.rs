@@ -213,3 +213,22 @@ pub(super) async fn ask_app<P: serde::Serialize, R: serde::de::DeserializeOwned>
         )),
     }
 }
+
+impl McpClient {
+    /// `resources/subscribe` to `uri` (handshake era): the server sends
+    /// `notifications/resources/updated` when it changes.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), McpError> {
+        let params = rm::SubscribeRequestParams::new(uri);
+        #[allow(deprecated)] // legacy-only, which is the era it is sent in
+        let subscribing = self.service.subscribe(params);
+        self.bounded(subscribing).await
+    }
+
+    /// `resources/unsubscribe` from `uri`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), McpError> {
+        let params = rm::UnsubscribeRequestParams::new(uri);
+        #[allow(deprecated)] // legacy-only, which is the era it is sent in
+        let unsubscribing = self.service.unsubscribe(params);
+        self.bounded(unsubscribing).await
+    }
+}

@@ -59,17 +59,7 @@ pub(super) async fn read(
     reach: Reach<'_>,
     relay: Option<&Relay>,
 ) -> Result<rm::ReadResourceResponse, ErrorData> {
-    let servers = ready(host, reach);
-    let mut listing = Vec::new();
-    for server in &servers {
-        let lists = (host.server(server).resources().await)
-            .is_ok_and(|listed| listed.iter().any(|r| r.uri == uri));
-        if lists {
-            listing.insert(0, server.clone());
-        } else {
-            listing.push(server.clone());
-        }
-    }
+    let listing = servers_for(host, uri, reach).await;
     let mut why = String::from("no server is ready");
     for server in listing {
         let read = match relay {
@@ -93,6 +83,21 @@ pub(super) async fn read(
         format!("no server could read {uri}: {why}"),
         Some(serde_json::json!({ "uri": uri })),
     ))
+}
+
+/// The ready servers within `reach` to try for `uri`: those that list it first.
+pub(super) async fn servers_for(host: &McpHost, uri: &str, reach: Reach<'_>) -> Vec<String> {
+    let mut listing = Vec::new();
+    for server in ready(host, reach) {
+        let lists = (host.server(&server).resources().await)
+            .is_ok_and(|listed| listed.iter().any(|r| r.uri == uri));
+        if lists {
+            listing.insert(0, server);
+        } else {
+            listing.push(server);
+        }
+    }
+    listing
 }
 
 /// A server's `input_required` answer, as the app is sent it.

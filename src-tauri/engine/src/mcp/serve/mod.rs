@@ -20,6 +20,7 @@ mod http;
 mod local;
 mod logs;
 mod relay;
+mod subscriptions;
 
 pub(crate) use http::Authorized;
 pub use http::{DEFAULT_PORT, Endpoint, MAX_BODY, REQUESTS_PER_MINUTE, ServeError, serve_http};
@@ -56,6 +57,10 @@ pub struct Gateway {
     log_level: logs::LogLevel,
     /// The `requestState`s handed to stateless-era apps after approved rounds.
     issued: relay::IssuedStates,
+    /// How many sessions subscribed to each server's resource.
+    upstream: subscriptions::Upstream,
+    /// This session's resource subscriptions.
+    watched: subscriptions::Watched,
 }
 
 impl Gateway {
@@ -66,6 +71,8 @@ impl Gateway {
             only: None,
             log_level: logs::LogLevel::default(),
             issued: relay::IssuedStates::default(),
+            upstream: subscriptions::Upstream::default(),
+            watched: subscriptions::Watched::default(),
         }
     }
 
@@ -78,6 +85,8 @@ impl Gateway {
             only: Some(Arc::new([server.to_owned()])),
             log_level: logs::LogLevel::default(),
             issued: relay::IssuedStates::default(),
+            upstream: subscriptions::Upstream::default(),
+            watched: subscriptions::Watched::default(),
         }
     }
 
@@ -85,6 +94,7 @@ impl Gateway {
     pub(crate) fn for_session(&self) -> Self {
         Self {
             log_level: logs::LogLevel::default(),
+            watched: subscriptions::Watched::default(),
             ..self.clone()
         }
     }
@@ -257,6 +267,7 @@ impl ServerHandler for Gateway {
             .enable_prompts()
             .enable_logging()
             .enable_completions()
+            .enable_resources_subscribe()
             .build();
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
@@ -365,6 +376,24 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<rm::CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    #[allow(deprecated)] // handshake-era subscriptions, still used by 2025-era clients
+    async fn subscribe(
+        &self,
+        request: rm::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscribe_for(request.uri, &context).await
+    }
+
+    #[allow(deprecated)] // handshake-era subscriptions, still used by 2025-era clients
+    async fn unsubscribe(
+        &self,
+        request: rm::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.unsubscribe_for(&request.uri).await
     }
 
     async fn complete(

@@ -139,6 +139,9 @@ async fn on_notification(inner: &Inner, name: &str, client: &McpClient, n: Serve
             }
         }
         ServerNotification::ToolsChanged => relist(inner, name, client).await,
+        ServerNotification::ResourceUpdated { uri } => {
+            let _ = inner.resource_updates.send((name.to_owned(), uri));
+        }
         _ => {}
     }
 }

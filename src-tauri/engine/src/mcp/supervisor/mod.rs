@@ -154,6 +154,8 @@ struct Inner {
     validators: validators::Validators,
     /// The apps whose calls are under way, by server (`mcp::serve`).
     calling_apps: calling_apps::CallingApps,
+    /// `(server, uri)` of each `notifications/resources/updated` (for `mcp::serve`).
+    resource_updates: broadcast::Sender<(String, String)>,
 }
 
 /// What is known of one server.
@@ -229,6 +231,7 @@ impl Supervisor {
             oauth,
             validators: Default::default(),
             calling_apps: Default::default(),
+            resource_updates: broadcast::channel(EVENT_CAPACITY).0,
         };
         Self {
             inner: Arc::new(inner),

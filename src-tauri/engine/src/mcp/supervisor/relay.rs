@@ -1,6 +1,7 @@
 //! Requests an app makes through the endpoint and answers itself (`client::relay`), the
 //! supervisor's part: which client, the tool's arguments checked as for any call, the result
-//! truncated to the limits; and `completion/complete` passed on to a server.
+//! truncated to the limits; `completion/complete` passed on to a server; and resource
+//! subscriptions made for an app, with the servers' updates.
 
 use std::collections::BTreeMap;
 
@@ -64,5 +65,20 @@ impl Supervisor {
     /// `completion/complete` (`params` as wire JSON) passed on to `server`.
     pub async fn complete(&self, server: &str, params: Value) -> Result<Value, ToolError> {
         Ok(self.ready_client(server)?.complete(params).await?)
+    }
+
+    /// Subscribes to `uri` on `server` (its updates come on [`Supervisor::resource_updates`]).
+    pub async fn subscribe_resource(&self, server: &str, uri: &str) -> Result<(), ToolError> {
+        Ok(self.ready_client(server)?.subscribe_resource(uri).await?)
+    }
+
+    /// Unsubscribes from `uri` on `server`.
+    pub async fn unsubscribe_resource(&self, server: &str, uri: &str) -> Result<(), ToolError> {
+        Ok(self.ready_client(server)?.unsubscribe_resource(uri).await?)
+    }
+
+    /// The `(server, uri)` of every `notifications/resources/updated` from now on.
+    pub fn resource_updates(&self) -> tokio::sync::broadcast::Receiver<(String, String)> {
+        self.inner.resource_updates.subscribe()
     }
 }
