@@ -344,6 +344,8 @@ pub enum McpError {
         code: i32,
         /// Its message.
         message: String,
+        /// Its `data`, if any (passed on as it is by the endpoint).
+        data: Option<serde_json::Value>,
     },
     /// The connection is closed (the server exited or hung up).
     #[error("the connection to the server is closed")]

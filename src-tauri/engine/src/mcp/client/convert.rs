@@ -208,6 +208,7 @@ pub(super) fn service_error(error: ServiceError) -> McpError {
         ServiceError::McpError(e) => McpError::ServerError {
             code: e.code.0,
             message: e.message.into_owned(),
+            data: e.data,
         },
         ServiceError::TransportSend(e) => McpError::Connect(e.to_string()),
         ServiceError::TransportClosed => McpError::Closed,

@@ -204,9 +204,11 @@ pub(super) async fn ask_app<P: serde::Serialize, R: serde::de::DeserializeOwned>
         Ok(answer) => serde_json::from_value(answer).map_err(|e| {
             rm::ErrorData::internal_error(format!("the app's answer to {method}: {e}"), None)
         }),
-        Err(McpError::ServerError { code, message }) => {
-            Err(rm::ErrorData::new(rm::ErrorCode(code), message, None))
-        }
+        Err(McpError::ServerError {
+            code,
+            message,
+            data,
+        }) => Err(rm::ErrorData::new(rm::ErrorCode(code), message, data)),
         Err(error) => Err(rm::ErrorData::internal_error(
             format!("the app did not answer {method}: {error}"),
             None,

@@ -141,7 +141,7 @@ fn short(value: &Value) -> String {
 pub(crate) fn needs_task(answer: &Result<ToolResult, McpError>) -> bool {
     const SIGN: &str = "requires task augmentation";
     match answer {
-        Err(McpError::ServerError { code, message }) => {
+        Err(McpError::ServerError { code, message, .. }) => {
             *code == super::METHOD_NOT_FOUND && message.contains("task")
         }
         Ok(r) if r.is_error => r.content.iter().any(|p| match p {

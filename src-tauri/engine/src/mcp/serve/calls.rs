@@ -143,10 +143,17 @@ impl Gateway {
 /// The server's own JSON-RPC error for the call (e.g. its arguments or `requestState` refused),
 /// passed on as it is: the app made the request, so the protocol error is its to see.
 fn protocol_error(error: &CallFailed) -> Option<ErrorData> {
-    let CallFailed::Run(EngineError::Tool(ToolError::Mcp(McpError::ServerError { code, message }))) =
-        error
+    let CallFailed::Run(EngineError::Tool(ToolError::Mcp(McpError::ServerError {
+        code,
+        message,
+        data,
+    }))) = error
     else {
         return None;
     };
-    Some(ErrorData::new(rm::ErrorCode(*code), message.clone(), None))
+    Some(ErrorData::new(
+        rm::ErrorCode(*code),
+        message.clone(),
+        data.clone(),
+    ))
 }

@@ -17,6 +17,7 @@ mod calls;
 mod content;
 mod convert;
 mod http;
+mod listen;
 mod local;
 mod logs;
 mod relay;
@@ -376,6 +377,17 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<rm::CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rm::SubscriptionFilter,
+    ) -> Option<rm::SubscriptionFilter> {
+        listen::accepted(requested)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_for(context).await
     }
 
     #[allow(deprecated)] // handshake-era subscriptions, still used by 2025-era clients

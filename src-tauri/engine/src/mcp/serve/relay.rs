@@ -167,6 +167,7 @@ impl AppAsker for CallingApp {
                 Err(rmcp::ServiceError::McpError(error)) => Err(McpError::ServerError {
                     code: error.code.0,
                     message: error.message.into_owned(),
+                    data: error.data,
                 }),
                 Err(error) => Err(McpError::Protocol(error.to_string())),
             }

@@ -14,6 +14,7 @@ use rmcp::service::{RequestContext, RoleServer};
 
 use super::Gateway;
 use super::content;
+use crate::mcp::supervisor::relay::ContentChange;
 
 /// A subscription: the server and the URI.
 type Key = (String, String);
@@ -93,17 +94,9 @@ impl Gateway {
             if self.watched.has(&key) {
                 return Ok(());
             }
-            if self.upstream.add(&key) {
-                let subscribed = self
-                    .host
-                    .supervisor()
-                    .subscribe_resource(&server, &uri)
-                    .await;
-                if let Err(error) = subscribed {
-                    self.upstream.remove(&key);
-                    why = error.to_string();
-                    continue;
-                }
+            if !self.hold(&server, &uri).await {
+                why = format!("{server} takes no subscription");
+                continue;
             }
             if self.watched.add(key) {
                 self.forward_updates(context.peer.clone());
@@ -116,34 +109,54 @@ impl Gateway {
         ))
     }
 
+    /// Holds an upstream subscription to `uri` on `server` (made when none held it); whether
+    /// it is held.
+    pub(super) async fn hold(&self, server: &str, uri: &str) -> bool {
+        let key = (server.to_owned(), uri.to_owned());
+        if self.upstream.add(&key) {
+            let subscribed = self.host.supervisor().subscribe_resource(server, uri).await;
+            if let Err(error) = subscribed {
+                self.upstream.remove(&key);
+                tracing::info!(%server, %uri, %error, "the server takes no subscription");
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Lets go of one hold on `key`, unsubscribing upstream with the last.
+    pub(super) async fn release(&self, key: &Key) {
+        if self.upstream.remove(key) {
+            let (server, uri) = key;
+            let left = self
+                .host
+                .supervisor()
+                .unsubscribe_resource(server, uri)
+                .await;
+            if let Err(error) = left {
+                tracing::warn!(%server, %uri, %error, "the server's subscription stays");
+            }
+        }
+    }
+
     /// `resources/unsubscribe` for the requesting session.
     pub(super) async fn unsubscribe_for(&self, uri: &str) -> Result<(), ErrorData> {
         for key in self.watched.take(uri) {
-            if self.upstream.remove(&key) {
-                let (server, uri) = &key;
-                let left = self
-                    .host
-                    .supervisor()
-                    .unsubscribe_resource(server, uri)
-                    .await;
-                if let Err(error) = left {
-                    tracing::warn!(%server, %uri, %error, "the server's subscription stays");
-                }
-            }
+            self.release(&key).await;
         }
         Ok(())
     }
 
     /// Sends `peer` the updates of this session's subscriptions until it goes away.
     fn forward_updates(&self, peer: rmcp::Peer<RoleServer>) {
-        let mut updates = self.host.supervisor().resource_updates();
+        let mut updates = self.host.supervisor().content_changes();
         let watched = self.watched.clone();
         tokio::spawn(async move {
             use tokio::sync::broadcast::error::RecvError;
             loop {
                 let (server, uri) = match updates.recv().await {
-                    Ok(update) => update,
-                    Err(RecvError::Lagged(_)) => continue,
+                    Ok((server, ContentChange::Updated(uri))) => (server, uri),
+                    Ok(_) | Err(RecvError::Lagged(_)) => continue,
                     Err(RecvError::Closed) => return,
                 };
                 let wanted = watched.has(&(server, uri.clone()));

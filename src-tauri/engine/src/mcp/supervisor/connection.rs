@@ -3,6 +3,7 @@
 //! messages, re-listing its tools when they change — until it is stopped or dies, and
 //! releasing the client once in-flight calls let go of it.
 
+use super::relay::ContentChange;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -140,7 +141,13 @@ async fn on_notification(inner: &Inner, name: &str, client: &McpClient, n: Serve
         }
         ServerNotification::ToolsChanged => relist(inner, name, client).await,
         ServerNotification::ResourceUpdated { uri } => {
-            let _ = inner.resource_updates.send((name.to_owned(), uri));
+            let _ = (inner.content_changes).send((name.to_owned(), ContentChange::Updated(uri)));
+        }
+        ServerNotification::PromptsChanged => {
+            let _ = (inner.content_changes).send((name.to_owned(), ContentChange::Prompts));
+        }
+        ServerNotification::ResourcesChanged => {
+            let _ = (inner.content_changes).send((name.to_owned(), ContentChange::Resources));
         }
         _ => {}
     }

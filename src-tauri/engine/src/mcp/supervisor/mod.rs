@@ -24,7 +24,7 @@ mod connection;
 pub(crate) mod fake_sampler;
 mod handler;
 pub(crate) mod interact;
-mod relay;
+pub(crate) mod relay;
 mod runs;
 pub(crate) mod sampling_limits;
 mod task_calls;
@@ -154,8 +154,8 @@ struct Inner {
     validators: validators::Validators,
     /// The apps whose calls are under way, by server (`mcp::serve`).
     calling_apps: calling_apps::CallingApps,
-    /// `(server, uri)` of each `notifications/resources/updated` (for `mcp::serve`).
-    resource_updates: broadcast::Sender<(String, String)>,
+    /// Each server's prompt and resource changes (for `mcp::serve`).
+    content_changes: broadcast::Sender<(String, relay::ContentChange)>,
 }
 
 /// What is known of one server.
@@ -231,7 +231,7 @@ impl Supervisor {
             oauth,
             validators: Default::default(),
             calling_apps: Default::default(),
-            resource_updates: broadcast::channel(EVENT_CAPACITY).0,
+            content_changes: broadcast::channel(EVENT_CAPACITY).0,
         };
         Self {
             inner: Arc::new(inner),

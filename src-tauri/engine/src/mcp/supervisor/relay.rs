@@ -16,6 +16,17 @@ use crate::mcp::client::tasks::CallOutcome;
 use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{Prompt, ResourceContent};
 
+/// A change of a server's prompts or resources, which apps through the endpoint may hear of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ContentChange {
+    /// Its prompt list changed.
+    Prompts,
+    /// Its resource list changed.
+    Resources,
+    /// A resource subscribed to changed (its URI).
+    Updated(String),
+}
+
 impl Supervisor {
     /// Calls `tool` of `server` for an app that answers the server's input requests itself:
     /// one round trip, the app's answers and state passed on ([`Relay`]), an `input_required`
@@ -77,8 +88,8 @@ impl Supervisor {
         Ok(self.ready_client(server)?.unsubscribe_resource(uri).await?)
     }
 
-    /// The `(server, uri)` of every `notifications/resources/updated` from now on.
-    pub fn resource_updates(&self) -> tokio::sync::broadcast::Receiver<(String, String)> {
-        self.inner.resource_updates.subscribe()
+    /// Every server's prompt and resource changes from now on, with the server's name.
+    pub fn content_changes(&self) -> tokio::sync::broadcast::Receiver<(String, ContentChange)> {
+        self.inner.content_changes.subscribe()
     }
 }

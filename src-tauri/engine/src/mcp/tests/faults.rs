@@ -206,7 +206,7 @@ async fn a_result_over_the_stdio_message_limit_fails_the_call_at_once_naming_the
     let state = supervisor.start(config).await;
     assert!(matches!(state, ServerState::Ready { .. }), "{state:?}");
     let result = work(&supervisor, "huger").await;
-    let Err(ToolError::Mcp(McpError::ServerError { code, message })) = result else {
+    let Err(ToolError::Mcp(McpError::ServerError { code, message, .. })) = result else {
         panic!("expected the too-large error, not a timeout: {result:?}");
     };
     assert_eq!(
