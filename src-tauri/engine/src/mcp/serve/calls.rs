@@ -15,12 +15,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 
 use super::{Gateway, convert, logs, refused, refused_text, relay, unanswered_text};
-use crate::EngineError;
 use crate::mcp::client::relay::Relayed;
 use crate::mcp::host::{CallFailed, CallRequest, Called, Caller};
 use crate::mcp::supervisor::interact::ClientCall;
-use crate::vocab::error::ToolError;
-use crate::vocab::mcp::McpError;
 
 impl Gateway {
     /// Runs one `tools/call` of the requesting app (see the module's header).
@@ -140,20 +137,10 @@ impl Gateway {
     }
 }
 
-/// The server's own JSON-RPC error for the call (e.g. its arguments or `requestState` refused),
-/// passed on as it is: the app made the request, so the protocol error is its to see.
+/// The server's own JSON-RPC error for the call (e.g. its arguments or `requestState` refused).
 fn protocol_error(error: &CallFailed) -> Option<ErrorData> {
-    let CallFailed::Run(EngineError::Tool(ToolError::Mcp(McpError::ServerError {
-        code,
-        message,
-        data,
-    }))) = error
-    else {
-        return None;
-    };
-    Some(ErrorData::new(
-        rm::ErrorCode(*code),
-        message.clone(),
-        data.clone(),
-    ))
+    match error {
+        CallFailed::Run(error) => convert::server_error(error),
+        CallFailed::Approval(_) => None,
+    }
 }

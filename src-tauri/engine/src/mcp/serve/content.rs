@@ -9,6 +9,7 @@ use rmcp::ErrorData;
 use rmcp::model as rm;
 
 use super::convert;
+use crate::EngineError;
 use crate::mcp::client::relay::{Relay, Relayed};
 use crate::mcp::host::McpHost;
 use crate::mcp::supervisor::ServerState;
@@ -87,17 +88,29 @@ pub(super) async fn read(
 
 /// The ready servers within `reach` to try for `uri`: those that list it first.
 pub(super) async fn servers_for(host: &McpHost, uri: &str, reach: Reach<'_>) -> Vec<String> {
-    let mut listing = Vec::new();
+    listing_first(host, reach, |server| async move {
+        (host.server(&server).resources().await).is_ok_and(|l| l.iter().any(|r| r.uri == uri))
+    })
+    .await
+}
+
+/// The ready servers within `reach`, those for which `lists` holds first (a request about
+/// something a server lists goes to it; the others are tried after, in order).
+async fn listing_first<F, Fut>(host: &McpHost, reach: Reach<'_>, lists: F) -> Vec<String>
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let (mut first, mut rest) = (Vec::new(), Vec::new());
     for server in ready(host, reach) {
-        let lists = (host.server(&server).resources().await)
-            .is_ok_and(|listed| listed.iter().any(|r| r.uri == uri));
-        if lists {
-            listing.insert(0, server);
+        if lists(server.clone()).await {
+            first.push(server);
         } else {
-            listing.push(server);
+            rest.push(server);
         }
     }
-    listing
+    first.extend(rest);
+    first
 }
 
 /// A server's `input_required` answer, as the app is sent it.
@@ -170,12 +183,10 @@ pub(super) async fn prompt(
         Some(relay) => (host.supervisor())
             .prompt_relayed(server, prompt, arguments, relay)
             .await
-            .map_err(|e| e.to_string()),
-        None => (host.server(server).get_prompt(prompt, arguments).await)
-            .map(Relayed::Done)
-            .map_err(|e| e.to_string()),
+            .map_err(EngineError::from),
+        None => (host.server(server).get_prompt(prompt, arguments).await).map(Relayed::Done),
     };
-    match expanded.map_err(|e| ErrorData::internal_error(e, None))? {
+    match expanded.map_err(|e| convert::failure(&e))? {
         Relayed::Done(expanded) => convert::prompt(&expanded)
             .map(Into::into)
             .ok_or_else(|| ErrorData::internal_error("the prompt cannot be passed on", None)),
@@ -205,17 +216,12 @@ pub(super) async fn complete(
             vec![server]
         }
         rm::Reference::Resource(resource) => {
-            let mut servers = Vec::new();
-            for server in ready(host, reach) {
-                let lists = (host.server(&server).resource_templates().await)
-                    .is_ok_and(|t| t.iter().any(|t| t.uri_template == resource.uri));
-                if lists {
-                    servers.insert(0, server);
-                } else {
-                    servers.push(server);
-                }
-            }
-            servers
+            let template = resource.uri.as_str();
+            listing_first(host, reach, |server| async move {
+                (host.server(&server).resource_templates().await)
+                    .is_ok_and(|t| t.iter().any(|t| t.uri_template == template))
+            })
+            .await
         }
         _ => {
             return Err(ErrorData::invalid_params(

@@ -4,8 +4,10 @@
 use rmcp::model as rm;
 use serde_json::{Map, Value, json};
 
+use crate::EngineError;
+use crate::vocab::error::ToolError;
 use crate::vocab::mcp::{
-    Prompt, PromptInfo, PromptRole, ResourceBody, ResourceContent, ResourceInfo,
+    McpError, Prompt, PromptInfo, PromptRole, ResourceBody, ResourceContent, ResourceInfo,
     ResourceTemplateInfo, ResultPart, ToolInfo, ToolResult,
 };
 
@@ -181,6 +183,29 @@ fn optional(wire: &mut Value, key: &str, value: Option<Value>) {
     if let Some(value) = value {
         wire[key] = value;
     }
+}
+
+/// The server's own JSON-RPC error in `error`, as the server sent it (code, message, data):
+/// the app made the request, so the protocol error is its to see.
+pub(super) fn server_error(error: &EngineError) -> Option<rmcp::ErrorData> {
+    let EngineError::Tool(ToolError::Mcp(McpError::ServerError {
+        code,
+        message,
+        data,
+    })) = error
+    else {
+        return None;
+    };
+    Some(rmcp::ErrorData::new(
+        rm::ErrorCode(*code),
+        message.clone(),
+        data.clone(),
+    ))
+}
+
+/// `error` for the app: the server's own JSON-RPC error, else an internal error saying why.
+pub(super) fn failure(error: &EngineError) -> rmcp::ErrorData {
+    server_error(error).unwrap_or_else(|| rmcp::ErrorData::internal_error(error.to_string(), None))
 }
 
 #[cfg(test)]
