@@ -95,6 +95,7 @@ const COMMANDS: &[&str] = &[
     "list_serve_clients",
     "add_serve_client",
     "set_serve_client_servers",
+    "set_serve_client_tools",
     "remove_serve_client",
     "serve_client_calls",
     "serve_client_grants",

@@ -114,6 +114,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::local_server::list_serve_clients,
         commands::local_server::add_serve_client,
         commands::local_server::set_serve_client_servers,
+        commands::local_server::set_serve_client_tools,
         commands::local_server::remove_serve_client,
         commands::local_server::serve_client_calls,
         commands::local_server::serve_client_grants,

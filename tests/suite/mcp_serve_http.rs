@@ -163,6 +163,61 @@ async fn a_client_limited_to_one_server_sees_and_reaches_only_that_one() {
     );
 }
 
+#[tokio::test]
+async fn a_client_limited_to_some_tools_of_a_server_sees_and_calls_only_those() {
+    let dir = tempfile::tempdir().unwrap();
+    profile(dir.path()).await;
+    let token = add_client(dir.path(), &["Cursor"]);
+    let (ok, said) = cli(
+        dir.path(),
+        &["clients", "tools", "Cursor", "clock", "get_current_time"],
+    );
+    assert!(
+        ok && said.contains("of clock only get_current_time"),
+        "{said}"
+    );
+    let served = Served::start(dir.path());
+    let calls = json!([
+        ["clock__convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}],
+        ["clock__get_current_time", {"timezone": "Asia/Tokyo"}]
+    ]);
+    let report = session(&served.url, &token, calls);
+    let tools: Vec<String> = serde_json::from_value(report["tools"].clone()).unwrap();
+    assert!(
+        tools.contains(&"clock__get_current_time".to_owned()),
+        "{report}"
+    );
+    assert!(
+        !tools.contains(&"clock__convert_time".to_owned()),
+        "{report}"
+    );
+    assert!(
+        tools.iter().any(|t| t.starts_with("guarded__")),
+        "a server with no list keeps its tools: {report}"
+    );
+    let error = report["calls"][0]["error"].to_string();
+    assert!(
+        error.contains("offers this client a tool named"),
+        "{report}"
+    );
+    assert!(
+        report["calls"][1].to_string().contains("Asia/Tokyo"),
+        "{report}"
+    );
+
+    // All its tools again: the same session-less token sees convert_time at once.
+    let (ok, said) = cli(
+        dir.path(),
+        &["clients", "tools", "Cursor", "clock", "--all"],
+    );
+    assert!(ok && !said.contains("only"), "{said}");
+    let report = session(&served.url, &token, json!([]));
+    assert!(
+        report["tools"].to_string().contains("clock__convert_time"),
+        "{report}"
+    );
+}
+
 /// POSTs `body` to the endpoint with `headers`: the status and the JSON-RPC error's message.
 async fn post(url: &str, headers: &[(&str, &str)], body: Vec<u8>) -> (u16, String) {
     let mut request = reqwest::Client::new()

@@ -24,7 +24,16 @@ use super::support_py::venv_python;
 async fn app(url: &str, token: &str) -> RunningService<RoleClient, ClientConfig> {
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(Default::default());
-    let info = ClientConfig::new(capabilities, Implementation::new("relay-test-app", "1.0"));
+    stateless_app(url, token, capabilities).await
+}
+
+/// An app (rmcp's client) speaking 2026-07-28 with `token` and `capabilities`.
+pub(super) async fn stateless_app(
+    url: &str,
+    token: &str,
+    capabilities: ClientCapabilities,
+) -> RunningService<RoleClient, ClientConfig> {
+    let info = ClientConfig::new(capabilities, Implementation::new("test-app", "1.0"));
     let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
     let transport = StreamableHttpClientTransport::from_config(config);
     let mode = ClientLifecycleMode::Auto {

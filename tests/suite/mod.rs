@@ -30,6 +30,7 @@ mod mcp_py;
 mod mcp_serve;
 mod mcp_serve_http;
 mod mcp_serve_relay;
+mod mcp_serve_tasks;
 mod mcp_serve_window;
 mod mrtr_server;
 mod openai_api;

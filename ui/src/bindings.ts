@@ -2874,6 +2874,11 @@ name: string,
  */
 servers: Array<string> | null, 
 /**
+ * The tools it may see and call, by server name: a server named here offers it only the
+ * tools listed; a server not named here (or `None`) all its tools.
+ */
+tools: { [key in string]: Array<string> } | null, 
+/**
  * When it was made, Unix milliseconds.
  */
 createdAt: number, 

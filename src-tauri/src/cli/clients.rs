@@ -1,6 +1,7 @@
 //! `switchboard clients`: the apps allowed to use the local MCP endpoint (`switchboard serve`)
-//! — add one (its token is printed once), list them, limit the servers one reaches, show its
-//! recent calls, remove one (its token stops working at once).
+//! — add one (its token is printed once), list them, limit the servers one reaches and the
+//! tools of a server it may call, show its recent calls, remove one (its token stops working
+//! at once).
 
 use std::io::Write;
 
@@ -32,6 +33,19 @@ pub enum ClientsCmd {
         servers: Vec<String>,
         /// Every enabled server.
         #[arg(long, conflicts_with = "servers")]
+        all: bool,
+    },
+    /// Set the tools of one server a client may see and call.
+    Tools {
+        /// The client's name.
+        name: String,
+        /// The server's name.
+        server: String,
+        /// The tools' names on that server, comma-separated; `--all` for all its tools.
+        #[arg(value_delimiter = ',', required_unless_present = "all")]
+        tools: Vec<String>,
+        /// All the server's tools.
+        #[arg(long, conflicts_with = "tools")]
         all: bool,
     },
     /// A client's recent calls, newest first.
@@ -80,6 +94,23 @@ pub(super) async fn run(engine: &Engine, cmd: &ClientsCmd) -> Result<(), CliErro
             let client = named(engine, name).await?;
             let servers = (!all).then(|| cleaned(servers));
             store.set_serve_client_servers(&client.id, servers).await?;
+            let client = named(engine, name).await?;
+            writeln!(out, "{}", line(&client))?;
+        }
+        ClientsCmd::Tools {
+            name,
+            server,
+            tools,
+            all,
+        } => {
+            let client = named(engine, name).await?;
+            let mut lists = client.tools.unwrap_or_default();
+            match *all {
+                true => lists.remove(server.trim()),
+                false => lists.insert(server.trim().to_owned(), cleaned(tools)),
+            };
+            let lists = (!lists.is_empty()).then_some(lists);
+            store.set_serve_client_tools(&client.id, lists).await?;
             let client = named(engine, name).await?;
             writeln!(out, "{}", line(&client))?;
         }
@@ -135,13 +166,16 @@ fn cleaned(servers: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// One client on one line: name, reach, last use.
+/// One client on one line: name, reach, tool lists, last use.
 fn line(client: &ServeClient) -> String {
-    let reach = match &client.servers {
+    let mut reach = match &client.servers {
         None => "all servers".to_owned(),
         Some(s) if s.is_empty() => "no servers".to_owned(),
         Some(s) => s.join(", "),
     };
+    for (server, tools) in client.tools.iter().flatten() {
+        reach.push_str(&format!("; of {server} only {}", tools.join(", ")));
+    }
     let used = client
         .last_used_at
         .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())

@@ -2,6 +2,8 @@
 //! port; make, limit and remove the apps allowed to use it (a new one's token is returned this
 //! once), and read each one's recent calls.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::LocalServerStatus;
@@ -68,6 +70,17 @@ pub async fn set_serve_client_servers(
         .store()
         .set_serve_client_servers(&id, servers)
         .await?)
+}
+
+/// Sets the tools of each server a client may see and call (`null`: all tools of the servers
+/// it reaches; a server left out keeps all its tools).
+#[tauri::command]
+pub async fn set_serve_client_tools(
+    engine: State<'_, Engine>,
+    id: String,
+    tools: Option<BTreeMap<String, Vec<String>>>,
+) -> CmdResult<()> {
+    Ok(engine.store().set_serve_client_tools(&id, tools).await?)
 }
 
 /// Removes a client: its token stops working at once.

@@ -909,6 +909,16 @@ export async function setServeClientServers(args: { id: string; servers?: string
 }
 
 /**
+ * Sets the tools of each server a client may see and call (`null`: all tools of the servers
+ * it reaches; a server left out keeps all its tools).
+ *
+ * Command `set_serve_client_tools`.
+ */
+export async function setServeClientTools(args: { id: string; tools?: { [key in string]?: Array<string> } | null }): Promise<void> {
+  await call<null>('set_serve_client_tools', args);
+}
+
+/**
  * Removes a client: its token stops working at once.
  *
  * Command `remove_serve_client`.

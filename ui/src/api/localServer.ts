@@ -37,3 +37,8 @@ export function revokeServeClientGrant(id: string, server: string, tool: string)
 export function setServeClientServers(id: string, servers: string[] | null): Promise<void> {
   return commands.setServeClientServers({ id, servers });
 }
+
+/** Sets the tools of each server a client may see and call (`null`: all, a server left out keeps all). */
+export function setServeClientTools(id: string, tools: Record<string, string[]> | null): Promise<void> {
+  return commands.setServeClientTools({ id, tools });
+}

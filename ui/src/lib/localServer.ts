@@ -10,6 +10,9 @@ export {
   serveClientGrants,
   setLocalServer,
   setServeClientServers,
+  setServeClientTools,
+  serverStates,
+  serverTools,
 } from '../api';
 
 /** The `mcpServers` entry for an app that speaks streamable HTTP (Cursor, VS Code, Zed…). */

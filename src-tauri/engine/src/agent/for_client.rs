@@ -36,11 +36,8 @@ impl OutsideCaller {
             .map_or("another app", |c| c.name.as_str())
     }
 
-    fn reaches(&self, server: &str) -> bool {
-        self.client
-            .as_ref()
-            .and_then(|c| c.servers.as_deref())
-            .is_none_or(|servers| servers.iter().any(|s| s == server))
+    fn may_call(&self, server: &str, tool: &str) -> bool {
+        (self.client.as_ref()).is_none_or(|c| c.may_call(server, tool))
     }
 }
 
@@ -83,7 +80,7 @@ impl Agent {
                 setup
                     .names
                     .resolve(&spec.name)
-                    .is_some_and(|(server, _)| caller.reaches(server))
+                    .is_some_and(|(server, tool)| caller.may_call(server, tool))
             })
             .cloned()
             .collect();
@@ -261,7 +258,7 @@ impl Run<'_> {
         let Some((server, tool)) = self.setup.names.resolve(&call.name) else {
             return Some((format!("There is no tool named {}.", call.name), true));
         };
-        if !self.caller.reaches(server) {
+        if !self.caller.may_call(server, tool) {
             return Some((format!("There is no tool named {}.", call.name), true));
         }
         let client = self.caller.name();

@@ -1,6 +1,9 @@
 //! The `serve_clients` and `serve_calls` tables: the apps allowed to use the local MCP
 //! endpoint, each known by the SHA-256 of its bearer token (the token is shown once when the
-//! client is made and never kept), the servers it may reach, and the calls it made.
+//! client is made and never kept), the servers it may reach and the tools of each it may
+//! call, and the calls it made.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -23,10 +26,28 @@ pub struct ServeClient {
     pub name: String,
     /// The servers it may reach by name; `None`: every enabled server.
     pub servers: Option<Vec<String>>,
+    /// The tools it may see and call, by server name: a server named here offers it only the
+    /// tools listed; a server not named here (or `None`) all its tools.
+    pub tools: Option<BTreeMap<String, Vec<String>>>,
     /// When it was made, Unix milliseconds.
     pub created_at: i64,
     /// When its token was last used, Unix milliseconds.
     pub last_used_at: Option<i64>,
+}
+
+impl ServeClient {
+    /// Whether it may reach the server named `server`.
+    pub fn reaches(&self, server: &str) -> bool {
+        (self.servers.as_deref()).is_none_or(|servers| servers.iter().any(|s| s == server))
+    }
+
+    /// Whether it may see and call `tool` of the server named `server`: the server within
+    /// reach, and the tool among the server's listed ones when its tools are listed.
+    pub fn may_call(&self, server: &str, tool: &str) -> bool {
+        self.reaches(server)
+            && (self.tools.as_ref().and_then(|t| t.get(server)))
+                .is_none_or(|tools| tools.iter().any(|t| t == tool))
+    }
 }
 
 /// How a client's call ended.
@@ -92,16 +113,24 @@ fn new_token() -> String {
     format!("sb_{a}{b}")
 }
 
-type Row = (String, String, Option<String>, i64, Option<i64>);
+type Row = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+    Option<i64>,
+);
 
-const COLUMNS: &str = "id, name, servers, created_at, last_used_at";
+const COLUMNS: &str = "id, name, servers, tools, created_at, last_used_at";
 
 fn client_of(row: Row) -> ServeClient {
-    let (id, name, servers, created_at, last_used_at) = row;
+    let (id, name, servers, tools, created_at, last_used_at) = row;
     ServeClient {
         id,
         name,
         servers: servers.and_then(|s| serde_json::from_str(&s).ok()),
+        tools: tools.and_then(|t| serde_json::from_str(&t).ok()),
         created_at,
         last_used_at,
     }
@@ -151,6 +180,7 @@ impl Store {
             id: uuid::Uuid::now_v7().to_string(),
             name,
             servers,
+            tools: None,
             created_at: now_ms(),
             last_used_at: None,
         };
@@ -225,6 +255,29 @@ impl Store {
         let servers = servers.map(|s| serde_json::json!(s).to_string());
         let done = sqlx::query("UPDATE serve_clients SET servers = ? WHERE id = ?")
             .bind(servers)
+            .bind(id)
+            .execute(&self.writer)
+            .await
+            .map_err(|e| self.classify(e))?;
+        found(done.rows_affected(), id)
+    }
+
+    /// Sets the tools the client `id` may see and call, by server (`None`: all tools of the
+    /// servers it reaches). A server given no tools is refused: leave it out of the servers.
+    pub async fn set_serve_client_tools(
+        &self,
+        id: &str,
+        tools: Option<BTreeMap<String, Vec<String>>>,
+    ) -> Result<(), StoreError> {
+        if let Some((server, _)) = (tools.iter().flatten()).find(|(_, tools)| tools.is_empty()) {
+            return Err(StoreError::Invalid(format!(
+                "no tools listed for server {server:?}: to keep the client from it, leave the \
+                 server out of its servers"
+            )));
+        }
+        let tools = tools.map(|t| serde_json::json!(t).to_string());
+        let done = sqlx::query("UPDATE serve_clients SET tools = ? WHERE id = ?")
+            .bind(tools)
             .bind(id)
             .execute(&self.writer)
             .await
@@ -373,5 +426,47 @@ mod tests {
         let calls = store.serve_calls(&client.id, 2000).await.unwrap();
         assert_eq!(calls.len() as i64, KEPT_CALLS);
         assert_eq!(calls[0].tool, format!("t{}", KEPT_CALLS + 4));
+    }
+
+    #[tokio::test]
+    async fn a_clients_tool_list_limits_only_the_servers_it_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).await.unwrap();
+        let (client, token) = (store
+            .add_serve_client("Zed", Some(vec!["clock".into(), "files".into()])))
+        .await
+        .unwrap();
+        assert!(client.may_call("clock", "now") && client.may_call("files", "read"));
+        let tools = BTreeMap::from([("clock".to_owned(), vec!["now".to_owned()])]);
+        store
+            .set_serve_client_tools(&client.id, Some(tools))
+            .await
+            .unwrap();
+        let client = store.serve_client_by_token(&token).await.unwrap().unwrap();
+        assert!(client.may_call("clock", "now"));
+        assert!(!client.may_call("clock", "set_alarm"));
+        assert!(
+            client.may_call("files", "read"),
+            "a server not named keeps its tools"
+        );
+        assert!(
+            !client.may_call("web", "search"),
+            "a server out of reach stays so"
+        );
+        let empty = BTreeMap::from([("clock".to_owned(), vec![])]);
+        let error = (store.set_serve_client_tools(&client.id, Some(empty)).await).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("no tools listed for server \"clock\""),
+            "{error}"
+        );
+        store
+            .set_serve_client_tools(&client.id, None)
+            .await
+            .unwrap();
+        let client = store.serve_client_by_token(&token).await.unwrap().unwrap();
+        assert!(client.may_call("clock", "set_alarm"));
+        assert!(store.set_serve_client_tools("nobody", None).await.is_err());
     }
 }

@@ -29,7 +29,7 @@ function serveBackend(start: { status?: Partial<LocalServerStatus>; clients?: Se
         case 'list_serve_clients':
           return structuredClone(clients);
         case 'add_serve_client': {
-          const client: ServeClient = { id: `c${clients.length + 1}`, name: String(a.name), servers: (a.servers as string[] | null) ?? null, createdAt: 0, lastUsedAt: null };
+          const client: ServeClient = { id: `c${clients.length + 1}`, name: String(a.name), servers: (a.servers as string[] | null) ?? null, tools: null, createdAt: 0, lastUsedAt: null };
           clients.push(client);
           return { client, token: 'sb_secret123' };
         }
@@ -51,6 +51,19 @@ function serveBackend(start: { status?: Partial<LocalServerStatus>; clients?: Se
           if (client) client.servers = (a.servers as string[] | null) ?? null;
           return null;
         }
+        case 'set_serve_client_tools': {
+          const client = clients.find((c) => c.id === a.id);
+          if (client) client.tools = (a.tools as Record<string, string[]> | null) ?? null;
+          return null;
+        }
+        case 'server_states':
+          return [
+            { name: 'clock', state: { type: 'ready', info: { name: 'clock', version: '1' }, tools: 2 } },
+            { name: 'files', state: { type: 'ready', info: { name: 'files', version: '1' }, tools: 1 } },
+            { name: 'broken', state: { type: 'failed', reason: 'exited' } },
+          ];
+        case 'server_tools':
+          return (a.name === 'clock' ? ['get_current_time', 'convert_time'] : ['read_file']).map((name) => ({ name, description: null, inputSchema: {} }));
         default:
           return undefined;
       }
@@ -97,7 +110,7 @@ test('a new client shows its token once, in the snippet an app takes, limited to
 });
 
 test("a client's recent calls are listed with how each ended", async () => {
-  const client: ServeClient = { id: 'c1', name: 'Zed', servers: null, createdAt: 0, lastUsedAt: 5 };
+  const client: ServeClient = { id: 'c1', name: 'Zed', servers: null, tools: null, createdAt: 0, lastUsedAt: 5 };
   const calls: ServeCall[] = [{ server: 'clock', tool: 'get_current_time', outcome: 'unanswered', durationMs: 3, at: 10 }];
   serveBackend({ clients: [client], calls });
   const user = userEvent.setup();
@@ -109,7 +122,7 @@ test("a client's recent calls are listed with how each ended", async () => {
 });
 
 test("the tools a client was always allowed are listed with its calls, and each can be asked about again", async () => {
-  const client: ServeClient = { id: 'c1', name: 'Cursor', servers: null, createdAt: 0, lastUsedAt: 5 };
+  const client: ServeClient = { id: 'c1', name: 'Cursor', servers: null, tools: null, createdAt: 0, lastUsedAt: 5 };
   const grants: ServeGrant[] = [
     { server: 'clock', tool: 'get_current_time' },
     { server: 'clock', tool: 'convert_time' },
@@ -128,7 +141,7 @@ test("the tools a client was always allowed are listed with its calls, and each 
 });
 
 test("a client's servers are edited in place: some named, or all again when left empty", async () => {
-  const client: ServeClient = { id: 'c1', name: 'Zed', servers: ['clock'], createdAt: 0, lastUsedAt: null };
+  const client: ServeClient = { id: 'c1', name: 'Zed', servers: ['clock'], tools: null, createdAt: 0, lastUsedAt: null };
   const backend = serveBackend({ clients: [client] });
   const user = userEvent.setup();
   render(LocalServerSettings);
@@ -150,4 +163,35 @@ test("a client's servers are edited in place: some named, or all again when left
     { id: 'c1', servers: null },
   ]);
   expect(screen.queryByTestId('serve-client-servers-edit')).toBeNull();
+});
+
+test("a client's tools are ticked per running server within its reach: one unticked is saved as that server's list, all ticked again drops it", async () => {
+  const client: ServeClient = { id: 'c1', name: 'Zed', servers: null, tools: null, createdAt: 0, lastUsedAt: null };
+  const backend = serveBackend({ clients: [client] });
+  const user = userEvent.setup();
+  render(LocalServerSettings);
+  const row = await screen.findByTestId('serve-client');
+  await user.click(within(row).getByTestId('serve-client-edit'));
+  await waitFor(() => expect(within(row).getAllByTestId('serve-client-tool')).toHaveLength(3));
+  const boxes = within(row).getAllByTestId('serve-client-tool');
+  expect(boxes.map((b) => b.dataset.tool)).toEqual(['clock/get_current_time', 'clock/convert_time', 'files/read_file']);
+  expect(boxes.every((b) => (b as HTMLInputElement).checked)).toBe(true);
+  await user.click(boxes[1]);
+  await user.click(within(row).getByTestId('serve-client-save'));
+  await waitFor(() => expect(backend.callsTo('set_serve_client_tools')).toHaveLength(1));
+  await waitFor(() => expect(screen.getByTestId('serve-client')).toHaveTextContent('some tools of clock'));
+  expect(backend.callsTo('set_serve_client_tools')).toEqual([{ id: 'c1', tools: { clock: ['get_current_time'] } }]);
+
+  // Limited to files, only files' tools are shown; clock's list is kept as it is.
+  await user.click(within(screen.getByTestId('serve-client')).getByTestId('serve-client-edit'));
+  const field = screen.getByTestId('serve-client-servers-edit');
+  await user.type(field, 'files');
+  await waitFor(() => expect(screen.getAllByTestId('serve-client-tool').map((b) => b.dataset.tool)).toEqual(['files/read_file']));
+  await user.clear(field);
+  await waitFor(() => expect(screen.getAllByTestId('serve-client-tool')).toHaveLength(3));
+  expect((screen.getAllByTestId('serve-client-tool')[1] as HTMLInputElement).checked).toBe(false);
+  await user.click(screen.getAllByTestId('serve-client-tool')[1]);
+  await user.click(screen.getByTestId('serve-client-save'));
+  await waitFor(() => expect(screen.getByTestId('serve-client')).not.toHaveTextContent('some tools'));
+  expect(backend.callsTo('set_serve_client_tools')[1]).toEqual({ id: 'c1', tools: null });
 });

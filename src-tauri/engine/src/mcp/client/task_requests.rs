@@ -98,6 +98,17 @@ impl McpClient {
         self.bounded(self.service.update_task(params)).await
     }
 
+    /// Sends `responses` for task `task_id` as they are (`tasks/update`): an app's own answers
+    /// passed through the endpoint.
+    pub async fn update_task(
+        &self,
+        task_id: &str,
+        responses: rm::InputResponses,
+    ) -> Result<(), McpError> {
+        let params = rm::UpdateTaskParams::new(task_id, responses);
+        self.bounded(self.service.update_task(params)).await
+    }
+
     /// Follows a task to its end (for callers that do not follow tasks themselves): polls
     /// at the server's pace, answers its input requests, and returns its result; when
     /// `cancel` fires, the task is cancelled on the server.

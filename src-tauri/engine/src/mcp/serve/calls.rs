@@ -26,10 +26,13 @@ impl Gateway {
         request: rm::CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rm::CallToolResponse, ErrorData> {
-        let names = self.names(self.reach(&context));
+        let names = self.names(&context);
         let Some((server, tool)) = names.resolve(&request.name) else {
             return Err(ErrorData::invalid_params(
-                format!("no running server offers a tool named {:?}", request.name),
+                format!(
+                    "no running server offers this client a tool named {:?}",
+                    request.name
+                ),
                 None,
             ));
         };
@@ -41,7 +44,7 @@ impl Gateway {
             .map_or_else(|| json!({}), serde_json::Value::Object);
         let id = Self::authorized(&context).map(|c| c.id.clone());
         let relay = relay::relay_of(&context, request.input_responses, request.request_state)?;
-        let asker = id.clone().unwrap_or_else(|| client.clone());
+        let asker = Self::asker(&context);
         // A round answering what an approved round asked: approved with it.
         let answers_approved = (relay.as_ref().and_then(|r| r.state.as_deref()))
             .is_some_and(|state| self.issued.was_issued(&asker, &server, &tool, state));
@@ -77,7 +80,7 @@ impl Gateway {
             arguments,
             cancel: context.ct.child_token(),
             progress,
-            follows_tasks: false,
+            follows_tasks: Self::follows_tasks(&context),
             on_start: None,
         };
         let called = match &relay {
@@ -93,6 +96,18 @@ impl Gateway {
         }
         let called = match called {
             Ok(Relayed::Input(asked)) => return self.ask_back(asked, &asker, &server, &tool),
+            Ok(Relayed::Done(Called::Task(state))) if Self::follows_tasks(&context) => {
+                if let Some(authorized) = Self::authorized(&context) {
+                    self.log(
+                        authorized,
+                        &server,
+                        &tool,
+                        &Ok::<_, ()>(Called::Task(state.clone())),
+                        started,
+                    );
+                }
+                return self.task_created(&asker, &server, state).await;
+            }
             Ok(Relayed::Done(called)) => Ok(called),
             Err(error) => Err(error),
         };
@@ -111,8 +126,10 @@ impl Gateway {
                 "{} Or use a client that supports elicitation.",
                 unanswered_text(&client, &server, &tool)
             )),
+            // A task goes only to an app that declared the extension (above), and a server
+            // makes one only for a client that did.
             Ok(Called::Task(_)) => {
-                refused("The tool answered with a task, which is not served yet.")
+                refused("The server answered with a task this app cannot follow.")
             }
             Err(error) => refused(&error.to_string()),
         };

@@ -22,6 +22,7 @@ mod local;
 mod logs;
 mod relay;
 mod subscriptions;
+mod tasks;
 
 pub(crate) use http::Authorized;
 pub use http::{DEFAULT_PORT, Endpoint, MAX_BODY, REQUESTS_PER_MINUTE, ServeError, serve_http};
@@ -62,6 +63,8 @@ pub struct Gateway {
     upstream: subscriptions::Upstream,
     /// This session's resource subscriptions.
     watched: subscriptions::Watched,
+    /// The tasks of apps' calls, passed through.
+    tasks: tasks::ServedTasks,
 }
 
 impl Gateway {
@@ -74,6 +77,7 @@ impl Gateway {
             issued: relay::IssuedStates::default(),
             upstream: subscriptions::Upstream::default(),
             watched: subscriptions::Watched::default(),
+            tasks: tasks::ServedTasks::default(),
         }
     }
 
@@ -88,6 +92,7 @@ impl Gateway {
             issued: relay::IssuedStates::default(),
             upstream: subscriptions::Upstream::default(),
             watched: subscriptions::Watched::default(),
+            tasks: tasks::ServedTasks::default(),
         }
     }
 
@@ -158,24 +163,40 @@ impl Gateway {
         }
     }
 
-    /// The tools served within `reach`, each with its server, and their served names.
-    async fn tools(&self, reach: content::Reach<'_>) -> (Vec<(String, ToolInfo)>, ToolNames) {
+    /// The tools served to the requesting client (within its reach and tool list), each with
+    /// its server, and their served names.
+    async fn tools(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> (Vec<(String, ToolInfo)>, ToolNames) {
         let mut tools = self.host.model_tools(None).await;
-        if let Some(reach) = reach {
-            tools.retain(|(server, _)| reach.contains(server));
-        }
+        let offered = self.offered(context);
+        tools.retain(|(server, tool)| offered(server, &tool.name));
         let names = self.naming(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         (tools, names)
     }
 
     /// The names [`Self::tools`] serves, without listing the tools again (a call's name is
     /// resolved through these).
-    fn names(&self, reach: content::Reach<'_>) -> ToolNames {
+    fn names(&self, context: &RequestContext<RoleServer>) -> ToolNames {
         let mut names = self.host.supervisor().model_tool_names();
-        if let Some(reach) = reach {
-            names.retain(|(server, _)| reach.contains(server));
-        }
+        let offered = self.offered(context);
+        names.retain(|(server, tool)| offered(server, tool));
         self.naming(names.iter().map(|(s, t)| (s.as_str(), t.as_str())))
+    }
+
+    /// Whether the requesting client is offered a tool of a server: the server within its
+    /// reach, and the tool on the server's list of the client's tools when it has one.
+    fn offered<'a>(
+        &'a self,
+        context: &'a RequestContext<RoleServer>,
+    ) -> impl Fn(&str, &str) -> bool + 'a {
+        let reach = self.reach(context);
+        let lists = Self::authorized(context).and_then(|c| c.tools.as_ref());
+        move |server, tool| {
+            reach.is_none_or(|r| r.iter().any(|s| s == server))
+                && (lists.and_then(|l| l.get(server))).is_none_or(|l| l.iter().any(|t| t == tool))
+        }
     }
 
     /// Notes a call of `client` in its log.
@@ -269,6 +290,7 @@ impl ServerHandler for Gateway {
             .enable_logging()
             .enable_completions()
             .enable_resources_subscribe()
+            .enable_tasks()
             .build();
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
@@ -304,7 +326,7 @@ impl ServerHandler for Gateway {
         _request: Option<rm::PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rm::ListToolsResult, ErrorData> {
-        let (tools, names) = self.tools(self.reach(&context)).await;
+        let (tools, names) = self.tools(&context).await;
         let tools = tools
             .iter()
             .filter_map(|(server, info)| {
@@ -377,6 +399,30 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<rm::CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: rm::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rm::GetTaskResult, ErrorData> {
+        self.served_task_get(request, &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rm::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.served_task_update(request, &context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rm::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.served_task_cancel(request, &context).await
     }
 
     fn accepted_subscription_filter(

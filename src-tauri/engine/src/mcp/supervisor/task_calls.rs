@@ -61,6 +61,18 @@ impl Supervisor {
             .await?)
     }
 
+    /// Passes an app's answers (`responses`) to what task `task_id` on `server` asks
+    /// (`tasks/update`), as they are.
+    pub async fn task_update(
+        &self,
+        server: &str,
+        task_id: &str,
+        responses: rmcp::model::InputResponses,
+    ) -> Result<(), ToolError> {
+        let client = self.ready_client(server)?;
+        Ok(client.update_task(task_id, responses).await?)
+    }
+
     /// The current state of task `task_id` on `server` (`tasks/get`).
     pub async fn task_status(&self, server: &str, task_id: &str) -> Result<TaskState, ToolError> {
         Ok(self.ready_client(server)?.get_task(task_id).await?)
