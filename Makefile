@@ -26,7 +26,7 @@ $(call ggml_if,avx512_vnni,GGML_AVX512_VNNI)
 endif
 endif
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge bench-serve
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge bench-serve bench-serve-ttft
 
 # The built-in embedder for knowledge bases that deps.sh makes.
 EMBED_GGUF := $(HOME)/.cache/switchboard/models/multilingual-e5-small-q4_0.gguf
@@ -134,6 +134,14 @@ bench-serve:
 	cargo build --release --bin switchboard
 	tests/fixtures/mcp-py/.venv/bin/python bench/serve/bench_serve.py $(CARGO_TARGET_DIR)/release/switchboard \
 	  tests/fixtures/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js $(CALLS) $(ROUNDS)
+
+# The built-in model's time to first token through /v1/chat/completions against the in-app
+# turn, in one process; TTFT_RUNS pairs.
+TTFT_RUNS ?= 30
+bench-serve-ttft:
+	scripts/deps.sh test
+	$(MAKE) ui
+	SWITCHBOARD_BENCH_RUNS=$(TTFT_RUNS) cargo bench --bench serve_ttft
 
 # Tool discovery per turn with warm caches: a 2026-07-28 server with cache hints vs the
 # handshake era (server-everything); medians of 50 and their ratio.
