@@ -4,7 +4,7 @@
 # profile as a streamable HTTP server, served alone and as it is by `switchboard serve --server`
 # (its tools and prompts under their own names, every call through Switchboard's policy: set
 # to allow for each of its tools here), and reached through token-proxy.mjs, which adds the client's bearer token the
-# suite cannot send. Run by run.sh inside its private network namespace; every server scenario
+# suite cannot send. The custom-header scenario reaches our FastMCP header server the same way. Run by run.sh inside its private network namespace; every server scenario
 # of both eras runs, known failures listed with reasons under `server:` in the era's
 # expected-failures file.
 #   tests/conformance/server.sh SWITCHBOARD_BINARY NODE SUITE OUT_DIR [SCENARIO]
@@ -45,10 +45,14 @@ handshake=$(free_port)
 pids+=($!)
 wait_for "$handshake"
 
+# The reference server has no tool with an `x-mcp-header` property (SEP-2243), so the custom
+# header scenario reaches a FastMCP server of ours that has one (tests/fixtures/mcp-py).
+py=$root/tests/fixtures/mcp-py
 cat >"$profile/servers.json" <<JSON
 {"mcpServers": {
   "conformance": {"type": "http", "url": "http://127.0.0.1:$upstream/mcp", "approval": "allow"},
-  "conformance-2025": {"type": "http", "url": "http://127.0.0.1:$handshake/mcp", "approval": "allow"}
+  "conformance-2025": {"type": "http", "url": "http://127.0.0.1:$handshake/mcp", "approval": "allow"},
+  "headers": {"command": "$py/.venv/bin/python", "args": ["$py/header_server.py"], "approval": "allow"}
 }}
 JSON
 "$bin" --data-dir "$profile" servers import "$profile/servers.json" >/dev/null
@@ -61,10 +65,12 @@ for server in conformance conformance-2025; do
 done
 token=$("$bin" --data-dir "$profile" clients add conformance | sed -n 2p | tr -d ' ')
 
-# One endpoint per era, each serving its server alone and as it is, behind the token proxy.
+# One endpoint per era, each serving its server alone and as it is, behind the token proxy
+# (and one for the header server).
 declare -A url
-for era in 2025-11-25 2026-07-28; do
+for era in 2025-11-25 2026-07-28 headers; do
   server=conformance; [ "$era" = 2025-11-25 ] && server=conformance-2025
+  [ "$era" = headers ] && server=headers
   endpoint=$(free_port)
   "$bin" --data-dir "$profile" serve --port "$endpoint" --server "$server" --server-wait 30 \
     >"$out/serve-$era.log" 2>&1 &
@@ -98,7 +104,9 @@ for era in 2025-11-25 2026-07-28; do
   while read -r scenario; do
     [ -z "$only" ] || [ "$scenario" = "$only" ] || continue
     log=$out/server-$era-$scenario.log
-    if "$node" "$suite" server --url "${url[$era]}" --scenario "$scenario" --spec-version "$era" \
+    target=${url[$era]}
+    [ "$scenario" = http-custom-header-server-validation ] && target=${url[headers]}
+    if "$node" "$suite" server --url "$target" --scenario "$scenario" --spec-version "$era" \
       --timeout 30000 --expected-failures "$expected" --output-dir "$out/results" \
       ${only:+--verbose} >"$log" 2>&1; then
       if grep -q "Expected failures" "$log" && ! only_known_checks_fail "$scenario"; then

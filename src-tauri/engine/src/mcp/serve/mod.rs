@@ -321,6 +321,19 @@ impl ServerHandler for Gateway {
         Ok(())
     }
 
+    /// The tool served as `name`, to whoever asks (rmcp's HTTP transport checks a call's
+    /// SEP-2243 `Mcp-Param-*` headers against its `x-mcp-header` properties with it).
+    fn get_tool(&self, name: &str) -> Option<rm::Tool> {
+        let supervisor = self.host.supervisor();
+        let mut names = supervisor.model_tool_names();
+        if let Some(only) = &self.only {
+            names.retain(|(server, _)| *server == only[0]);
+        }
+        let names = self.naming(names.iter().map(|(s, t)| (s.as_str(), t.as_str())));
+        let (server, tool) = names.resolve(name)?;
+        convert::tool(name, server, &supervisor.tool_info(server, tool)?)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<rm::PaginatedRequestParams>,

@@ -71,6 +71,15 @@ impl Supervisor {
         .flatten()
     }
 
+    /// Tool `tool` of ready server `server`, as it listed it.
+    pub fn tool_info(&self, server: &str, tool: &str) -> Option<ToolInfo> {
+        self.with_slot(server, |slot| match slot.state {
+            ServerState::Ready { .. } => slot.tools.iter().find(|t| t.name == tool).cloned(),
+            _ => None,
+        })
+        .flatten()
+    }
+
     /// The tools of `servers` that are ready, in the order given, each with its server.
     pub fn tools_for(&self, servers: &[String]) -> Vec<(String, ToolInfo)> {
         servers
