@@ -152,3 +152,49 @@ async fn an_app_that_cannot_be_asked_is_asked_about_in_the_window_and_always_is_
     engine.local_server().stop().await;
     engine.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_app_that_leaves_while_the_window_asks_about_its_call_takes_the_question_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, url) = serving(dir.path()).await;
+    let (_, token) = engine
+        .store()
+        .add_serve_client("Cursor", None)
+        .await
+        .unwrap();
+    let mut events = engine.mcp().interactions().subscribe();
+    let capabilities = rmcp::model::ClientCapabilities::default();
+    let app = super::mcp_serve_relay::stateless_app(&url, &token, capabilities).await;
+    let peer = app.peer().clone();
+    let calling = tokio::spawn(async move {
+        let mut params = rmcp::model::CallToolRequestParams::new(CALL);
+        params.arguments = json!({"timezone": "Asia/Tokyo"}).as_object().cloned();
+        peer.call_tool(params).await
+    });
+    let asked = loop {
+        match events.recv().await.unwrap() {
+            InteractionEvent::ClientCallRequested { id, .. } => break id,
+            _ => continue,
+        }
+    };
+    // The app goes away before anyone answers.
+    let _ = app.cancel().await;
+    calling.abort();
+    let closed = async {
+        loop {
+            if let InteractionEvent::Closed { id, reason, .. } = events.recv().await.unwrap()
+                && id == asked
+            {
+                return reason;
+            }
+        }
+    };
+    let reason = tokio::time::timeout(std::time::Duration::from_secs(20), closed).await;
+    assert_eq!(
+        reason.expect("the question stayed in the window"),
+        switchboard_engine::mcp::CloseReason::Withdrawn
+    );
+    assert!(engine.mcp().interactions().waiting().is_empty());
+    engine.local_server().stop().await;
+    engine.shutdown().await;
+}

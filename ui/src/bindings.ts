@@ -1900,7 +1900,7 @@ modelHints: Array<string>, };
 /**
  * Why a request closed without waiting any longer.
  */
-export type CloseReason = "answered" | "timed_out" | "server_stopped";
+export type CloseReason = "answered" | "timed_out" | "server_stopped" | "withdrawn";
 
 /**
  * A request that needs the user, or the end of one.

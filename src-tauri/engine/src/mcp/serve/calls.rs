@@ -59,6 +59,14 @@ impl Gateway {
                 arguments: arguments.clone(),
             };
             let ask = Self::ask(context.peer.clone(), self.host.interactions().clone(), call);
+            // An app that leaves while it is asked about takes its question with it.
+            let gone = context.ct.clone();
+            let ask = async move {
+                tokio::select! {
+                    answer = ask => answer,
+                    () = gone.cancelled() => None,
+                }
+            };
             Caller::Client {
                 client: &client,
                 id: id.as_deref(),

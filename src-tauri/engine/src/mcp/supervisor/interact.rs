@@ -45,6 +45,8 @@ pub enum CloseReason {
     TimedOut,
     /// The server stopped or hung up.
     ServerStopped,
+    /// The one waiting for the answer went away (an app left while its call was asked about).
+    Withdrawn,
 }
 
 /// A request that needs the user, or the end of one.
@@ -415,6 +417,12 @@ impl Interactions {
         rx: oneshot::Receiver<T>,
         timeout: Duration,
     ) -> Waited<T> {
+        // Dropped unanswered (the asker went away): the question leaves the window too.
+        let _withdraw = Withdraw {
+            broker: self,
+            id,
+            server,
+        };
         match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(reply)) => Waited::Reply(reply),
             Ok(Err(_)) => Waited::Cancelled,
@@ -438,6 +446,23 @@ impl Interactions {
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
         lock(&self.inner.pending)
+    }
+}
+
+/// Withdraws a request still waiting when its waiting ends, however it ends; a request
+/// answered, timed out or closed with its server is no longer waiting, so nothing is said.
+struct Withdraw<'a> {
+    broker: &'a Interactions,
+    id: &'a str,
+    server: &'a str,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        if self.broker.lock().remove(self.id).is_some() {
+            self.broker
+                .closed(self.id, self.server, CloseReason::Withdrawn);
+        }
     }
 }
 

@@ -365,3 +365,32 @@ async fn an_apps_call_is_not_asked_without_a_window_and_an_unanswered_one_times_
         }
     ));
 }
+
+#[tokio::test]
+async fn a_question_whose_asker_goes_away_is_withdrawn_from_the_window() {
+    let broker = Interactions::default();
+    let mut events = broker.subscribe();
+    let asking = tokio::spawn({
+        let broker = broker.clone();
+        async move { broker.ask_client_call(client_call("t")).await }
+    });
+    let id = next_id(&mut events).await;
+    assert_eq!(broker.waiting().len(), 1);
+    asking.abort();
+    let closed = tokio::time::timeout(Duration::from_secs(5), events.recv());
+    let closed = closed.await.expect("no word that it closed").unwrap();
+    assert_eq!(
+        closed,
+        InteractionEvent::Closed {
+            id: id.clone(),
+            server: "time".to_owned(),
+            reason: CloseReason::Withdrawn,
+        }
+    );
+    assert!(broker.waiting().is_empty());
+    let late = broker.answer(&id, InteractionAnswer::Approve, &echo());
+    assert!(
+        matches!(late, Err(InteractionError::Unknown { .. })),
+        "{late:?}"
+    );
+}
