@@ -15,6 +15,9 @@ export {
   serverTools,
 } from '../api';
 
+/** How often an open list of a client's calls is read again, ms. */
+export const CALLS_REFRESH_MS = 3000;
+
 /** The `mcpServers` entry for an app that speaks streamable HTTP (Cursor, VS Code, Zed…). */
 export function httpSnippet(url: string, token: string): string {
   const entry = { type: 'http', url, headers: { Authorization: `Bearer ${token}` } };

@@ -1,6 +1,6 @@
 import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, expect, test } from 'vitest';
+import { beforeEach, expect, test, vi } from 'vitest';
 import type { LocalServerStatus, ServeCall, ServeClient, ServeGrant } from '../../bindings';
 import { installFakeBackend } from '../../test/fakeBackend';
 import { resetAppState } from '../../test/reset';
@@ -40,7 +40,7 @@ function serveBackend(start: { status?: Partial<LocalServerStatus>; clients?: Se
           );
           return null;
         case 'serve_client_calls':
-          return start.calls ?? [];
+          return structuredClone(start.calls ?? []);
         case 'serve_client_grants':
           return structuredClone(grants);
         case 'revoke_serve_client_grant':
@@ -119,6 +119,25 @@ test("a client's recent calls are listed with how each ended", async () => {
   expect(row).toHaveTextContent('all servers');
   await user.click(within(row).getByRole('button', { name: 'Calls' }));
   expect(await screen.findByTestId('serve-calls')).toHaveTextContent('clock/get_current_time not approved (nobody could be asked) · 3 ms');
+});
+
+test("an open list of a client's calls shows new calls as they come", async () => {
+  vi.useFakeTimers({ shouldAdvanceTime: true });
+  try {
+    const client: ServeClient = { id: 'c1', name: 'Zed', servers: null, tools: null, createdAt: 0, lastUsedAt: 5 };
+    const calls: ServeCall[] = [{ server: 'clock', tool: 'get_current_time', outcome: 'done', durationMs: 3, at: 10 }];
+    serveBackend({ clients: [client], calls });
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    render(LocalServerSettings);
+    const row = await screen.findByTestId('serve-client');
+    await user.click(within(row).getByRole('button', { name: 'Calls' }));
+    expect(await screen.findByTestId('serve-calls')).not.toHaveTextContent('convert_time');
+    calls.unshift({ server: 'clock', tool: 'convert_time', outcome: 'refused', durationMs: 1, at: 20 });
+    await vi.advanceTimersByTimeAsync(3100);
+    await waitFor(() => expect(screen.getByTestId('serve-calls')).toHaveTextContent('clock/convert_time refused'));
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 test("the tools a client was always allowed are listed with its calls, and each can be asked about again", async () => {
