@@ -193,7 +193,31 @@ impl Store {
     /// What a tool call's approval reads, in one query: the server with this id or name (as
     /// [`Store::find_server`]), the user's policy for its `tool` (as [`Store::tool_policy`])
     /// and the value of setting `setting` (as [`Store::setting`]).
+    /// Kept between calls while the database is unchanged (`policy_cache`).
     pub async fn server_with_policy(
+        &self,
+        id_or_name: &str,
+        tool: &str,
+        setting: &str,
+    ) -> Result<(ServerRecord, Option<Approval>, Option<Value>), StoreError> {
+        let key = (id_or_name.to_owned(), tool.to_owned(), setting.to_owned());
+        let stamp = self.policy.stamp(&self.path);
+        if let Some(stamp) = &stamp
+            && let Some(kept) = self.policy.get(&key, stamp)
+        {
+            return Ok(kept);
+        }
+        let read = self
+            .read_server_with_policy(id_or_name, tool, setting)
+            .await?;
+        if let Some(stamp) = stamp {
+            self.policy.put(key, stamp, read.clone());
+        }
+        Ok(read)
+    }
+
+    /// [`Store::server_with_policy`] from the database.
+    async fn read_server_with_policy(
         &self,
         id_or_name: &str,
         tool: &str,

@@ -23,6 +23,7 @@ mod knowledge_index;
 mod mcp_servers;
 mod messages;
 mod page;
+mod policy_cache;
 mod probes;
 mod providers;
 mod search;
@@ -80,6 +81,8 @@ pub struct Store {
     writer: SqlitePool,
     reader: SqlitePool,
     path: PathBuf,
+    /// What approvals read, kept while the database is unchanged.
+    policy: std::sync::Arc<policy_cache::PolicyCache>,
 }
 
 impl Store {
@@ -112,6 +115,7 @@ impl Store {
             writer,
             reader,
             path: path.to_path_buf(),
+            policy: policy_cache::PolicyCache::new(),
         })
     }
 

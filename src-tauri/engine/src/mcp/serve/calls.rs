@@ -73,7 +73,7 @@ impl Gateway {
                 ask: ask.boxed(),
             }
         };
-        tracing::info!(%client, %server, %tool, "a client calls a tool");
+        tracing::debug!(%client, %server, %tool, "a client calls a tool");
         let (progress, forwarding) = Self::forward_progress(&context).unzip();
         let logs = (self.host.supervisor().subscribe_logs(&server))
             .map(|rx| logs::Forwarding::start(rx, context.peer.clone(), self.log_level.clone()));

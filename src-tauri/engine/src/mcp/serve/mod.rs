@@ -21,6 +21,7 @@ mod listen;
 mod local;
 mod logs;
 mod relay;
+mod stdio;
 mod subscriptions;
 mod tasks;
 
@@ -65,7 +66,14 @@ pub struct Gateway {
     watched: subscriptions::Watched,
     /// The tasks of apps' calls, passed through.
     tasks: tasks::ServedTasks,
+    /// The served names of the tools last resolved.
+    last_names: LastNames,
 }
+
+/// The served names of the last set of tools resolved, reused while the set is the same (a
+/// call resolves its name against them; building them costs more than comparing the set).
+#[derive(Clone, Default)]
+struct LastNames(Arc<std::sync::Mutex<Option<(Vec<(String, String)>, Arc<ToolNames>)>>>);
 
 impl Gateway {
     /// A gateway over `host`'s running servers.
@@ -78,6 +86,7 @@ impl Gateway {
             upstream: subscriptions::Upstream::default(),
             watched: subscriptions::Watched::default(),
             tasks: tasks::ServedTasks::default(),
+            last_names: LastNames::default(),
         }
     }
 
@@ -93,6 +102,7 @@ impl Gateway {
             upstream: subscriptions::Upstream::default(),
             watched: subscriptions::Watched::default(),
             tasks: tasks::ServedTasks::default(),
+            last_names: LastNames::default(),
         }
     }
 
@@ -178,11 +188,25 @@ impl Gateway {
 
     /// The names [`Self::tools`] serves, without listing the tools again (a call's name is
     /// resolved through these).
-    fn names(&self, context: &RequestContext<RoleServer>) -> ToolNames {
+    fn names(&self, context: &RequestContext<RoleServer>) -> Arc<ToolNames> {
         let mut names = self.host.supervisor().model_tool_names();
         let offered = self.offered(context);
         names.retain(|(server, tool)| offered(server, tool));
-        self.naming(names.iter().map(|(s, t)| (s.as_str(), t.as_str())))
+        self.named(names)
+    }
+
+    /// The served names of `pairs` of (server, tool), the last ones again for the same pairs.
+    fn named(&self, pairs: Vec<(String, String)>) -> Arc<ToolNames> {
+        let mut last =
+            (self.last_names.0.lock()).unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((kept, names)) = last.as_ref()
+            && *kept == pairs
+        {
+            return names.clone();
+        }
+        let names = Arc::new(self.naming(pairs.iter().map(|(s, t)| (s.as_str(), t.as_str()))));
+        *last = Some((pairs, names.clone()));
+        names
     }
 
     /// Whether the requesting client is offered a tool of a server: the server within its
@@ -329,7 +353,7 @@ impl ServerHandler for Gateway {
         if let Some(only) = &self.only {
             names.retain(|(server, _)| *server == only[0]);
         }
-        let names = self.naming(names.iter().map(|(s, t)| (s.as_str(), t.as_str())));
+        let names = self.named(names);
         let (server, tool) = names.resolve(name)?;
         convert::tool(name, server, &supervisor.tool_info(server, tool)?)
     }
@@ -490,7 +514,7 @@ fn refused(why: &str) -> rm::CallToolResult {
 /// `stop` is cancelled, telling the client when the lists change (a server started, stopped,
 /// failed or changed its tools).
 pub async fn serve_stdio(gateway: Gateway, stop: CancellationToken) -> Result<(), String> {
-    let transport = (tokio::io::stdin(), tokio::io::stdout());
+    let transport = stdio::transport();
     let events = gateway.host.subscribe();
     let running = gateway
         .serve_with_ct(transport, stop.clone())
