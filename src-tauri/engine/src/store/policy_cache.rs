@@ -26,10 +26,13 @@ type Stamp = [u8; HEADER];
 /// A server record, the tool's policy and the setting's value.
 pub(super) type WithPolicy = (ServerRecord, Option<Approval>, Option<Value>);
 
+/// A server's id or name, a tool and a setting's key.
+type Key = (String, String, String);
+
 /// The cache of one database (shared by the clones of its `Store`).
 #[derive(Debug, Default)]
 pub(super) struct PolicyCache {
-    entries: Mutex<HashMap<(String, String, String), (Stamp, WithPolicy)>>,
+    entries: Mutex<HashMap<Key, (Stamp, WithPolicy)>>,
     shm: Mutex<Option<std::fs::File>>,
 }
 
@@ -51,14 +54,14 @@ impl PolicyCache {
     }
 
     /// The kept answer for `key` read at `stamp`.
-    pub(super) fn get(&self, key: &(String, String, String), stamp: &Stamp) -> Option<WithPolicy> {
+    pub(super) fn get(&self, key: &Key, stamp: &Stamp) -> Option<WithPolicy> {
         let entries = lock(&self.entries);
         let (kept, value) = entries.get(key)?;
         (kept == stamp).then(|| value.clone())
     }
 
     /// Keeps `value`, read for `key` after the stamp `stamp` was taken.
-    pub(super) fn put(&self, key: (String, String, String), stamp: Stamp, value: WithPolicy) {
+    pub(super) fn put(&self, key: Key, stamp: Stamp, value: WithPolicy) {
         let mut entries = lock(&self.entries);
         if entries.len() >= KEPT {
             entries.clear();

@@ -73,7 +73,10 @@ pub struct Gateway {
 /// The served names of the last set of tools resolved, reused while the set is the same (a
 /// call resolves its name against them; building them costs more than comparing the set).
 #[derive(Clone, Default)]
-struct LastNames(Arc<std::sync::Mutex<Option<(Vec<(String, String)>, Arc<ToolNames>)>>>);
+struct LastNames(Arc<std::sync::Mutex<Option<Named>>>);
+
+/// Pairs of (server, tool) and their served names.
+type Named = (Vec<(String, String)>, Arc<ToolNames>);
 
 impl Gateway {
     /// A gateway over `host`'s running servers.
