@@ -195,6 +195,41 @@ async fn an_app_that_leaves_while_the_window_asks_about_its_call_takes_the_quest
         switchboard_engine::mcp::CloseReason::Withdrawn
     );
     assert!(engine.mcp().interactions().waiting().is_empty());
+
+    // A handshake-era app (the Python SDK's client, whose session outlives its connection)
+    // killed while the window asks about its call.
+    let mut python = std::process::Command::new(venv_python())
+        .arg(super::support_py::fixtures_py().join("serve_client.py"))
+        .args(["none", url.as_str(), "[]"])
+        .arg(json!([[CALL, {"timezone": "Asia/Tokyo"}]]).to_string())
+        .arg("{}")
+        .env("SB_TOKEN", &token)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let asked = loop {
+        match events.recv().await.unwrap() {
+            InteractionEvent::ClientCallRequested { id, .. } => break id,
+            _ => continue,
+        }
+    };
+    python.kill().unwrap();
+    python.wait().unwrap();
+    let closed = async {
+        loop {
+            if let InteractionEvent::Closed { id, reason, .. } = events.recv().await.unwrap()
+                && id == asked
+            {
+                return reason;
+            }
+        }
+    };
+    let reason = tokio::time::timeout(std::time::Duration::from_secs(20), closed).await;
+    assert_eq!(
+        reason.expect("the killed app's question stayed in the window"),
+        switchboard_engine::mcp::CloseReason::Withdrawn
+    );
     engine.local_server().stop().await;
     engine.shutdown().await;
 }

@@ -13,6 +13,7 @@ use rmcp::ErrorData;
 use rmcp::model as rm;
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use super::{Gateway, convert, logs, refused, refused_text, relay, unanswered_text};
 use crate::mcp::client::relay::Relayed;
@@ -48,6 +49,8 @@ impl Gateway {
         // A round answering what an approved round asked: approved with it.
         let answers_approved = (relay.as_ref().and_then(|r| r.state.as_deref()))
             .is_some_and(|state| self.issued.was_issued(&asker, &server, &tool, state));
+        // The app leaving cancels the call: its question, else the upstream call.
+        let gone = Self::gone(&context);
         let caller = if answers_approved {
             Caller::User
         } else {
@@ -60,7 +63,7 @@ impl Gateway {
             };
             let ask = Self::ask(context.peer.clone(), self.host.interactions().clone(), call);
             // An app that leaves while it is asked about takes its question with it.
-            let gone = context.ct.clone();
+            let gone = gone.clone();
             let ask = async move {
                 tokio::select! {
                     answer = ask => answer,
@@ -86,7 +89,7 @@ impl Gateway {
             server: &server,
             tool: &tool,
             arguments,
-            cancel: context.ct.child_token(),
+            cancel: gone.clone(),
             progress,
             follows_tasks: Self::follows_tasks(&context),
             on_start: None,
@@ -142,6 +145,25 @@ impl Gateway {
             Err(error) => refused(&error.to_string()),
         };
         Ok(result.into())
+    }
+
+    /// Cancelled when the app that made this request leaves (its HTTP response is gone), or
+    /// when rmcp cancels the request; never for stdio, whose app leaving ends the session.
+    pub(super) fn gone(context: &RequestContext<RoleServer>) -> CancellationToken {
+        let gone = context.ct.child_token();
+        let hangup = (context.extensions.get::<axum::http::request::Parts>())
+            .and_then(|parts| parts.extensions.get::<super::http::Hangup>())
+            .map(|h| h.0.clone());
+        if let Some(hangup) = hangup {
+            let gone = gone.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = hangup.cancelled() => gone.cancel(),
+                    () = gone.cancelled() => {}
+                }
+            });
+        }
+        gone
     }
 
     /// The server's `input_required` answer (`asked`) handed back to the app, its state

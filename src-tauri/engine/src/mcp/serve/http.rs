@@ -47,6 +47,12 @@ pub enum ServeError {
     },
 }
 
+/// Cancelled once the response to the request that carries it is gone: sent whole, or dropped
+/// unsent because the client went away. A handshake-era client's session outlives its
+/// connection, so this is how a call learns that the app that made it left.
+#[derive(Clone, Debug)]
+pub(crate) struct Hangup(pub(crate) CancellationToken);
+
 /// A client whose token was checked, as the gateway finds it in a request's extensions.
 #[derive(Clone, Debug)]
 pub(crate) struct Authorized(pub(crate) ServeClient);
@@ -240,7 +246,17 @@ async fn check(State(guard): State<Arc<Guard>>, mut request: Request, next: Next
     }
     touch(&guard, &client.id).await;
     request.extensions_mut().insert(Authorized(client));
-    next.run(request).await
+    let hangup = CancellationToken::new();
+    request.extensions_mut().insert(Hangup(hangup.clone()));
+    let response = next.run(request).await;
+    let gone = hangup.drop_guard();
+    response.map(|body| {
+        let stream = futures::StreamExt::map(body.into_data_stream(), move |chunk| {
+            let _kept = &gone;
+            chunk
+        });
+        axum::body::Body::from_stream(stream)
+    })
 }
 
 /// Notes the client's use, at most once per [`TOUCH_EVERY`].
