@@ -99,11 +99,25 @@ async fn through_api(http: &reqwest::Client, url: &str, token: &str, run: usize)
     let mut first = None;
     while let Some(chunk) = stream.next().await {
         seen.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
-        if first.is_none() && seen.contains("\"content\":\"") {
+        if first.is_none() && has_text(&seen) {
             first = Some(started.elapsed().as_secs_f64() * 1000.0);
         }
     }
     first.unwrap_or_else(|| panic!("no content in {seen}"))
+}
+
+/// Whether a whole `data:` event of the stream so far carries text (a chunk whose
+/// `choices[0].delta.content` is not empty; the first chunk names the role only).
+fn has_text(stream: &str) -> bool {
+    stream
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<serde_json::Value>(data).ok())
+        .any(|event| {
+            event["choices"][0]["delta"]["content"]
+                .as_str()
+                .is_some_and(|text| !text.is_empty())
+        })
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
