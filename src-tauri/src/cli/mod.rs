@@ -156,7 +156,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
     let _guard =
         switchboard_engine::logging::init(&paths.log_dir, CLI_STDERR_LOG, redactor.clone())
             .map_err(switchboard_engine::EngineError::from)?;
-    runtime()?.block_on(async {
+    runtime_for(command)?.block_on(async {
         let engine = crate::open_engine(paths, redactor, cli.secrets_file).await?;
         let result = match command {
             Command::Chat(args) => chat::run(&engine, args).await,
@@ -178,6 +178,22 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
         engine.shutdown().await;
         result
     })
+}
+
+/// The runtime for `command`: `mcp serve --stdio` on one thread, which reads a message, relays
+/// it and writes the answer without waking another (its app waits on each answer, and two
+/// workers parked and woke each other for every message); every other command on two.
+fn runtime_for(command: &Command) -> Result<tokio::runtime::Runtime, CliError> {
+    if !matches!(
+        command,
+        Command::Mcp(mcp::McpCmd::Serve { stdio: true, .. })
+    ) {
+        return runtime();
+    }
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Runtime(e.to_string()))
 }
 
 /// The CLI's async runtime: two worker threads.
