@@ -40,6 +40,12 @@ async fn a_max_tokens_of_a_billion_is_clamped_before_the_user_is_asked() {
     assert_eq!(request.max_tokens, DEFAULT_MAX_TOKENS);
     broker.sampling_limits().set_max_tokens(100);
     asking.abort();
+    // The abandoned request leaves the window.
+    let closed = events.recv().await.unwrap();
+    assert!(
+        matches!(closed, InteractionEvent::Closed { .. }),
+        "{closed:?}"
+    );
     let asking = tokio::spawn({
         let broker = broker.clone();
         async move { broker.sample("greedy", ask(1_000_000_000)).await }
