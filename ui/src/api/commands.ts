@@ -914,7 +914,10 @@ export async function setServeClientServers(args: { id: string; servers?: string
  *
  * Command `set_serve_client_tools`.
  */
-export async function setServeClientTools(args: { id: string; tools?: { [key in string]?: Array<string> } | null }): Promise<void> {
+export async function setServeClientTools(args: {
+  id: string;
+  tools?: Record<string, string[]> | null;
+}): Promise<void> {
   await call<null>('set_serve_client_tools', args);
 }
 
