@@ -1,14 +1,15 @@
 //! The local endpoint asking in Switchboard's window: an app that cannot be asked itself (the
 //! official Python SDK's HTTP client without elicitation) calls `mcp-server-time`'s tool that
 //! the policy asks about, with the engine in this process and a "window" that subscribes to its
-//! interactions and answers them; "always" is kept for that app only, across a restart.
+//! interactions and answers them; "always" is kept for that app only, across a restart. An app
+//! that leaves takes its question, or its upstream call, with it.
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 use switchboard_engine::Engine;
 use switchboard_engine::mcp::{InteractionAnswer, InteractionEvent};
-use switchboard_engine::vocab::server::Approval;
+use switchboard_engine::vocab::server::{Approval, ServerConfig, Transport};
 
 use super::mcp_serve::run_client;
 use super::servers::engine;
@@ -85,6 +86,34 @@ fn text(report: &Value) -> String {
         .as_str()
         .unwrap_or_default()
         .to_owned()
+}
+
+type Events = tokio::sync::broadcast::Receiver<InteractionEvent>;
+
+/// The id of the next app's call the window is asked about.
+async fn next_asked(events: &mut Events) -> String {
+    loop {
+        if let InteractionEvent::ClientCallRequested { id, .. } = events.recv().await.unwrap() {
+            return id;
+        }
+    }
+}
+
+/// Why the question `asked` left the window; an error if it is still there after 20 s.
+async fn closed_reason(
+    events: &mut Events,
+    asked: &str,
+) -> Result<switchboard_engine::mcp::CloseReason, tokio::time::error::Elapsed> {
+    let closed = async {
+        loop {
+            if let InteractionEvent::Closed { id, reason, .. } = events.recv().await.unwrap()
+                && id == asked
+            {
+                return reason;
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(20), closed).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -171,25 +200,11 @@ async fn an_app_that_leaves_while_the_window_asks_about_its_call_takes_the_quest
         params.arguments = json!({"timezone": "Asia/Tokyo"}).as_object().cloned();
         peer.call_tool(params).await
     });
-    let asked = loop {
-        match events.recv().await.unwrap() {
-            InteractionEvent::ClientCallRequested { id, .. } => break id,
-            _ => continue,
-        }
-    };
+    let asked = next_asked(&mut events).await;
     // The app goes away before anyone answers.
     let _ = app.cancel().await;
     calling.abort();
-    let closed = async {
-        loop {
-            if let InteractionEvent::Closed { id, reason, .. } = events.recv().await.unwrap()
-                && id == asked
-            {
-                return reason;
-            }
-        }
-    };
-    let reason = tokio::time::timeout(std::time::Duration::from_secs(20), closed).await;
+    let reason = closed_reason(&mut events, &asked).await;
     assert_eq!(
         reason.expect("the question stayed in the window"),
         switchboard_engine::mcp::CloseReason::Withdrawn
@@ -208,27 +223,93 @@ async fn an_app_that_leaves_while_the_window_asks_about_its_call_takes_the_quest
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let asked = loop {
-        match events.recv().await.unwrap() {
-            InteractionEvent::ClientCallRequested { id, .. } => break id,
-            _ => continue,
-        }
-    };
+    let asked = next_asked(&mut events).await;
     python.kill().unwrap();
     python.wait().unwrap();
-    let closed = async {
-        loop {
-            if let InteractionEvent::Closed { id, reason, .. } = events.recv().await.unwrap()
-                && id == asked
-            {
-                return reason;
-            }
-        }
-    };
-    let reason = tokio::time::timeout(std::time::Duration::from_secs(20), closed).await;
+    let reason = closed_reason(&mut events, &asked).await;
     assert_eq!(
         reason.expect("the killed app's question stayed in the window"),
         switchboard_engine::mcp::CloseReason::Withdrawn
+    );
+    engine.local_server().stop().await;
+    engine.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_app_that_leaves_mid_call_has_the_upstream_call_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let script = super::support_py::fixtures_py().join("fault_server.py");
+    let mute = ServerConfig::new(
+        "mute",
+        Transport::Stdio {
+            command: "python3".into(),
+            args: vec![script.to_string_lossy().into_owned(), "never-answer".into()],
+            env: Default::default(),
+            cwd: None,
+        },
+    );
+    engine.mcp().add_server(mute).await.unwrap();
+    let allow = Some(Approval::Allow);
+    (engine.mcp().set_tool_policy("mute", "work", allow).await).unwrap();
+    engine.mcp().start_server("mute").await.unwrap();
+    let status = engine.local_server().set(true, free_port()).await.unwrap();
+    let url = status.url.clone().unwrap_or_else(|| panic!("{status:?}"));
+    let (_, token) = engine.store().add_serve_client("Zed", None).await.unwrap();
+    let capabilities = rmcp::model::ClientCapabilities::default();
+    let app = super::mcp_serve_relay::stateless_app(&url, &token, capabilities).await;
+    let peer = app.peer().clone();
+    let calling = tokio::spawn(async move {
+        let params = rmcp::model::CallToolRequestParams::new("mute__work");
+        peer.call_tool(params).await
+    });
+    // The n-th line of the server's stderr that holds `needle`, once it is there.
+    let stderr = |needle: &'static str, n: usize| {
+        let engine = engine.clone();
+        async move {
+            for _ in 0..400 {
+                let lines = engine.mcp().server_logs("mute").unwrap().stderr;
+                let found: Vec<&String> = lines.iter().filter(|l| l.contains(needle)).collect();
+                if let Some(line) = found.get(n) {
+                    return Some((*line).clone());
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            None
+        }
+    };
+    let reached = stderr("ignoring request", 0).await;
+    assert!(reached.is_some(), "the call never reached the server");
+    // A stateless-era app goes away while the server still works on its call.
+    let _ = app.cancel().await;
+    calling.abort();
+    let cancelled = stderr("cancelled request", 0).await;
+    assert!(cancelled.is_some(), "the server was never told");
+
+    // A handshake-era app (the Python SDK's client, whose session outlives its connection)
+    // killed mid-call.
+    let mut python = std::process::Command::new(venv_python())
+        .arg(super::support_py::fixtures_py().join("serve_client.py"))
+        .args(["none", url.as_str(), "[]"])
+        .arg(json!([["mute__work", {}]]).to_string())
+        .arg("{}")
+        .env("SB_TOKEN", &token)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let reached = stderr("ignoring request", 1).await;
+    assert!(
+        reached.is_some(),
+        "the second call never reached the server"
+    );
+    python.kill().unwrap();
+    python.wait().unwrap();
+    let cancelled = stderr("cancelled request", 1).await;
+    assert!(
+        cancelled.is_some(),
+        "the server was never told of the killed app's call: {:?}",
+        engine.mcp().server_logs("mute").unwrap().stderr
     );
     engine.local_server().stop().await;
     engine.shutdown().await;

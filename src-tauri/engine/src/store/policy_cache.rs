@@ -93,22 +93,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use crate::store::Store;
-    use crate::vocab::server::{Approval, ServerConfig, Transport};
-
-    async fn with_server(path: &std::path::Path) -> (Store, String) {
-        let store = Store::open(path).await.unwrap();
-        let config = ServerConfig::new(
-            "time",
-            Transport::Stdio {
-                command: "uvx".into(),
-                args: vec![],
-                env: Default::default(),
-                cwd: None,
-            },
-        );
-        let id = store.insert_server(&config).await.unwrap().id;
-        (store, id)
-    }
+    use crate::store::tests::with_time_server;
+    use crate::vocab::server::Approval;
 
     async fn policy(store: &Store) -> Option<Approval> {
         store
@@ -122,7 +108,7 @@ mod tests {
     async fn the_stamp_moves_with_every_commit_and_only_then() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.db");
-        let (store, id) = with_server(&path).await;
+        let (store, id) = with_time_server(&path).await;
         let before = store.policy.stamp(&path).unwrap();
         policy(&store).await;
         store.find_server("time").await.unwrap();
@@ -142,7 +128,7 @@ mod tests {
     async fn a_policy_changed_here_or_by_another_connection_is_read_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.db");
-        let (store, id) = with_server(&path).await;
+        let (store, id) = with_time_server(&path).await;
         assert_eq!(policy(&store).await, None);
         assert_eq!(policy(&store).await, None, "kept");
         store

@@ -115,21 +115,10 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use crate::store::Store;
-    use crate::vocab::server::{ServerConfig, Transport};
+    use crate::store::tests::with_time_server;
 
     async fn store_with_server(dir: &std::path::Path) -> (Store, String) {
-        let store = Store::open(&dir.join("s.db")).await.unwrap();
-        let config = ServerConfig::new(
-            "time",
-            Transport::Stdio {
-                command: "uvx".into(),
-                args: vec![],
-                env: Default::default(),
-                cwd: None,
-            },
-        );
-        let record = store.insert_server(&config).await.unwrap();
-        (store, record.id)
+        with_time_server(&dir.join("s.db")).await
     }
 
     #[tokio::test]

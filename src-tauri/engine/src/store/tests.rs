@@ -495,3 +495,19 @@ async fn a_bases_files_are_listed_a_page_at_a_time_filtered_by_path_and_failure(
         .unwrap();
     assert_eq!(capped.files.len(), 250.min(MAX_FILES_PAGE as usize));
 }
+
+/// A store at `path` with one stdio server named `time`; the store and the server's id.
+pub(super) async fn with_time_server(path: &std::path::Path) -> (Store, String) {
+    let store = Store::open(path).await.unwrap();
+    let config = crate::vocab::server::ServerConfig::new(
+        "time",
+        crate::vocab::server::Transport::Stdio {
+            command: "uvx".into(),
+            args: vec![],
+            env: Default::default(),
+            cwd: None,
+        },
+    );
+    let id = store.insert_server(&config).await.unwrap().id;
+    (store, id)
+}

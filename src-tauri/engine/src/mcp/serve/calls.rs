@@ -21,11 +21,26 @@ use crate::mcp::host::{CallFailed, CallRequest, Called, Caller};
 use crate::mcp::supervisor::interact::ClientCall;
 
 impl Gateway {
-    /// Runs one `tools/call` of the requesting app (see the module's header).
+    /// Runs one `tools/call` of the requesting app (see the module's header). The app leaving
+    /// (its HTTP response gone) or rmcp cancelling the request cancels the call: its question,
+    /// else the upstream call.
     pub(super) async fn call(
         &self,
         request: rm::CallToolRequestParams,
         context: RequestContext<RoleServer>,
+    ) -> Result<rm::CallToolResponse, ErrorData> {
+        let gone = context.ct.child_token();
+        let hangup = Self::hangup(&context);
+        let call = self.call_until(request, context, gone.clone());
+        cancel_on(hangup, &gone, call).await
+    }
+
+    /// [`Gateway::call`]'s work, ended early once `gone` is cancelled.
+    async fn call_until(
+        &self,
+        request: rm::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        gone: CancellationToken,
     ) -> Result<rm::CallToolResponse, ErrorData> {
         let names = self.names(&context);
         let Some((server, tool)) = names.resolve(&request.name) else {
@@ -49,8 +64,6 @@ impl Gateway {
         // A round answering what an approved round asked: approved with it.
         let answers_approved = (relay.as_ref().and_then(|r| r.state.as_deref()))
             .is_some_and(|state| self.issued.was_issued(&asker, &server, &tool, state));
-        // The app leaving cancels the call: its question, else the upstream call.
-        let gone = Self::gone(&context);
         let caller = if answers_approved {
             Caller::User
         } else {
@@ -147,23 +160,12 @@ impl Gateway {
         Ok(result.into())
     }
 
-    /// Cancelled when the app that made this request leaves (its HTTP response is gone), or
-    /// when rmcp cancels the request; never for stdio, whose app leaving ends the session.
-    pub(super) fn gone(context: &RequestContext<RoleServer>) -> CancellationToken {
-        let gone = context.ct.child_token();
-        let hangup = (context.extensions.get::<axum::http::request::Parts>())
+    /// Cancelled when the app that made this request over HTTP leaves (its response is gone);
+    /// none for stdio, whose app leaving ends the session.
+    fn hangup(context: &RequestContext<RoleServer>) -> Option<CancellationToken> {
+        (context.extensions.get::<axum::http::request::Parts>())
             .and_then(|parts| parts.extensions.get::<super::http::Hangup>())
-            .map(|h| h.0.clone());
-        if let Some(hangup) = hangup {
-            let gone = gone.clone();
-            tokio::spawn(async move {
-                tokio::select! {
-                    () = hangup.cancelled() => gone.cancel(),
-                    () = gone.cancelled() => {}
-                }
-            });
-        }
-        gone
+            .map(|h| h.0.clone())
     }
 
     /// The server's `input_required` answer (`asked`) handed back to the app, its state
@@ -182,6 +184,24 @@ impl Gateway {
         }
         Ok(rm::CallToolResponse::InputRequired(asked))
     }
+}
+
+/// Runs `work` to its end, cancelling `gone` if `hangup` fires first: the work then ends early
+/// by itself (its question withdrawn, its upstream call cancelled). No task of its own.
+async fn cancel_on<T>(
+    hangup: Option<CancellationToken>,
+    gone: &CancellationToken,
+    work: impl Future<Output = T>,
+) -> T {
+    let Some(hangup) = hangup else {
+        return work.await;
+    };
+    let mut work = std::pin::pin!(work);
+    tokio::select! {
+        out = &mut work => return out,
+        () = hangup.cancelled() => gone.cancel(),
+    }
+    work.await
 }
 
 /// The server's own JSON-RPC error for the call (e.g. its arguments or `requestState` refused).
