@@ -9,6 +9,7 @@ use switchboard_engine::agent::{
     ApprovalAnswer, CallView, ChatEvent, ChatSettings, ReasoningEffort, Thinking, ToolCost,
     ToolTokens, TurnEnd,
 };
+use switchboard_engine::backups::{BackupInfo, BackupReason, BackupsOverview};
 use switchboard_engine::export::assistants::AssistantImport;
 use switchboard_engine::export::{
     ExportFormat, ExportProgress, ExportRequest, ExportScope, ExportSummary, ImportResult,
@@ -72,6 +73,9 @@ pub fn typescript() -> String {
     let cfg = Config::new().with_large_int("number");
     let decls = [
         declaration::<AppInfo>(&cfg),
+        declaration::<BackupReason>(&cfg),
+        declaration::<BackupInfo>(&cfg),
+        declaration::<BackupsOverview>(&cfg),
         declaration::<ErrorKind>(&cfg),
         declaration::<IpcError>(&cfg),
         declaration::<PageRequest>(&cfg),

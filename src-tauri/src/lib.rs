@@ -109,6 +109,12 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::knowledge::reindex_knowledge_base,
         commands::knowledge::search_knowledge_base,
         commands::knowledge::set_knowledge_embedder,
+        commands::backups::backups_overview,
+        commands::backups::backup_now,
+        commands::backups::restore_backup,
+        commands::backups::cancel_restore,
+        commands::backups::remove_backup,
+        commands::backups::set_backup_schedule,
         commands::local_server::local_server_status,
         commands::local_server::set_local_server,
         commands::local_server::list_serve_clients,
@@ -333,6 +339,7 @@ async fn start_servers(engine: Engine) {
         Ok(states) => tracing::info!(servers = states.len(), "MCP servers started"),
         Err(error) => tracing::warn!(%error, "cannot start the MCP servers"),
     }
+    engine.start_backup_schedule();
     if let Err(error) = engine.start_knowledge().await {
         tracing::warn!(%error, "cannot bring the knowledge bases up to date");
     }

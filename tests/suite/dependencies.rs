@@ -30,10 +30,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["vocab", "error", "store", "knowledge", "mcp", "lib"],
     ),
     ("export", &["vocab", "store"]),
+    ("backups", &["store", "paths"]),
     (
         "error",
         &[
             "vocab",
+            "backups",
             "store",
             "paths",
             "logging",

@@ -3,6 +3,7 @@
 
 mod agent;
 mod attachments;
+mod backups;
 mod bindings;
 mod bundles;
 mod cli;

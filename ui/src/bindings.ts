@@ -26,6 +26,65 @@ database: string,
 schemaVersion: number, };
 
 /**
+ * Why a backup was taken.
+ */
+export type BackupReason = "scheduled" | "manual" | "beforeRestore";
+
+/**
+ * One backup in the profile's `backups` folder.
+ */
+export type BackupInfo = { 
+/**
+ * Its file name (what a restore names).
+ */
+name: string, 
+/**
+ * When it was taken (ms since the epoch).
+ */
+createdMs: number, 
+/**
+ * Why.
+ */
+reason: BackupReason, 
+/**
+ * Its size in bytes.
+ */
+bytes: number, 
+/**
+ * Whether it is the one restored at the next start.
+ */
+pendingRestore: boolean, };
+
+/**
+ * Settings → Backups: the backups, the schedule, and what a restore did at this start.
+ */
+export type BackupsOverview = { 
+/**
+ * The backups, newest first.
+ */
+backups: Array<BackupInfo>, 
+/**
+ * The folder they are in.
+ */
+folder: string, 
+/**
+ * Hours between scheduled backups (0: none).
+ */
+everyHours: number, 
+/**
+ * Scheduled backups kept.
+ */
+keep: number, 
+/**
+ * The backup restored at this start, if one was.
+ */
+restored: string | null, 
+/**
+ * Why a restore scheduled for this start was not done (the database was left as it was).
+ */
+restoreFailed: string | null, };
+
+/**
  * A stable, serializable classification of an error; the UI translates by kind.
  */
 export type ErrorKind = "not_found" | "invalid_input" | "corrupt_database" | "database_locked" | "newer_schema" | "io" | "provider_auth" | "model_not_found" | "rate_limited" | "context_length_exceeded" | "tools_unsupported" | "provider_unavailable" | "provider_rejected" | "secrets" | "internal";

@@ -1,5 +1,6 @@
 //! The engine's error type and the stable kinds the shell and UI act on.
 
+use crate::backups::BackupError;
 use crate::export::ExportError;
 use crate::knowledge::KnowledgeError;
 use crate::logging::LoggingError;
@@ -57,6 +58,9 @@ pub enum EngineError {
     /// A knowledge-base operation failed.
     #[error(transparent)]
     Knowledge(#[from] KnowledgeError),
+    /// A backup or a restore failed.
+    #[error(transparent)]
+    Backup(#[from] BackupError),
 }
 
 impl EngineError {
@@ -89,6 +93,9 @@ impl EngineError {
                 ErrorKind::InvalidInput
             }
             Self::Knowledge(KnowledgeError::Internal(_)) => ErrorKind::Internal,
+            Self::Backup(BackupError::Store(e)) => store_kind(e),
+            Self::Backup(BackupError::Io { .. }) => ErrorKind::Io,
+            Self::Backup(BackupError::Unknown { .. }) => ErrorKind::NotFound,
         }
     }
 }
@@ -153,7 +160,9 @@ fn store_kind(e: &StoreError) -> ErrorKind {
         StoreError::Corrupt { .. } => ErrorKind::CorruptDatabase,
         StoreError::Locked { .. } => ErrorKind::DatabaseLocked,
         StoreError::NewerSchema { .. } => ErrorKind::NewerSchema,
-        StoreError::Open { .. } | StoreError::Backup { .. } => ErrorKind::Io,
+        StoreError::Open { .. } | StoreError::Backup { .. } | StoreError::Snapshot { .. } => {
+            ErrorKind::Io
+        }
         StoreError::Migration { .. } | StoreError::Database(_) => ErrorKind::Internal,
     }
 }

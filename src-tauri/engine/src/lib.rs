@@ -6,6 +6,7 @@
 //! they share.
 
 pub mod agent;
+pub mod backups;
 mod engine_knowledge;
 pub mod error;
 pub mod export;
@@ -71,6 +72,11 @@ pub struct Engine {
     agent: agent::Agent,
     knowledge: knowledge::Knowledge,
     local_server: mcp::LocalServer,
+    backups: backups::Backups,
+    /// Stops the backup schedule ([`Engine::start_backup_schedule`]) at shutdown.
+    stop_backups: tokio_util::sync::CancellationToken,
+    /// What a restore scheduled for this start did: the backup restored, or why it was not.
+    restored: Option<Result<backups::BackupInfo, String>>,
     /// The profile's lock, when this engine owns the profile's crash recovery (see
     /// [`profile_lock`]).
     owner: Option<std::sync::Arc<profile_lock::ProfileLock>>,
@@ -98,8 +104,13 @@ impl Engine {
         resources: Option<PathBuf>,
     ) -> Result<Self, EngineError> {
         paths.ensure()?;
-        let store = Store::open(&paths.database()).await?;
         let owner = owner_lock(&paths);
+        let backups = backups::Backups::new(&paths);
+        let restored = match &owner {
+            Some(lock) if lock.is_held() => restore_pending(&backups).await,
+            _ => None,
+        };
+        let store = Store::open(&paths.database()).await?;
         if owner.is_some() {
             let interrupted = store.mark_interrupted().await?;
             if interrupted > 0 {
@@ -138,8 +149,48 @@ impl Engine {
             agent,
             knowledge,
             local_server,
+            backups,
+            stop_backups: tokio_util::sync::CancellationToken::new(),
+            restored,
             owner,
         })
+    }
+
+    /// The profile's database backups.
+    pub fn backups(&self) -> &backups::Backups {
+        &self.backups
+    }
+
+    /// What a restore scheduled for this start did: the backup restored, or why it was not
+    /// (the database was then left as it was); `None` when none was scheduled.
+    pub fn restored(&self) -> Option<&Result<backups::BackupInfo, String>> {
+        self.restored.as_ref()
+    }
+
+    /// Settings → Backups: the backups, the schedule, and what a restore did at this start.
+    pub async fn backups_overview(&self) -> Result<backups::BackupsOverview, EngineError> {
+        let (every_hours, keep) = backups::schedule(&self.store).await?;
+        let (restored, restore_failed) = match &self.restored {
+            Some(Ok(backup)) => (Some(backup.name.clone()), None),
+            Some(Err(why)) => (None, Some(why.clone())),
+            None => (None, None),
+        };
+        Ok(backups::BackupsOverview {
+            backups: self.backups.list()?,
+            folder: self.backups.dir().display().to_string(),
+            every_hours,
+            keep: keep as u64,
+            restored,
+            restore_failed,
+        })
+    }
+
+    /// Starts taking scheduled backups (see [`backups`]) until shutdown; for the app, not for
+    /// short-lived CLI commands.
+    pub fn start_backup_schedule(&self) {
+        let run =
+            (self.backups.clone()).run_schedule(self.store.clone(), self.stop_backups.clone());
+        tokio::spawn(run);
     }
 
     /// Whether this engine owns the profile's crash recovery (no other process had it open).
@@ -216,10 +267,24 @@ impl Engine {
 
     /// Stops every MCP server (in parallel) and closes the database cleanly; call at exit.
     pub async fn shutdown(&self) {
+        self.stop_backups.cancel();
         self.local_server.stop().await;
         self.mcp.shutdown().await;
         self.store.close().await;
         tracing::info!("engine shut down");
+    }
+}
+
+/// Applies a restore scheduled for this start (see [`backups`]); what it did, logged.
+async fn restore_pending(
+    backups: &backups::Backups,
+) -> Option<Result<backups::BackupInfo, String>> {
+    match backups.apply_pending().await {
+        Ok(restored) => restored.map(Ok),
+        Err(error) => {
+            tracing::info!(%error, "the scheduled restore was not done; the database is as it was");
+            Some(Err(error.to_string()))
+        }
     }
 }
 

@@ -23,6 +23,11 @@ impl ProfileLock {
         Self { _file: None }
     }
 
+    /// Whether this holds the lock for real (not [`ProfileLock::unlocked`]).
+    pub fn is_held(&self) -> bool {
+        self._file.is_some()
+    }
+
     /// Takes the lock of the profile whose data directory is `dir`: `Ok(None)` when another
     /// process (or another engine of this one) holds it.
     pub fn try_acquire(dir: &Path) -> std::io::Result<Option<Self>> {

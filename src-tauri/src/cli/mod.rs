@@ -1,6 +1,7 @@
 //! The terminal front end: `switchboard <command>` shares the GUI's engine, database and
 //! configuration. Parsing lives here; each subcommand module prints its own results.
 
+mod backups;
 mod chat;
 mod clients;
 mod conformance;
@@ -85,6 +86,10 @@ pub enum Command {
     /// calls, remove.
     #[command(subcommand)]
     Clients(clients::ClientsCmd),
+    /// The database's backups: now, list, restore (at the next start), cancel, remove,
+    /// schedule.
+    #[command(subcommand)]
+    Backups(backups::BackupsCmd),
     /// The client the official MCP conformance suite drives: runs the scenario named in
     /// `MCP_CONFORMANCE_SCENARIO` against the scenario server at URL.
     #[command(hide = true)]
@@ -158,6 +163,11 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             .map_err(switchboard_engine::EngineError::from)?;
     runtime_for(command)?.block_on(async {
         let engine = crate::open_engine(paths, redactor, cli.secrets_file).await?;
+        match engine.restored() {
+            Some(Ok(backup)) => eprintln!("restored the database from the backup {}", backup.name),
+            Some(Err(why)) => eprintln!("the scheduled restore was not done: {why}"),
+            None => {}
+        }
         let result = match command {
             Command::Chat(args) => chat::run(&engine, args).await,
             Command::Conversations(cmd) => conversations::run(&engine, cmd).await,
@@ -171,6 +181,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             Command::Mcp(cmd) => mcp::run(&engine, cmd).await,
             Command::Serve(args) => mcp::run_serve(&engine, args).await,
             Command::Clients(cmd) => clients::run(&engine, cmd).await,
+            Command::Backups(cmd) => backups::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {
                 conformance::run(&mut std::io::stdout(), url).await
             }

@@ -5,6 +5,7 @@ pub mod app;
 pub mod apps;
 pub mod assistants;
 pub mod attachments;
+pub mod backups;
 pub mod chat;
 pub mod conversations;
 pub mod export;

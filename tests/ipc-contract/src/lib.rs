@@ -45,8 +45,11 @@ pub const BLESS_ENV: &str = "SWITCHBOARD_BLESS";
 
 /// The repository this crate belongs to (two folders above its manifest).
 pub fn repository_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.ancestors().nth(2).unwrap_or(manifest).to_owned()
+    // Cargo's run-time value first: a test binary built from another clone of the repository
+    // with the same sources can be reused by cargo, and would read (and bless) that clone.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest.ancestors().nth(2).unwrap_or(&manifest).to_owned()
 }
 
 /// The text of `ui/src/api/commands.ts` for the repository at `root`.

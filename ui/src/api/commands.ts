@@ -15,6 +15,8 @@ import type {
   AssistantDraft,
   AssistantImport,
   Attachment,
+  BackupInfo,
+  BackupsOverview,
   BundleInstall,
   BundlePreview,
   CatalogueModel,
@@ -366,6 +368,62 @@ export function ownModelPrices(): Promise<Record<string, ModelPrice>> {
  */
 export async function setModelPrices(args: { prices: Record<string, ModelPrice> }): Promise<void> {
   await call<null>('set_model_prices', args);
+}
+
+// src-tauri/src/commands/backups.rs
+
+/**
+ * The backups, the schedule, and what a restore did at this start.
+ *
+ * Command `backups_overview`.
+ */
+export function backupsOverview(): Promise<BackupsOverview> {
+  return call<BackupsOverview>('backups_overview');
+}
+
+/**
+ * Takes a backup now.
+ *
+ * Command `backup_now`.
+ */
+export function backupNow(): Promise<BackupInfo> {
+  return call<BackupInfo>('backup_now');
+}
+
+/**
+ * Has backup `name` restored at the next start, once it has passed its check.
+ *
+ * Command `restore_backup`.
+ */
+export function restoreBackup(args: { name: string }): Promise<BackupInfo> {
+  return call<BackupInfo>('restore_backup', args);
+}
+
+/**
+ * Forgets a scheduled restore.
+ *
+ * Command `cancel_restore`.
+ */
+export async function cancelRestore(): Promise<void> {
+  await call<null>('cancel_restore');
+}
+
+/**
+ * Removes backup `name`.
+ *
+ * Command `remove_backup`.
+ */
+export async function removeBackup(args: { name: string }): Promise<void> {
+  await call<null>('remove_backup', args);
+}
+
+/**
+ * Sets the schedule: a backup every `every_hours` hours (0: none), the newest `keep` kept.
+ *
+ * Command `set_backup_schedule`.
+ */
+export function setBackupSchedule(args: { everyHours: number; keep: number }): Promise<BackupsOverview> {
+  return call<BackupsOverview>('set_backup_schedule', args);
 }
 
 // src-tauri/src/commands/chat.rs

@@ -6,6 +6,7 @@ export * from './app';
 export * from './apps';
 export * from './assistants';
 export * from './attachments';
+export * from './backups';
 export * from './chat';
 export * from './conversations';
 export * from './export';

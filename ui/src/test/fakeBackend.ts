@@ -1,8 +1,9 @@
 // An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Assistant, Conversation, IpcError, LocalModel, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
+import type { AppInfo, Assistant, BackupsOverview, Conversation, IpcError, LocalModel, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
 import { assistantCommand, type AssistantFake } from './fakeAssistants';
+import { backupCommand, emptyBackups } from './fakeBackups';
 import { capabilityCommand, type CapabilityFake } from './fakeInteractions';
 import { modelCommand } from './fakeModels';
 import { providerCommand, type ProviderFake } from './fakeProviders';
@@ -53,6 +54,8 @@ export type FakeBackend = {
   localModels: LocalModel[];
   /** The assistants, the default one and the read-only-tools switch. */
   assistants: AssistantFake;
+  /** The database's backups and their schedule. */
+  backups: BackupsOverview;
 };
 
 /** Answers commands the base fake does not know (return `undefined` to fall through). */
@@ -72,6 +75,8 @@ export type FakeSeed = {
   localModels?: LocalModel[];
   /** The assistants. */
   assistants?: Assistant[];
+  /** The database's backups and their schedule (none, daily, seven kept, unless given). */
+  backups?: BackupsOverview;
   /** Asked first for every command the conversation fake does not handle. */
   extra?: ExtraHandler;
 };
@@ -91,6 +96,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     defaultId: null,
     autoAllowReadOnly: false,
   };
+  const backups: BackupsOverview = structuredClone(more.backups ?? emptyBackups());
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -186,6 +192,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         if (fromModels !== UNHANDLED) return fromModels;
         const fromAssistants = assistantCommand(assistantFake, cmd, args);
         if (fromAssistants !== UNHANDLED) return fromAssistants;
+        const fromBackups = backupCommand(backups, cmd, args);
+        if (fromBackups !== UNHANDLED) return fromBackups;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
       }
     }
@@ -201,5 +209,6 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     capabilities,
     localModels,
     assistants: assistantFake,
+    backups,
   };
 }

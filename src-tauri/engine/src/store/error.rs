@@ -50,6 +50,14 @@ pub enum StoreError {
         /// What SQLite said.
         reason: String,
     },
+    /// A snapshot of the database (a backup) could not be written.
+    #[error("cannot copy the database {path}: {reason}")]
+    Snapshot {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
     /// A migration failed; the database stays at its previous version.
     #[error("cannot upgrade the database file {path}: {reason}")]
     Migration {

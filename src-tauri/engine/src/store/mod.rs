@@ -34,6 +34,7 @@ mod search_tests;
 mod serve_clients;
 mod serve_grants;
 mod settings;
+mod snapshots;
 mod tasks;
 #[cfg(test)]
 mod tests;
@@ -65,6 +66,7 @@ pub use providers::{ProviderRecord, ProviderSettings};
 pub use search::{SearchHit, Segment};
 pub use serve_clients::{CallOutcome, MAX_CLIENT_NAME, ServeCall, ServeClient, token_digest};
 pub use serve_grants::ServeGrant;
+pub use snapshots::{check_file, snapshot_file};
 pub use tasks::TaskRecord;
 
 /// The migrations compiled into the binary.
@@ -233,14 +235,10 @@ async fn check_schema(pool: &SqlitePool, path: &Path) -> Result<i64, StoreError>
 async fn backup(pool: &SqlitePool, path: &Path, version: i64) -> Result<PathBuf, StoreError> {
     let stamp = page::now_ms();
     let target = PathBuf::from(format!("{}.v{version}-{stamp}.bak", path.display()));
-    sqlx::query("VACUUM INTO ?")
-        .bind(target.display().to_string())
-        .execute(pool)
-        .await
-        .map_err(|e| StoreError::Backup {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
+    (snapshots::vacuum_into(pool, path, &target).await).map_err(|e| match e {
+        StoreError::Snapshot { path, reason } => StoreError::Backup { path, reason },
+        other => other,
+    })?;
     tracing::info!(backup = %target.display(), "backed up the database before migrating it");
     Ok(target)
 }
