@@ -62,10 +62,11 @@ test-rust:
 
 # The IPC contract (ui/src/api/commands.ts matches the Rust commands, so that the type check
 # below sees them), type check, vitest, the XSS corpus and math under the window CSP, and the
-# windowed sidebar's layout, in a real Chromium (/usr/bin/chromium).
+# windowed sidebar's layout, artifact previews (a Mermaid diagram drawn, a hostile artifact
+# contained), in a real Chromium (/usr/bin/chromium).
 test-ui:
 	cargo test --quiet -p switchboard-ipc-contract
-	cd ui && npm run check && npm test && npm run test:xss-browser && npm run test:math-browser && npm run test:sidebar-browser
+	cd ui && npm run check && npm test && npm run test:xss-browser && npm run test:math-browser && npm run test:artifact-browser && npm run test:sidebar-browser
 
 # The real window under Xvfb through tauri-driver + WebKitWebDriver (the built-in model's
 # onboarding and a generated answer included; installing from the registry, a link and a bundle;

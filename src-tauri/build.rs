@@ -90,6 +90,7 @@ const COMMANDS: &[&str] = &[
     "reindex_knowledge_base",
     "search_knowledge_base",
     "set_knowledge_embedder",
+    "save_artifact",
     "backups_overview",
     "backup_now",
     "restore_backup",

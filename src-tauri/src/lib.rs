@@ -109,6 +109,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::knowledge::reindex_knowledge_base,
         commands::knowledge::search_knowledge_base,
         commands::knowledge::set_knowledge_embedder,
+        commands::artifacts::save_artifact,
         commands::backups::backups_overview,
         commands::backups::backup_now,
         commands::backups::restore_backup,

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod apps;
+pub mod artifacts;
 pub mod assistants;
 pub mod attachments;
 pub mod backups;

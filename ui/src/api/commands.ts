@@ -148,6 +148,18 @@ export function appCallTool(args: { call: AppCall }): Promise<AppCallOutcome> {
   return call<AppCallOutcome>('app_call_tool', args);
 }
 
+// src-tauri/src/commands/artifacts.rs
+
+/**
+ * Writes `contents` to `path`, a file the user chose: an absolute path whose extension is one
+ * an artifact is saved under (never a script's or a program's), at most 8 MiB.
+ *
+ * Command `save_artifact`.
+ */
+export async function saveArtifact(args: { path: string; contents: string }): Promise<void> {
+  await call<null>('save_artifact', args);
+}
+
 // src-tauri/src/commands/assistants.rs
 
 /**

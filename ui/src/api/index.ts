@@ -4,6 +4,7 @@
 // changed. `ipc.ts` holds the one `call()` underneath and the `IpcError` helpers.
 export * from './app';
 export * from './apps';
+export * from './artifacts';
 export * from './assistants';
 export * from './attachments';
 export * from './backups';

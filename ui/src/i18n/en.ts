@@ -202,6 +202,13 @@ const en = {
   'about.loading': 'Loading…',
   'about.unavailable': 'Not available',
 
+  'markdown.preview': 'Preview',
+  'artifact.html': 'Preview · HTML',
+  'artifact.svg': 'Preview · SVG',
+  'artifact.mermaid': 'Preview · Mermaid diagram',
+  'artifact.save': 'Save…',
+  'artifact.saved': 'Saved.',
+  'artifact.stopped': 'The diagram did not finish drawing within {seconds} seconds and was stopped.',
   'markdown.copy': 'Copy',
   'markdown.copied': 'Copied',
   'markdown.loadImage': 'Load image',

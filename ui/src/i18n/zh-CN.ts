@@ -203,6 +203,13 @@ const zhCN: Record<keyof typeof en, string> = {
   'about.loading': '加载中…',
   'about.unavailable': '不可用',
 
+  'markdown.preview': '预览',
+  'artifact.html': '预览 · HTML',
+  'artifact.svg': '预览 · SVG',
+  'artifact.mermaid': '预览 · Mermaid 图表',
+  'artifact.save': '保存…',
+  'artifact.saved': '已保存。',
+  'artifact.stopped': '图表在 {seconds} 秒内未完成绘制，已停止。',
   'markdown.copy': '复制',
   'markdown.copied': '已复制',
   'markdown.loadImage': '加载图片',

@@ -53,3 +53,8 @@ export async function chooseAttachments(): Promise<string[]> {
 export function chooseBundleFile(): Promise<string | null> {
   return open({ multiple: false, directory: false, filters: [{ name: 'MCP Bundle', extensions: ['mcpb'] }] });
 }
+
+/** Asks where to save an artifact of the given extension (html, svg or mmd). */
+export function chooseArtifactDestination(extension: string): Promise<string | null> {
+  return save({ defaultPath: `artifact.${extension}`, filters: [{ name: extension.toUpperCase(), extensions: [extension] }] });
+}

@@ -1,5 +1,6 @@
 // Puts the app's module-level state back to a fresh start between tests.
 import { setLang } from '../i18n/index.svelte';
+import { artifacts } from '../lib/artifacts.svelte';
 import { assistants } from '../lib/assistants.svelte';
 import { chat } from '../lib/chat.svelte';
 import { emptyState } from '../lib/chatState';
@@ -22,6 +23,7 @@ export function resetAppState(): void {
   chat.state = emptyState();
   chat.hasOlder = false;
   deletions.reset();
+  artifacts.close();
   conversations.reset();
   servers.reset();
   interactions.reset();

@@ -2,6 +2,7 @@ import { cleanup, render, screen } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { setLang } from '../../i18n/index.svelte';
+import { artifacts } from '../../lib/artifacts.svelte';
 import { dangerousBits, XSS_CORPUS } from '../../test/xss-corpus';
 import { resetAppState } from '../../test/reset';
 import Markdown from './Markdown.svelte';
@@ -40,6 +41,27 @@ describe('Markdown', () => {
 
     expect(writeText).toHaveBeenCalledWith('const a = 1;');
     expect(await screen.findByText('Copied')).toBeInTheDocument();
+  });
+
+  test('HTML, SVG and Mermaid blocks get a Preview that opens them as an artifact; other code does not', async () => {
+    const user = userEvent.setup();
+    const source = [
+      '```html\n<p>Hello</p>\n```',
+      '```svg\n<svg viewBox="0 0 1 1"></svg>\n```',
+      '```mermaid\ngraph TD; A-->B\n```',
+      '```xml\n<svg></svg>\n```',
+      '```xml\n<note/>\n```',
+      '```js\nalert(1)\n```',
+    ].join('\n\n');
+    render(Markdown, { source });
+    const previews = screen.getAllByRole('button', { name: 'Preview' });
+    expect(previews).toHaveLength(4);
+    expect(screen.getAllByRole('button', { name: 'Copy' })).toHaveLength(6);
+
+    await user.click(previews[2]!);
+    expect(artifacts.current).toEqual({ kind: 'mermaid', code: 'graph TD; A-->B' });
+    await user.click(previews[3]!);
+    expect(artifacts.current).toEqual({ kind: 'svg', code: '<svg></svg>' });
   });
 
   test('remote images wait for the user, then load', async () => {

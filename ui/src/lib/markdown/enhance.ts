@@ -1,8 +1,10 @@
 // What a rendered block gets once it is in the DOM: KaTeX typesetting of math placeholders
 // (KaTeX builds DOM nodes and sets their styles through the CSSOM, which the CSP allows, unlike
-// style attributes), a toolbar with a copy button on fenced code, and a "load image" button in
+// style attributes), a toolbar with a copy button on fenced code (and a preview button on HTML,
+// SVG and Mermaid), and a "load image" button in
 // place of each remote image. KaTeX is loaded on demand (`assets.svelte.ts`): until it has
 // arrived, a formula shows its TeX source, and the view is rebuilt once it is there.
+import { artifactKind } from './artifacts';
 import { markdownAssets } from './assets.svelte';
 
 const MATH = '.math-inline[data-tex], .math-display[data-tex]';
@@ -24,7 +26,7 @@ export function typesetMath(block: HTMLElement): MathReuse {
 }
 
 /** The translated texts the added controls need. */
-export type EnhanceLabels = { copy: string; loadImage: string; remoteImage: (host: string) => string };
+export type EnhanceLabels = { copy: string; preview: string; loadImage: string; remoteImage: (host: string) => string };
 
 /** Runs `render` with `setAttribute('style', …)` turned into the same declarations set through
  * the CSSOM. KaTeX writes a few styles as attributes (stretchy arrows, tall delimiters, `\\fbox`
@@ -75,19 +77,26 @@ function typeset(node: HTMLElement, reuse: MathReuse | undefined): void {
   }
 }
 
+function barButton(action: string, label: string): HTMLButtonElement {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'md-copy';
+  button.dataset.action = action;
+  button.textContent = label;
+  button.setAttribute('aria-label', label);
+  return button;
+}
+
 function codeBar(pre: HTMLElement, labels: EnhanceLabels): HTMLElement {
   const bar = document.createElement('div');
   bar.className = 'md-code-bar';
   const lang = document.createElement('span');
   lang.className = 'md-code-lang';
   lang.textContent = pre.dataset.lang ?? '';
-  const copy = document.createElement('button');
-  copy.type = 'button';
-  copy.className = 'md-copy';
-  copy.dataset.action = 'copy';
-  copy.textContent = labels.copy;
-  copy.setAttribute('aria-label', labels.copy);
-  bar.append(lang, copy);
+  bar.append(lang);
+  const code = pre.querySelector('code')?.textContent ?? '';
+  if (artifactKind(pre.dataset.lang ?? '', code)) bar.append(barButton('preview', labels.preview));
+  bar.append(barButton('copy', labels.copy));
   return bar;
 }
 

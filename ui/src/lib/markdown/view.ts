@@ -1,8 +1,10 @@
 // Keeps a container's children in step with a Markdown document: one element per top-level
 // block, replaced only when that block's source changed. Clicks are handled here too: links
-// never navigate the webview (they go to `openLink`), copy buttons copy their code, "load image"
+// never navigate the webview (they go to `openLink`), copy buttons copy their code, preview
+// buttons open their block as an artifact (`onPreview`), "load image"
 // buttons show the image they stand for.
 import { BlockRenderer } from './blocks';
+import { artifactKind, type ArtifactKind } from './artifacts';
 import { enhance, loadImage, typesetMath, type EnhanceLabels } from './enhance';
 import { SAFE_LINK } from './sanitize';
 
@@ -13,6 +15,8 @@ export type ViewOptions = {
   openLink: (url: string) => void;
   /** Called after a copy with the code copied (for "copied" feedback). */
   onCopied?: (button: HTMLButtonElement) => void;
+  /** Shows a previewable block (HTML, SVG, Mermaid) as an artifact. */
+  onPreview?: (kind: ArtifactKind, code: string) => void;
 };
 
 type Shown = { key: string; el: HTMLElement };
@@ -60,6 +64,13 @@ export function handleClick(event: MouseEvent, options: ViewOptions): void {
   const button = target?.closest<HTMLButtonElement>('button[data-action]');
   if (button?.dataset.action === 'copy') {
     void copyCode(button, options).catch(() => undefined);
+    return;
+  }
+  if (button?.dataset.action === 'preview') {
+    const pre = button.closest('.md-code-wrap')?.querySelector<HTMLElement>('pre');
+    const code = pre?.querySelector('code')?.textContent ?? '';
+    const kind = artifactKind(pre?.dataset.lang ?? '', code);
+    if (kind) options.onPreview?.(kind, code);
     return;
   }
   if (button?.dataset.action === 'load-image') {

@@ -66,6 +66,16 @@ fn an_app_without_declared_domains_may_reach_nothing() {
 }
 
 #[test]
+fn the_artifact_browser_test_serves_its_frames_with_this_same_policy() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../ui/browser/artifact-chromium.mjs");
+    let script = std::fs::read_to_string(script).unwrap();
+    for directive in csp_header(&AppCsp::default()).split("; ") {
+        assert!(script.contains(&format!("\"{directive}\",")), "{directive}");
+    }
+}
+
+#[test]
 fn declared_domains_are_allowed_and_nothing_wider() {
     let csp = AppCsp {
         connect_domains: vec![
