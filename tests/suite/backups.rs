@@ -72,3 +72,46 @@ fn the_schedule_is_set_from_the_cli_and_a_keep_of_zero_is_refused() {
     let said = ok(dir.path(), &["backups", "schedule", "--every-hours", "0"]);
     assert!(said.contains("no scheduled backups"), "{said}");
 }
+
+#[test]
+fn the_window_takes_lists_schedules_and_restores_backups_over_ipc() {
+    let h = super::ipc::harness();
+    let invoke = |cmd: &str, args: serde_json::Value| super::ipc::invoke(&h, cmd, args);
+    let empty = invoke("backups_overview", serde_json::json!({})).unwrap();
+    assert_eq!(empty["backups"], serde_json::json!([]));
+    assert_eq!(
+        (empty["everyHours"].clone(), empty["keep"].clone()),
+        (24.into(), 7.into())
+    );
+
+    let taken = invoke("backup_now", serde_json::json!({})).unwrap();
+    assert_eq!(taken["reason"], "manual");
+    let name = taken["name"].as_str().unwrap().to_owned();
+    let pending = invoke("restore_backup", serde_json::json!({ "name": name })).unwrap();
+    assert_eq!(pending["pendingRestore"], true);
+    let refused = invoke("restore_backup", serde_json::json!({ "name": "../x.db" }));
+    assert_eq!(refused.unwrap_err()["kind"], "not_found");
+    assert_eq!(
+        invoke("cancel_restore", serde_json::json!({})),
+        Ok(serde_json::Value::Null)
+    );
+
+    let set = serde_json::json!({ "everyHours": 12, "keep": 3 });
+    let overview = invoke("set_backup_schedule", set).unwrap();
+    assert_eq!(
+        (overview["everyHours"].clone(), overview["keep"].clone()),
+        (12.into(), 3.into())
+    );
+    assert_eq!(overview["backups"][0]["pendingRestore"], false);
+    let zero = invoke(
+        "set_backup_schedule",
+        serde_json::json!({ "everyHours": 12, "keep": 0 }),
+    );
+    assert_eq!(zero.unwrap_err()["kind"], "invalid_input");
+    assert_eq!(
+        invoke("remove_backup", serde_json::json!({ "name": name })),
+        Ok(serde_json::Value::Null)
+    );
+    let overview = invoke("backups_overview", serde_json::json!({})).unwrap();
+    assert_eq!(overview["backups"], serde_json::json!([]));
+}

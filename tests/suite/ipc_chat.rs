@@ -97,6 +97,36 @@ fn open_external_refuses_anything_but_web_and_mail_links() {
 }
 
 #[test]
+fn an_artifact_is_saved_only_as_an_absolute_html_svg_mmd_or_txt_file_of_at_most_8_mib() {
+    let h = harness();
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("chart.svg");
+    let save = |path: &str, contents: &str| {
+        invoke(
+            &h,
+            "save_artifact",
+            json!({ "path": path, "contents": contents }),
+        )
+    };
+    assert_eq!(save(good.to_str().unwrap(), "<svg/>"), Ok(Value::Null));
+    assert_eq!(std::fs::read_to_string(&good).unwrap(), "<svg/>");
+    let script = dir.path().join("run.sh");
+    for path in [
+        "chart.svg",
+        script.to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+    ] {
+        let err = save(path, "x").unwrap_err();
+        assert_eq!(err["kind"], "invalid_input", "{path}: {err}");
+    }
+    assert!(!script.exists());
+    let huge = "x".repeat((8 << 20) + 1);
+    let err = save(good.to_str().unwrap(), &huge).unwrap_err();
+    assert_eq!(err["kind"], "invalid_input");
+    assert_eq!(std::fs::read_to_string(&good).unwrap(), "<svg/>");
+}
+
+#[test]
 fn tool_policies_are_set_read_back_and_cleared_over_ipc() {
     let h = harness();
     let doc = r#"{"mcpServers": {"clock": {"builtin": "time"}}}"#;
