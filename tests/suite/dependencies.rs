@@ -31,11 +31,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("export", &["vocab", "store"]),
     ("backups", &["store", "paths"]),
+    ("runtimes", &["store"]),
     (
         "error",
         &[
             "vocab",
             "backups",
+            "runtimes",
             "store",
             "paths",
             "logging",

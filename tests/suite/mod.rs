@@ -38,6 +38,7 @@ mod openai_api;
 mod probe;
 mod providers;
 mod registry;
+mod runtimes;
 mod security;
 mod servers;
 pub(crate) mod support_py;

@@ -6,6 +6,7 @@ use crate::knowledge::KnowledgeError;
 use crate::logging::LoggingError;
 use crate::paths::PathsError;
 use crate::provider::ProviderError;
+use crate::runtimes::RuntimeError;
 use crate::secrets::SecretError;
 use crate::store::StoreError;
 pub use crate::vocab::error::ErrorKind;
@@ -61,6 +62,9 @@ pub enum EngineError {
     /// A backup or a restore failed.
     #[error(transparent)]
     Backup(#[from] BackupError),
+    /// Fetching or installing a runtime failed.
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
 }
 
 impl EngineError {
@@ -96,6 +100,12 @@ impl EngineError {
             Self::Backup(BackupError::Store(e)) => store_kind(e),
             Self::Backup(BackupError::Io { .. }) => ErrorKind::Io,
             Self::Backup(BackupError::Unknown { .. }) => ErrorKind::NotFound,
+            Self::Runtime(RuntimeError::Store(e)) => store_kind(e),
+            Self::Runtime(RuntimeError::Io { .. }) => ErrorKind::Io,
+            Self::Runtime(RuntimeError::Unpack { .. } | RuntimeError::Hash { .. }) => {
+                ErrorKind::InvalidInput
+            }
+            Self::Runtime(_) => ErrorKind::Io,
         }
     }
 }

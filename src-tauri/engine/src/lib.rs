@@ -22,6 +22,7 @@ pub mod paths;
 pub mod profile_lock;
 pub mod provider;
 pub mod providers;
+pub mod runtimes;
 pub mod secrets;
 pub mod store;
 pub mod vocab;
@@ -73,6 +74,7 @@ pub struct Engine {
     knowledge: knowledge::Knowledge,
     local_server: mcp::LocalServer,
     backups: backups::Backups,
+    runtimes: runtimes::Runtimes,
     /// Stops the backup schedule ([`Engine::start_backup_schedule`]) at shutdown.
     stop_backups: tokio_util::sync::CancellationToken,
     /// What a restore scheduled for this start did: the backup restored, or why it was not.
@@ -106,6 +108,8 @@ impl Engine {
         paths.ensure()?;
         let owner = owner_lock(&paths);
         let backups = backups::Backups::new(&paths);
+        let runtimes = runtimes::Runtimes::new(paths.runtimes_dir());
+        mcp::set_runtimes_dir(paths.runtimes_dir());
         let restored = match &owner {
             Some(lock) if lock.is_held() => restore_pending(&backups).await,
             _ => None,
@@ -150,10 +154,16 @@ impl Engine {
             knowledge,
             local_server,
             backups,
+            runtimes,
             stop_backups: tokio_util::sync::CancellationToken::new(),
             restored,
             owner,
         })
+    }
+
+    /// The runtimes Switchboard brought for servers.
+    pub fn runtimes(&self) -> &runtimes::Runtimes {
+        &self.runtimes
     }
 
     /// The profile's database backups.

@@ -86,6 +86,11 @@ impl Paths {
         self.data_dir.join("models")
     }
 
+    /// The folder of the runtimes Switchboard brings for servers (`uv`, Node.js).
+    pub fn runtimes_dir(&self) -> PathBuf {
+        self.data_dir.join("runtimes")
+    }
+
     /// The folder MCP Bundles are unpacked into, one `<name>/<version>/` each.
     pub fn bundles_dir(&self) -> PathBuf {
         self.data_dir.join("bundles")

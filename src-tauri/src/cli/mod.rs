@@ -12,6 +12,7 @@ mod mcp;
 #[cfg(feature = "local")]
 mod models;
 mod providers;
+mod runtimes;
 mod servers;
 mod servers_install;
 mod servers_run;
@@ -86,6 +87,10 @@ pub enum Command {
     /// calls, remove.
     #[command(subcommand)]
     Clients(clients::ClientsCmd),
+    /// The runtimes Switchboard brings for MCP servers (uv, Node.js): list, install, remove,
+    /// index.
+    #[command(subcommand)]
+    Runtimes(runtimes::RuntimesCmd),
     /// The database's backups: now, list, restore (at the next start), cancel, remove,
     /// schedule.
     #[command(subcommand)]
@@ -182,6 +187,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             Command::Serve(args) => mcp::run_serve(&engine, args).await,
             Command::Clients(cmd) => clients::run(&engine, cmd).await,
             Command::Backups(cmd) => backups::run(&engine, cmd).await,
+            Command::Runtimes(cmd) => runtimes::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {
                 conformance::run(&mut std::io::stdout(), url).await
             }

@@ -108,8 +108,8 @@ impl ServerProcess {
         launch: Launch<'_>,
     ) -> Result<(Self, DrainingStdout, ChildStdin), SpawnError> {
         check_cwd(launch)?;
-        let path = login_path().await;
-        let mut command = build_command(launch, path);
+        let path = servers_path().await;
+        let mut command = build_command(launch, &path);
         let mut child = command.spawn().map_err(|e| spawn_error(launch, &e))?;
         let pipes = (child.stdout.take(), child.stdin.take(), child.stderr.take());
         let (Some(stdout), Some(stdin), Some(stderr)) = pipes else {
@@ -412,7 +412,44 @@ async fn sweep_group(pid: Option<u32>) {
     signal_group(Some(pid), GroupSignal::Kill);
 }
 
-/// The PATH servers get: the login shell's PATH (where `npx`, `uvx`, `node` live when the app
+/// The folder of the runtimes Switchboard brought itself (`crate::runtimes`), set by the engine
+/// that opened the profile.
+static RUNTIMES_DIR: std::sync::RwLock<Option<std::path::PathBuf>> = std::sync::RwLock::new(None);
+
+/// Sets the folder whose runtimes' `bin` folders servers also get on their PATH.
+pub fn set_runtimes_dir(dir: std::path::PathBuf) {
+    if let Ok(mut set) = RUNTIMES_DIR.write() {
+        *set = Some(dir);
+    }
+}
+
+/// The PATH servers get: the login shell's ([`login_path`]), then the `bin` folder of each
+/// runtime Switchboard brought, so that a runtime the user has always wins.
+pub async fn servers_path() -> OsString {
+    let dir = RUNTIMES_DIR.read().ok().and_then(|d| d.clone());
+    with_runtimes(login_path().await, dir.as_deref())
+}
+
+/// `path` followed by the `bin` folder of each runtime under `runtimes` (none when unset).
+pub(crate) fn with_runtimes(path: &OsStr, runtimes: Option<&Path>) -> OsString {
+    let mut bins: Vec<std::path::PathBuf> = runtimes
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|entry| !entry.file_name().to_string_lossy().starts_with('.'))
+        .map(|entry| entry.path().join("bin"))
+        .filter(|bin| bin.is_dir())
+        .collect();
+    if bins.is_empty() {
+        return path.to_owned();
+    }
+    bins.sort();
+    let parts = std::env::split_paths(path).chain(bins);
+    std::env::join_paths(parts).unwrap_or_else(|_| path.to_owned())
+}
+
+/// The login shell's PATH (where `npx`, `uvx`, `node` live when the app
 /// was started from a desktop menu), then any entries of our own PATH it lacks. Resolved once
 /// per process and cached: it is a fact about the user's machine, not state.
 pub async fn login_path() -> &'static OsStr {

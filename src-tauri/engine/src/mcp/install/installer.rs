@@ -440,8 +440,8 @@ pub(crate) async fn find_program(program: &str) -> Option<PathBuf> {
     if path.is_absolute() {
         return path.is_file().then(|| path.to_path_buf());
     }
-    let search = crate::mcp::client::process::login_path().await;
-    std::env::split_paths(search)
+    let search = crate::mcp::client::process::servers_path().await;
+    std::env::split_paths(&search)
         .map(|dir| dir.join(program))
         .find(|candidate| is_executable(candidate))
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::mcp::client::process::{
     Launch, STDERR_LINES, ServerProcess, StderrLog, extract_path, login_path, merge_paths,
+    with_runtimes,
 };
 
 #[test]
@@ -42,6 +43,31 @@ fn the_login_path_comes_first_and_our_own_entries_follow_without_duplicates() {
         OsStr::new("/usr/bin:/sbin"),
     );
     assert_eq!(merged, "/home/u/.nvm/bin:/usr/bin:/sbin");
+}
+
+#[test]
+fn servers_get_each_brought_runtimes_bin_after_the_users_own_path() {
+    let dir = tempfile::tempdir().unwrap();
+    for folder in ["uv/bin", "node/bin", ".uv.staged/bin", "empty"] {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+    }
+    let path = with_runtimes(OsStr::new("/usr/local/bin:/usr/bin"), Some(dir.path()));
+    let parts: Vec<_> = std::env::split_paths(&path).collect();
+    assert_eq!(
+        parts,
+        [
+            Path::new("/usr/local/bin").to_path_buf(),
+            Path::new("/usr/bin").to_path_buf(),
+            dir.path().join("node/bin"),
+            dir.path().join("uv/bin"),
+        ]
+    );
+    let none = with_runtimes(OsStr::new("/usr/bin"), Some(&dir.path().join("missing")));
+    assert_eq!(none, OsStr::new("/usr/bin"));
+    assert_eq!(
+        with_runtimes(OsStr::new("/usr/bin"), None),
+        OsStr::new("/usr/bin")
+    );
 }
 
 #[tokio::test]
