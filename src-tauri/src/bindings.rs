@@ -39,6 +39,7 @@ use switchboard_engine::provider::prompt_tools::ToolMode;
 use switchboard_engine::provider::{ModelInfo, ProviderKind, Usage};
 use switchboard_engine::providers::ModelPrice;
 use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, ProviderView};
+use switchboard_engine::runtimes::{InstalledRuntime, Runtime, RuntimesOverview};
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
     Assistant, AssistantDraft, Conversation, ConversationPatch, MergeAction, MergeEntry,
@@ -76,6 +77,9 @@ pub fn typescript() -> String {
         declaration::<BackupReason>(&cfg),
         declaration::<BackupInfo>(&cfg),
         declaration::<BackupsOverview>(&cfg),
+        declaration::<Runtime>(&cfg),
+        declaration::<InstalledRuntime>(&cfg),
+        declaration::<RuntimesOverview>(&cfg),
         declaration::<ErrorKind>(&cfg),
         declaration::<IpcError>(&cfg),
         declaration::<PageRequest>(&cfg),

@@ -41,3 +41,28 @@ fn the_index_is_set_and_shown_and_bad_names_urls_and_an_index_that_is_down_are_r
     let (ok, said) = cli(dir, &["runtimes", "list"]);
     assert!(ok && said.contains("no runtimes installed"), "{said}");
 }
+
+#[test]
+fn the_window_reads_the_runtimes_and_sets_their_index_over_ipc() {
+    let h = super::ipc::harness();
+    let invoke = |cmd: &str, args: serde_json::Value| super::ipc::invoke(&h, cmd, args);
+    let overview = invoke("runtimes_overview", serde_json::json!({})).unwrap();
+    assert_eq!(overview["installed"], serde_json::json!([]));
+    assert_eq!(overview["index"], "https://pypi.org");
+    let mirror = serde_json::json!({ "url": "https://mirrors.example/pypi" });
+    let set = invoke("set_runtimes_index", mirror).unwrap();
+    assert_eq!(set["index"], "https://mirrors.example/pypi");
+    let bad = invoke(
+        "set_runtimes_index",
+        serde_json::json!({ "url": "file:///x" }),
+    );
+    assert_eq!(bad.unwrap_err()["kind"], "invalid_input");
+    let back = invoke("set_runtimes_index", serde_json::json!({ "url": null })).unwrap();
+    assert_eq!(back["index"], "https://pypi.org");
+    let unknown = invoke("install_runtime", serde_json::json!({ "name": "ruby" }));
+    assert_eq!(unknown.unwrap_err()["kind"], "invalid_input");
+    assert_eq!(
+        invoke("remove_runtime", serde_json::json!({ "name": "node" })),
+        Ok(serde_json::Value::Null)
+    );
+}

@@ -85,6 +85,57 @@ restored: string | null,
 restoreFailed: string | null, };
 
 /**
+ * A runtime Switchboard can bring.
+ */
+export type Runtime = "uv" | "node";
+
+/**
+ * One runtime installed here.
+ */
+export type InstalledRuntime = { 
+/**
+ * Which.
+ */
+runtime: Runtime, 
+/**
+ * Its version (the wheel's).
+ */
+version: string, 
+/**
+ * The wheel it came from.
+ */
+source: string, 
+/**
+ * The wheel's SHA-256, as the index gave it and as checked.
+ */
+sha256: string, 
+/**
+ * The wheel's size in bytes.
+ */
+bytes: number, 
+/**
+ * Its `bin` folder.
+ */
+bin: string, };
+
+/**
+ * Settings → General → Runtimes: what is installed and where runtimes come from.
+ */
+export type RuntimesOverview = { 
+/**
+ * The runtimes installed.
+ */
+installed: Array<InstalledRuntime>, 
+/**
+ * The package index they come from.
+ */
+index: string, 
+/**
+ * Their folder.
+ */
+folder: string, };
+
+/**
  * A stable, serializable classification of an error; the UI translates by kind.
  */
 export type ErrorKind = "not_found" | "invalid_input" | "corrupt_database" | "database_locked" | "newer_schema" | "io" | "provider_auth" | "model_not_found" | "rate_limited" | "context_length_exceeded" | "tools_unsupported" | "provider_unavailable" | "provider_rejected" | "secrets" | "internal";

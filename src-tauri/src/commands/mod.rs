@@ -18,6 +18,7 @@ pub mod mcp_content;
 #[cfg(feature = "local")]
 pub mod models;
 pub mod providers;
+pub mod runtimes;
 pub mod servers;
 pub mod servers_run;
 

@@ -39,6 +39,7 @@ import type {
   InstallPlan,
   InstallRequest,
   Installed,
+  InstalledRuntime,
   InteractionAnswer,
   JsonValue,
   KnowledgeBase,
@@ -69,6 +70,7 @@ import type {
   ResourceInfo,
   ResourceTemplateInfo,
   RootInfo,
+  RuntimesOverview,
   SamplingModel,
   SearchHit,
   ServeCall,
@@ -1236,6 +1238,44 @@ export function probeModel(args: { id: string; model: string }): Promise<ModelPr
  */
 export function modelProbes(args: { id: string }): Promise<ModelProbe[]> {
   return call<ModelProbe[]>('model_probes', args);
+}
+
+// src-tauri/src/commands/runtimes.rs
+
+/**
+ * What is installed, and where runtimes come from.
+ *
+ * Command `runtimes_overview`.
+ */
+export function runtimesOverview(): Promise<RuntimesOverview> {
+  return call<RuntimesOverview>('runtimes_overview');
+}
+
+/**
+ * Fetches runtime `name` (`uv` or `node`) from the package index, checks it and installs it.
+ *
+ * Command `install_runtime`.
+ */
+export function installRuntime(args: { name: string }): Promise<InstalledRuntime> {
+  return call<InstalledRuntime>('install_runtime', args);
+}
+
+/**
+ * Removes runtime `name`.
+ *
+ * Command `remove_runtime`.
+ */
+export async function removeRuntime(args: { name: string }): Promise<void> {
+  await call<null>('remove_runtime', args);
+}
+
+/**
+ * Sets the package index runtimes come from (`None`: PyPI).
+ *
+ * Command `set_runtimes_index`.
+ */
+export function setRuntimesIndex(args: { url?: string | null } = {}): Promise<RuntimesOverview> {
+  return call<RuntimesOverview>('set_runtimes_index', args);
 }
 
 // src-tauri/src/commands/servers.rs

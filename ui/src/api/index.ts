@@ -18,6 +18,7 @@ export * from './localServer';
 export * from './mcpContent';
 export * from './models';
 export * from './providers';
+export * from './runtimes';
 export * from './servers';
 export * from './serversRun';
 export { ERROR_KINDS, isErrorKind, isIpcError, toIpcError } from './ipc';

@@ -1,9 +1,10 @@
 // An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Assistant, BackupsOverview, Conversation, IpcError, LocalModel, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
+import type { AppInfo, Assistant, BackupsOverview, RuntimesOverview, Conversation, IpcError, LocalModel, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
 import { assistantCommand, type AssistantFake } from './fakeAssistants';
 import { backupCommand, emptyBackups } from './fakeBackups';
+import { noRuntimes, runtimeCommand } from './fakeRuntimes';
 import { capabilityCommand, type CapabilityFake } from './fakeInteractions';
 import { modelCommand } from './fakeModels';
 import { providerCommand, type ProviderFake } from './fakeProviders';
@@ -56,6 +57,8 @@ export type FakeBackend = {
   assistants: AssistantFake;
   /** The database's backups and their schedule. */
   backups: BackupsOverview;
+  /** The runtimes brought for servers, and their index. */
+  runtimes: RuntimesOverview;
 };
 
 /** Answers commands the base fake does not know (return `undefined` to fall through). */
@@ -77,6 +80,8 @@ export type FakeSeed = {
   assistants?: Assistant[];
   /** The database's backups and their schedule (none, daily, seven kept, unless given). */
   backups?: BackupsOverview;
+  /** The runtimes brought for servers (none, PyPI, unless given). */
+  runtimes?: RuntimesOverview;
   /** Asked first for every command the conversation fake does not handle. */
   extra?: ExtraHandler;
 };
@@ -97,6 +102,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     autoAllowReadOnly: false,
   };
   const backups: BackupsOverview = structuredClone(more.backups ?? emptyBackups());
+  const runtimes: RuntimesOverview = structuredClone(more.runtimes ?? noRuntimes());
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -194,6 +200,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         if (fromAssistants !== UNHANDLED) return fromAssistants;
         const fromBackups = backupCommand(backups, cmd, args);
         if (fromBackups !== UNHANDLED) return fromBackups;
+        const fromRuntimes = runtimeCommand(runtimes, cmd, args);
+        if (fromRuntimes !== UNHANDLED) return fromRuntimes;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
       }
     }
@@ -210,5 +218,6 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     localModels,
     assistants: assistantFake,
     backups,
+    runtimes,
   };
 }

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::store::{Store, StoreError};
 
@@ -23,7 +24,7 @@ pub const DEFAULT_INDEX: &str = "https://pypi.org";
 const RECORD: &str = "installed.json";
 
 /// A runtime Switchboard can bring.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Runtime {
     /// Astral's `uv`, with `uvx`.
@@ -79,7 +80,7 @@ impl Runtime {
 }
 
 /// One runtime installed here.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InstalledRuntime {
     /// Which.
@@ -91,9 +92,23 @@ pub struct InstalledRuntime {
     /// The wheel's SHA-256, as the index gave it and as checked.
     pub sha256: String,
     /// The wheel's size in bytes.
+    #[ts(type = "number")]
     pub bytes: u64,
     /// Its `bin` folder.
+    #[ts(type = "string")]
     pub bin: PathBuf,
+}
+
+/// Settings → General → Runtimes: what is installed and where runtimes come from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimesOverview {
+    /// The runtimes installed.
+    pub installed: Vec<InstalledRuntime>,
+    /// The package index they come from.
+    pub index: String,
+    /// Their folder.
+    pub folder: String,
 }
 
 /// What went wrong fetching or installing a runtime.
@@ -281,6 +296,18 @@ fn link_programs(runtime: Runtime, staged: &Path) -> Result<(), RuntimeError> {
         std::os::unix::fs::symlink(target, &link).map_err(|e| io("cannot link", &link, e))?;
     }
     Ok(())
+}
+
+/// What is installed in `runtimes` and where runtimes come from (`store`'s setting).
+pub async fn overview(
+    runtimes: &Runtimes,
+    store: &Store,
+) -> Result<RuntimesOverview, RuntimeError> {
+    Ok(RuntimesOverview {
+        installed: runtimes.list(),
+        index: index(store).await?,
+        folder: runtimes.dir().display().to_string(),
+    })
 }
 
 /// The package index to fetch runtimes from: the `runtimes.index` setting, else PyPI.

@@ -228,8 +228,9 @@ fn set_parent_death_signal(command: &mut Command) {
 fn spawn_error(launch: Launch<'_>, error: &io::Error) -> SpawnError {
     let reason = match error.kind() {
         io::ErrorKind::NotFound => format!(
-            "`{}` was not found on the PATH (taken from your login shell); is it installed?",
-            launch.command
+            "`{}` was not found on the PATH (taken from your login shell); is it installed?{}",
+            launch.command,
+            bring_hint(launch.command)
         ),
         io::ErrorKind::PermissionDenied => {
             format!("`{}` is not executable (permission denied)", launch.command)
@@ -237,6 +238,23 @@ fn spawn_error(launch: Launch<'_>, error: &io::Error) -> SpawnError {
         _ => format!("cannot start `{}`: {error}", launch.command),
     };
     SpawnError { reason }
+}
+
+/// For a missing `uvx`/`uv` or `npx`/`node`/`npm`, how Switchboard can bring it.
+fn bring_hint(command: &str) -> &'static str {
+    let name = Path::new(command)
+        .file_name()
+        .and_then(OsStr::to_str)
+        .unwrap_or(command);
+    match name {
+        "uvx" | "uv" => {
+            " Switchboard can bring uv for its servers: `switchboard runtimes install uv`."
+        }
+        "npx" | "node" | "npm" => {
+            " Switchboard can bring Node.js for its servers: `switchboard runtimes install node`."
+        }
+        _ => "",
+    }
 }
 
 /// A server's stdout that, once dropped, is still read (and discarded) until the server

@@ -153,6 +153,27 @@ async fn a_server_whose_command_is_missing_goes_to_failed_with_the_spawn_reason(
 }
 
 #[tokio::test]
+async fn a_missing_uvx_or_npx_says_switchboard_can_bring_it() {
+    let supervisor = Supervisor::default();
+    for (command, hint) in [
+        (
+            "/switchboard/no/such/dir/uvx",
+            "`switchboard runtimes install uv`.",
+        ),
+        (
+            "/switchboard/no/such/dir/npx",
+            "`switchboard runtimes install node`.",
+        ),
+    ] {
+        let state = supervisor.start(stdio("lost", command, Vec::new())).await;
+        let ServerState::Failed { reason } = state else {
+            panic!("{state:?}");
+        };
+        assert!(reason.ends_with(hint), "{reason}");
+    }
+}
+
+#[tokio::test]
 async fn a_server_that_dies_is_restarted_with_backoff_and_shows_restarting_then_ready() {
     let supervisor = Supervisor::default();
     assert_eq!(
