@@ -94,7 +94,7 @@ const COMMANDS: &[&str] = &[
     "runtimes_overview",
     "install_runtime",
     "remove_runtime",
-    "set_runtimes_index",
+    "set_package_sources",
     "backups_overview",
     "backup_now",
     "restore_backup",

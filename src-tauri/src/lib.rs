@@ -113,7 +113,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::runtimes::runtimes_overview,
         commands::runtimes::install_runtime,
         commands::runtimes::remove_runtime,
-        commands::runtimes::set_runtimes_index,
+        commands::runtimes::set_package_sources,
         commands::backups::backups_overview,
         commands::backups::backup_now,
         commands::backups::restore_backup,

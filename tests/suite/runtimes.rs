@@ -9,10 +9,7 @@ fn the_index_is_set_and_shown_and_bad_names_urls_and_an_index_that_is_down_are_r
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let (ok, said) = cli(dir, &["runtimes", "index"]);
-    assert!(
-        ok && said.contains("runtimes come from https://pypi.org"),
-        "{said}"
-    );
+    assert!(ok && said.contains("come from https://pypi.org"), "{said}");
     let mirror = "https://pypi.tuna.tsinghua.edu.cn";
     let (ok, said) = cli(dir, &["runtimes", "index", mirror]);
     assert!(ok && said.contains(mirror), "{said}");
@@ -43,22 +40,29 @@ fn the_index_is_set_and_shown_and_bad_names_urls_and_an_index_that_is_down_are_r
 }
 
 #[test]
-fn the_window_reads_the_runtimes_and_sets_their_index_over_ipc() {
+fn the_window_reads_the_runtimes_and_sets_where_packages_come_from_over_ipc() {
     let h = super::ipc::harness();
     let invoke = |cmd: &str, args: serde_json::Value| super::ipc::invoke(&h, cmd, args);
     let overview = invoke("runtimes_overview", serde_json::json!({})).unwrap();
     assert_eq!(overview["installed"], serde_json::json!([]));
     assert_eq!(overview["index"], "https://pypi.org");
-    let mirror = serde_json::json!({ "url": "https://mirrors.example/pypi" });
-    let set = invoke("set_runtimes_index", mirror).unwrap();
+    let sources = serde_json::json!({
+        "index": "https://mirrors.example/pypi",
+        "npmRegistry": "https://npm.example",
+        "proxy": null,
+    });
+    let set = invoke("set_package_sources", sources).unwrap();
     assert_eq!(set["index"], "https://mirrors.example/pypi");
+    assert_eq!(set["npmRegistry"], "https://npm.example");
+    assert_eq!(set["proxy"], serde_json::Value::Null);
     let bad = invoke(
-        "set_runtimes_index",
-        serde_json::json!({ "url": "file:///x" }),
+        "set_package_sources",
+        serde_json::json!({ "proxy": "file:///x" }),
     );
     assert_eq!(bad.unwrap_err()["kind"], "invalid_input");
-    let back = invoke("set_runtimes_index", serde_json::json!({ "url": null })).unwrap();
+    let back = invoke("set_package_sources", serde_json::json!({})).unwrap();
     assert_eq!(back["index"], "https://pypi.org");
+    assert_eq!(back["npmRegistry"], serde_json::Value::Null);
     let unknown = invoke("install_runtime", serde_json::json!({ "name": "ruby" }));
     assert_eq!(unknown.unwrap_err()["kind"], "invalid_input");
     assert_eq!(

@@ -131,6 +131,14 @@ installed: Array<InstalledRuntime>,
  */
 index: string, 
 /**
+ * The npm registry servers use, when set.
+ */
+npmRegistry: string | null, 
+/**
+ * The HTTP proxy servers use, when set.
+ */
+proxy: string | null, 
+/**
  * Their folder.
  */
 folder: string, };

@@ -122,6 +122,12 @@ impl Engine {
             }
         }
         tracing::info!(data_dir = %paths.data_dir.display(), "engine opened");
+        match runtimes::servers_env(&store).await {
+            Ok(env) => mcp::set_servers_env(env),
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the servers' mirror and proxy settings")
+            }
+        }
         let providers = providers::Providers::new(store.clone(), secrets.clone());
         #[cfg(feature = "local")]
         let providers = providers.with_models_dir(paths.models_dir());
@@ -164,6 +170,34 @@ impl Engine {
     /// The runtimes Switchboard brought for servers.
     pub fn runtimes(&self) -> &runtimes::Runtimes {
         &self.runtimes
+    }
+
+    /// Sets where servers' `uv`, `pip` and `npm` fetch packages from and through (`None`
+    /// clears one; see [`runtimes::servers_env`]), for servers started from now on.
+    pub async fn set_package_sources(
+        &self,
+        index: Option<&str>,
+        npm_registry: Option<&str>,
+        proxy: Option<&str>,
+    ) -> Result<runtimes::RuntimesOverview, EngineError> {
+        for (key, value) in [
+            (runtimes::INDEX_SETTING, index),
+            (runtimes::NPM_REGISTRY_SETTING, npm_registry),
+            (runtimes::PROXY_SETTING, proxy),
+        ] {
+            let value = value.map(str::trim).filter(|v| !v.is_empty());
+            if let Some(url) = value {
+                let parsed = url::Url::parse(url).ok();
+                if !parsed.is_some_and(|u| matches!(u.scheme(), "http" | "https")) {
+                    let errors = vec![format!("{url:?} is not an http(s) URL")];
+                    return Err(crate::vocab::error::ConfigError { errors }.into());
+                }
+            }
+            let value = value.map_or(serde_json::Value::Null, |v| serde_json::json!(v));
+            self.store.set_setting(key, &value).await?;
+        }
+        mcp::set_servers_env(runtimes::servers_env(&self.store).await?);
+        Ok(runtimes::overview(&self.runtimes, &self.store).await?)
     }
 
     /// The profile's database backups.

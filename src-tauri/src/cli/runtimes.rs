@@ -1,11 +1,10 @@
 //! `switchboard runtimes`: the runtimes Switchboard brings for MCP servers (`uv`, Node.js) —
 //! list them, install one from the package index (PyPI unless `runtimes index` set a mirror),
-//! remove one.
+//! remove one — and where servers' packages come from (index, npm registry, proxy).
 
 use std::io::Write;
 
 use clap::Subcommand;
-use serde_json::json;
 use switchboard_engine::Engine;
 use switchboard_engine::runtimes::{self, Runtime};
 
@@ -31,14 +30,30 @@ pub enum RuntimesCmd {
         /// `uv` or `node`.
         name: String,
     },
-    /// Show or set the package index runtimes come from (a PyPI mirror, e.g.
-    /// https://pypi.tuna.tsinghua.edu.cn); `--default` goes back to PyPI.
+    /// Show or set the package index runtimes come from, which servers' uv and pip also use
+    /// (a PyPI mirror, e.g. https://pypi.tuna.tsinghua.edu.cn); `--default` goes back to PyPI.
     Index {
         /// The index's URL.
         url: Option<String>,
         /// Use PyPI again.
         #[arg(long, conflicts_with = "url")]
         default: bool,
+    },
+    /// Show or set the npm registry servers' npm and npx use; `--default` clears it.
+    NpmRegistry {
+        /// The registry's URL (e.g. https://registry.npmmirror.com).
+        url: Option<String>,
+        /// Use npm's own default again.
+        #[arg(long, conflicts_with = "url")]
+        default: bool,
+    },
+    /// Show or set the HTTP proxy servers use; `--none` clears it.
+    Proxy {
+        /// The proxy's URL (e.g. http://127.0.0.1:7890).
+        url: Option<String>,
+        /// No proxy.
+        #[arg(long, conflicts_with = "url")]
+        none: bool,
     },
 }
 
@@ -102,24 +117,59 @@ pub(super) async fn run(engine: &Engine, cmd: &RuntimesCmd) -> Result<(), CliErr
             }
         }
         RuntimesCmd::Index { url, default } => {
-            let store = engine.store();
-            if *default {
-                store
-                    .set_setting(runtimes::INDEX_SETTING, &json!(null))
-                    .await?;
-            } else if let Some(url) = url {
-                let parsed = url::Url::parse(url)
-                    .ok()
-                    .filter(|u| matches!(u.scheme(), "http" | "https"));
-                if parsed.is_none() {
-                    return Err(CliError::Usage(format!("{url:?} is not an http(s) URL")));
-                }
-                store
-                    .set_setting(runtimes::INDEX_SETTING, &json!(url))
-                    .await?;
-            }
-            let index = runtimes::index(store).await.map_err(failed)?;
-            writeln!(out, "runtimes come from {index}")?;
+            let now = runtimes::overview(brought, engine.store())
+                .await
+                .map_err(failed)?;
+            let index = if *default {
+                None
+            } else {
+                url.as_deref().or(Some(now.index.as_str()))
+            };
+            let set = engine.set_package_sources(
+                index,
+                now.npm_registry.as_deref(),
+                now.proxy.as_deref(),
+            );
+            writeln!(
+                out,
+                "runtimes and servers' packages come from {}",
+                set.await?.index
+            )?;
+        }
+        RuntimesCmd::NpmRegistry { url, default } => {
+            let now = runtimes::overview(brought, engine.store())
+                .await
+                .map_err(failed)?;
+            let registry = if *default {
+                None
+            } else {
+                url.as_deref().or(now.npm_registry.as_deref())
+            };
+            let set = engine.set_package_sources(Some(&now.index), registry, now.proxy.as_deref());
+            let registry = set.await?.npm_registry;
+            writeln!(
+                out,
+                "servers' npm uses {}",
+                registry.as_deref().unwrap_or("its own default registry")
+            )?;
+        }
+        RuntimesCmd::Proxy { url, none } => {
+            let now = runtimes::overview(brought, engine.store())
+                .await
+                .map_err(failed)?;
+            let proxy = if *none {
+                None
+            } else {
+                url.as_deref().or(now.proxy.as_deref())
+            };
+            let set =
+                engine.set_package_sources(Some(&now.index), now.npm_registry.as_deref(), proxy);
+            let proxy = set.await?.proxy;
+            writeln!(
+                out,
+                "servers' proxy: {}",
+                proxy.as_deref().unwrap_or("none")
+            )?;
         }
     }
     Ok(())

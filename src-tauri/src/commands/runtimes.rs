@@ -1,8 +1,7 @@
 //! Commands of Settings → General → Runtimes: the runtimes Switchboard brings for servers
-//! (`uv`, Node.js) — what is installed, install one from the package index, remove one, and
-//! the index they come from (a mirror).
+//! (`uv`, Node.js) — what is installed, install one from the package index, remove one — and
+//! where servers' packages come from (a PyPI mirror, an npm registry, a proxy).
 
-use serde_json::json;
 use switchboard_engine::runtimes::{self, InstalledRuntime, Runtime, RuntimesOverview};
 use switchboard_engine::{Engine, EngineError, ErrorKind};
 use tauri::State;
@@ -46,27 +45,16 @@ pub fn remove_runtime(engine: State<'_, Engine>, name: String) -> CmdResult<()> 
     Ok(())
 }
 
-/// Sets the package index runtimes come from (`None`: PyPI).
+/// Sets where runtimes and servers' `uv`, `pip` and `npm` fetch packages from and through:
+/// the package index (`None`: PyPI), the npm registry and the HTTP proxy (`None`: none).
 #[tauri::command]
-pub async fn set_runtimes_index(
+pub async fn set_package_sources(
     engine: State<'_, Engine>,
-    url: Option<String>,
+    index: Option<String>,
+    npm_registry: Option<String>,
+    proxy: Option<String>,
 ) -> CmdResult<RuntimesOverview> {
-    let url = url.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty());
-    if let Some(url) = &url {
-        let parsed = url::Url::parse(url).ok();
-        if !parsed.is_some_and(|u| matches!(u.scheme(), "http" | "https")) {
-            return Err(IpcError {
-                kind: ErrorKind::InvalidInput,
-                message: format!("{url:?} is not an http(s) URL"),
-            });
-        }
-    }
-    let value = url.map_or(serde_json::Value::Null, |u| json!(u));
-    (engine
-        .store()
-        .set_setting(runtimes::INDEX_SETTING, &value)
-        .await)?;
-    let overview = runtimes::overview(engine.runtimes(), engine.store()).await;
-    Ok(overview.map_err(EngineError::from)?)
+    let set =
+        engine.set_package_sources(index.as_deref(), npm_registry.as_deref(), proxy.as_deref());
+    Ok(set.await?)
 }

@@ -92,6 +92,47 @@ fn a_stdio_server_receives_only_the_allow_list_and_its_own_env_while_the_app_has
 }
 
 #[test]
+fn a_package_mirror_an_npm_registry_and_a_proxy_reach_servers_unless_their_own_env_sets_them() {
+    let data = tempfile::tempdir().unwrap();
+    import_envy(
+        data.path(),
+        serde_json::json!({"env": {"npm_config_registry": "https://own.example"}}),
+    );
+    let set = |args: &[&str]| {
+        let o = switchboard(data.path(), args, &[]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    };
+    set(&["runtimes", "index", "https://mirror.example/pypi/"]);
+    set(&["runtimes", "npm-registry", "https://npm.example"]);
+    set(&["runtimes", "proxy", "http://proxy.example:3128"]);
+    let env = server_env(data.path(), &[]);
+    let got = |name: &str| env.get(name).map(String::as_str);
+    assert_eq!(
+        got("UV_DEFAULT_INDEX"),
+        Some("https://mirror.example/pypi/simple")
+    );
+    assert_eq!(
+        got("PIP_INDEX_URL"),
+        Some("https://mirror.example/pypi/simple")
+    );
+    assert_eq!(
+        got("npm_config_registry"),
+        Some("https://own.example"),
+        "its own wins"
+    );
+    assert_eq!(got("HTTPS_PROXY"), Some("http://proxy.example:3128"));
+    assert_eq!(got("http_proxy"), Some("http://proxy.example:3128"));
+
+    set(&["runtimes", "index", "--default"]);
+    set(&["runtimes", "proxy", "--none"]);
+    let env = server_env(data.path(), &[]);
+    assert!(
+        !env.contains_key("UV_DEFAULT_INDEX") && !env.contains_key("HTTPS_PROXY"),
+        "{env:?}"
+    );
+}
+
+#[test]
 fn a_variable_named_in_inherit_env_is_passed_on_and_survives_export() {
     let data = tempfile::tempdir().unwrap();
     import_envy(

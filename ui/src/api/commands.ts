@@ -1270,12 +1270,17 @@ export async function removeRuntime(args: { name: string }): Promise<void> {
 }
 
 /**
- * Sets the package index runtimes come from (`None`: PyPI).
+ * Sets where runtimes and servers' `uv`, `pip` and `npm` fetch packages from and through:
+ * the package index (`None`: PyPI), the npm registry and the HTTP proxy (`None`: none).
  *
- * Command `set_runtimes_index`.
+ * Command `set_package_sources`.
  */
-export function setRuntimesIndex(args: { url?: string | null } = {}): Promise<RuntimesOverview> {
-  return call<RuntimesOverview>('set_runtimes_index', args);
+export function setPackageSources(args: {
+  index?: string | null;
+  npmRegistry?: string | null;
+  proxy?: string | null;
+} = {}): Promise<RuntimesOverview> {
+  return call<RuntimesOverview>('set_package_sources', args);
 }
 
 // src-tauri/src/commands/servers.rs

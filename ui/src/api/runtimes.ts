@@ -14,7 +14,11 @@ export function removeRuntime(runtime: Runtime): Promise<void> {
   return commands.removeRuntime({ name: runtime });
 }
 
-/** Sets the package index runtimes come from (null: PyPI). */
-export function setRuntimesIndex(url: string | null): Promise<RuntimesOverview> {
-  return commands.setRuntimesIndex({ url });
+/** Where runtimes and servers' packages come from: the package index (null: PyPI), the npm
+ * registry and the HTTP proxy (null: none). */
+export type PackageSources = { index: string | null; npmRegistry: string | null; proxy: string | null };
+
+/** Sets where runtimes and servers' packages come from and through. */
+export function setPackageSources(sources: PackageSources): Promise<RuntimesOverview> {
+  return commands.setPackageSources(sources);
 }

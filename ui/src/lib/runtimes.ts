@@ -1,2 +1,2 @@
 // The runtimes Switchboard brings for servers, for Settings → General → Runtimes.
-export { installRuntime, removeRuntime, runtimesOverview, setRuntimesIndex } from '../api';
+export { installRuntime, removeRuntime, runtimesOverview, setPackageSources } from '../api';

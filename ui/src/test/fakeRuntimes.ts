@@ -3,7 +3,7 @@ import type { InstalledRuntime, IpcError, RuntimesOverview } from '../bindings';
 import { UNHANDLED } from './fakeServers';
 
 export function noRuntimes(): RuntimesOverview {
-  return { installed: [], index: 'https://pypi.org', folder: '/home/test/.local/share/switchboard/runtimes' };
+  return { installed: [], index: 'https://pypi.org', npmRegistry: null, proxy: null, folder: '/home/test/.local/share/switchboard/runtimes' };
 }
 
 const VERSIONS = { uv: '0.13.9', node: '24.19.0' } as const;
@@ -29,8 +29,10 @@ export function runtimeCommand(state: RuntimesOverview, cmd: string, args: Recor
     case 'remove_runtime':
       state.installed = state.installed.filter((r) => r.runtime !== name);
       return null;
-    case 'set_runtimes_index':
-      state.index = (args.url as string | null) ?? 'https://pypi.org';
+    case 'set_package_sources':
+      state.index = (args.index as string | null) ?? 'https://pypi.org';
+      state.npmRegistry = (args.npmRegistry as string | null) ?? null;
+      state.proxy = (args.proxy as string | null) ?? null;
       return structuredClone(state);
     default:
       return UNHANDLED;

@@ -44,7 +44,7 @@ pub use client::interact_types::{
 };
 pub use client::oauth::{Authorizer, Headless, Loopback, Notify, OAuth, OAuthError};
 pub use client::oauth_client::secret_account;
-pub use client::process::{login_path, servers_path, set_runtimes_dir};
+pub use client::process::{login_path, servers_path, set_runtimes_dir, set_servers_env};
 pub use client::progress::Progress;
 pub use client::roots::{RootInfo, Roots};
 pub use client::tasks::TaskState;

@@ -16,8 +16,13 @@ use ts_rs::TS;
 
 use crate::store::{Store, StoreError};
 
-/// The setting naming the package index runtimes are fetched from.
+/// The setting naming the package index runtimes are fetched from (and, when set, the one
+/// servers' `uv` and `pip` use).
 pub const INDEX_SETTING: &str = "runtimes.index";
+/// The setting naming the npm registry servers' `npm`/`npx` use.
+pub const NPM_REGISTRY_SETTING: &str = "runtimes.npmRegistry";
+/// The setting naming the HTTP proxy servers use.
+pub const PROXY_SETTING: &str = "runtimes.proxy";
 /// The package index used unless one is set.
 pub const DEFAULT_INDEX: &str = "https://pypi.org";
 /// The record of an installed runtime, in its folder.
@@ -107,6 +112,10 @@ pub struct RuntimesOverview {
     pub installed: Vec<InstalledRuntime>,
     /// The package index they come from.
     pub index: String,
+    /// The npm registry servers use, when set.
+    pub npm_registry: Option<String>,
+    /// The HTTP proxy servers use, when set.
+    pub proxy: Option<String>,
     /// Their folder.
     pub folder: String,
 }
@@ -306,8 +315,42 @@ pub async fn overview(
     Ok(RuntimesOverview {
         installed: runtimes.list(),
         index: index(store).await?,
+        npm_registry: text_setting(store, NPM_REGISTRY_SETTING).await?,
+        proxy: text_setting(store, PROXY_SETTING).await?,
         folder: runtimes.dir().display().to_string(),
     })
+}
+
+/// A text setting, `None` when unset or blank.
+async fn text_setting(store: &Store, key: &str) -> Result<Option<String>, RuntimeError> {
+    let set = store.setting(key).await?;
+    let set = set.as_ref().and_then(Value::as_str).map(str::trim);
+    Ok(set.filter(|s| !s.is_empty()).map(str::to_owned))
+}
+
+/// The variables servers get unless their own configuration sets them, from the settings: a
+/// package index other than PyPI for `uv` and `pip` (its `/simple` API), an npm registry for
+/// `npm`/`npx`, and a proxy (`HTTPS_PROXY`, `HTTP_PROXY`, and their lower-case forms).
+pub async fn servers_env(
+    store: &Store,
+) -> Result<std::collections::BTreeMap<String, String>, RuntimeError> {
+    let mut env = std::collections::BTreeMap::new();
+    if let Some(index) = text_setting(store, INDEX_SETTING).await?
+        && index.trim_end_matches('/') != DEFAULT_INDEX
+    {
+        let simple = format!("{}/simple", index.trim_end_matches('/'));
+        env.insert("UV_DEFAULT_INDEX".to_owned(), simple.clone());
+        env.insert("PIP_INDEX_URL".to_owned(), simple);
+    }
+    if let Some(registry) = text_setting(store, NPM_REGISTRY_SETTING).await? {
+        env.insert("npm_config_registry".to_owned(), registry);
+    }
+    if let Some(proxy) = text_setting(store, PROXY_SETTING).await? {
+        for name in ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] {
+            env.insert(name.to_owned(), proxy.clone());
+        }
+    }
+    Ok(env)
 }
 
 /// The package index to fetch runtimes from: the `runtimes.index` setting, else PyPI.

@@ -27,19 +27,24 @@ describe('Settings → Runtimes', () => {
     expect(await within(card).findByRole('button', { name: 'Install uv' })).toBeInTheDocument();
   });
 
-  test('a mirror is saved as the index, an empty field goes back to PyPI', async () => {
+  test('a mirror, an npm registry and a proxy are saved together; empty fields clear them', async () => {
     const backend = installFakeBackend();
     const user = userEvent.setup();
     render(RuntimeSettings);
     const card = screen.getByTestId('runtime-settings');
-    const field = await within(card).findByLabelText('Package index (a PyPI mirror)');
-    await user.clear(field);
-    await user.type(field, 'https://pypi.tuna.tsinghua.edu.cn{Enter}');
-    expect(backend.callsTo('set_runtimes_index')).toEqual([{ url: 'https://pypi.tuna.tsinghua.edu.cn' }]);
+    const index = await within(card).findByLabelText('Package index (a PyPI mirror)');
+    await user.clear(index);
+    await user.type(index, 'https://pypi.tuna.tsinghua.edu.cn');
+    await user.type(within(card).getByLabelText('npm registry'), 'https://registry.npmmirror.com');
+    await user.type(within(card).getByLabelText('HTTP proxy'), 'http://127.0.0.1:7890{Enter}');
+    expect(backend.callsTo('set_package_sources')).toEqual([
+      { index: 'https://pypi.tuna.tsinghua.edu.cn', npmRegistry: 'https://registry.npmmirror.com', proxy: 'http://127.0.0.1:7890' },
+    ]);
     await expect.poll(() => within(card).getByTestId('runtime-node').textContent).toContain('from https://pypi.tuna.tsinghua.edu.cn');
-    await user.clear(field);
+    await user.clear(index);
+    await user.clear(within(card).getByLabelText('HTTP proxy'));
     await user.click(within(card).getByRole('button', { name: 'Save' }));
-    expect(backend.callsTo('set_runtimes_index')[1]).toEqual({ url: null });
+    expect(backend.callsTo('set_package_sources')[1]).toEqual({ index: null, npmRegistry: 'https://registry.npmmirror.com', proxy: null });
   });
 
   test('an install that fails says why, in Chinese too', async () => {

@@ -186,7 +186,7 @@ fn build_command(launch: Launch<'_>, path: &OsStr) -> Command {
             std::env::vars_os(),
             path,
             launch.inherit_env,
-            launch.env,
+            &with_servers_env(launch.env),
         ))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -433,6 +433,25 @@ async fn sweep_group(pid: Option<u32>) {
 /// The folder of the runtimes Switchboard brought itself (`crate::runtimes`), set by the engine
 /// that opened the profile.
 static RUNTIMES_DIR: std::sync::RwLock<Option<std::path::PathBuf>> = std::sync::RwLock::new(None);
+
+/// Variables every server gets unless its own configuration sets them (a package mirror and a
+/// proxy for `uv`/`npm`: see `crate::runtimes::servers_env`), set by the engine.
+static SERVERS_ENV: std::sync::RwLock<BTreeMap<String, String>> =
+    std::sync::RwLock::new(BTreeMap::new());
+
+/// Sets the variables every server gets unless its own configuration sets them.
+pub fn set_servers_env(env: BTreeMap<String, String>) {
+    if let Ok(mut set) = SERVERS_ENV.write() {
+        *set = env;
+    }
+}
+
+/// `own` over the variables every server gets.
+pub(crate) fn with_servers_env(own: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut env = SERVERS_ENV.read().map(|e| e.clone()).unwrap_or_default();
+    env.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env
+}
 
 /// Sets the folder whose runtimes' `bin` folders servers also get on their PATH.
 pub fn set_runtimes_dir(dir: std::path::PathBuf) {
