@@ -117,60 +117,51 @@ pub(super) async fn run(engine: &Engine, cmd: &RuntimesCmd) -> Result<(), CliErr
             }
         }
         RuntimesCmd::Index { url, default } => {
-            let now = runtimes::overview(brought, engine.store())
-                .await
-                .map_err(failed)?;
-            let index = if *default {
-                None
-            } else {
-                url.as_deref().or(Some(now.index.as_str()))
-            };
-            let set = engine.set_package_sources(
-                index,
-                now.npm_registry.as_deref(),
-                now.proxy.as_deref(),
-            );
+            let set = set_source(engine, 0, url.as_deref(), *default).await?;
             writeln!(
                 out,
                 "runtimes and servers' packages come from {}",
-                set.await?.index
+                set.index
             )?;
         }
         RuntimesCmd::NpmRegistry { url, default } => {
-            let now = runtimes::overview(brought, engine.store())
-                .await
-                .map_err(failed)?;
-            let registry = if *default {
-                None
-            } else {
-                url.as_deref().or(now.npm_registry.as_deref())
-            };
-            let set = engine.set_package_sources(Some(&now.index), registry, now.proxy.as_deref());
-            let registry = set.await?.npm_registry;
+            let set = set_source(engine, 1, url.as_deref(), *default).await?;
+            let registry = set.npm_registry.as_deref();
             writeln!(
                 out,
                 "servers' npm uses {}",
-                registry.as_deref().unwrap_or("its own default registry")
+                registry.unwrap_or("its own default registry")
             )?;
         }
         RuntimesCmd::Proxy { url, none } => {
-            let now = runtimes::overview(brought, engine.store())
-                .await
-                .map_err(failed)?;
-            let proxy = if *none {
-                None
-            } else {
-                url.as_deref().or(now.proxy.as_deref())
-            };
-            let set =
-                engine.set_package_sources(Some(&now.index), now.npm_registry.as_deref(), proxy);
-            let proxy = set.await?.proxy;
+            let set = set_source(engine, 2, url.as_deref(), *none).await?;
             writeln!(
                 out,
                 "servers' proxy: {}",
-                proxy.as_deref().unwrap_or("none")
+                set.proxy.as_deref().unwrap_or("none")
             )?;
         }
     }
     Ok(())
+}
+
+/// Sets package source `which` (0 the index, 1 the npm registry, 2 the proxy) to `url`, or
+/// clears it, keeping the other two; with neither, only reads them.
+async fn set_source(
+    engine: &Engine,
+    which: usize,
+    url: Option<&str>,
+    clear: bool,
+) -> Result<runtimes::RuntimesOverview, CliError> {
+    let now = runtimes::overview(engine.runtimes(), engine.store()).await;
+    let now = now.map_err(|e| CliError::Engine(e.into()))?;
+    let mut sources = [Some(now.index), now.npm_registry, now.proxy];
+    if clear {
+        sources[which] = None;
+    } else if let Some(url) = url {
+        sources[which] = Some(url.to_owned());
+    }
+    let [index, registry, proxy] = sources;
+    let set = engine.set_package_sources(index.as_deref(), registry.as_deref(), proxy.as_deref());
+    Ok(set.await?)
 }
