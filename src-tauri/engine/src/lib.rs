@@ -180,19 +180,21 @@ impl Engine {
         npm_registry: Option<&str>,
         proxy: Option<&str>,
     ) -> Result<runtimes::RuntimesOverview, EngineError> {
-        for (key, value) in [
+        let sources = [
             (runtimes::INDEX_SETTING, index),
             (runtimes::NPM_REGISTRY_SETTING, npm_registry),
             (runtimes::PROXY_SETTING, proxy),
-        ] {
-            let value = value.map(str::trim).filter(|v| !v.is_empty());
-            if let Some(url) = value {
-                let parsed = url::Url::parse(url).ok();
-                if !parsed.is_some_and(|u| matches!(u.scheme(), "http" | "https")) {
-                    let errors = vec![format!("{url:?} is not an http(s) URL")];
-                    return Err(crate::vocab::error::ConfigError { errors }.into());
-                }
+        ]
+        .map(|(key, value)| (key, value.map(str::trim).filter(|v| !v.is_empty())));
+        // All are checked before any is written.
+        for url in sources.iter().filter_map(|(_, value)| *value) {
+            let parsed = url::Url::parse(url).ok();
+            if !parsed.is_some_and(|u| matches!(u.scheme(), "http" | "https")) {
+                let errors = vec![format!("{url:?} is not an http(s) URL")];
+                return Err(crate::vocab::error::ConfigError { errors }.into());
             }
+        }
+        for (key, value) in sources {
             let value = value.map_or(serde_json::Value::Null, |v| serde_json::json!(v));
             self.store.set_setting(key, &value).await?;
         }
