@@ -90,6 +90,21 @@ fn text(report: &Value) -> String {
 
 type Events = tokio::sync::broadcast::Receiver<InteractionEvent>;
 
+/// The Python SDK's client (handshake era, no elicitation) making `calls` with `token`, left
+/// running for the test to kill.
+fn python_app(url: &str, token: &str, calls: &Value) -> std::process::Child {
+    std::process::Command::new(venv_python())
+        .arg(super::support_py::fixtures_py().join("serve_client.py"))
+        .args(["none", url, "[]"])
+        .arg(calls.to_string())
+        .arg("{}")
+        .env("SB_TOKEN", token)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// The id of the next app's call the window is asked about.
 async fn next_asked(events: &mut Events) -> String {
     loop {
@@ -213,16 +228,7 @@ async fn an_app_that_leaves_while_the_window_asks_about_its_call_takes_the_quest
 
     // A handshake-era app (the Python SDK's client, whose session outlives its connection)
     // killed while the window asks about its call.
-    let mut python = std::process::Command::new(venv_python())
-        .arg(super::support_py::fixtures_py().join("serve_client.py"))
-        .args(["none", url.as_str(), "[]"])
-        .arg(json!([[CALL, {"timezone": "Asia/Tokyo"}]]).to_string())
-        .arg("{}")
-        .env("SB_TOKEN", &token)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut python = python_app(&url, &token, &json!([[CALL, {"timezone": "Asia/Tokyo"}]]));
     let asked = next_asked(&mut events).await;
     python.kill().unwrap();
     python.wait().unwrap();
@@ -288,16 +294,7 @@ async fn an_app_that_leaves_mid_call_has_the_upstream_call_cancelled() {
 
     // A handshake-era app (the Python SDK's client, whose session outlives its connection)
     // killed mid-call.
-    let mut python = std::process::Command::new(venv_python())
-        .arg(super::support_py::fixtures_py().join("serve_client.py"))
-        .args(["none", url.as_str(), "[]"])
-        .arg(json!([["mute__work", {}]]).to_string())
-        .arg("{}")
-        .env("SB_TOKEN", &token)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut python = python_app(&url, &token, &json!([["mute__work", {}]]));
     let reached = stderr("ignoring request", 1).await;
     assert!(
         reached.is_some(),

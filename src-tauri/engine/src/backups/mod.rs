@@ -314,13 +314,23 @@ impl Backups {
             return Err(error.into());
         }
         std::fs::rename(partial, done).map_err(|e| io("cannot rename", partial, e))?;
+        // What the list would say of it, without reading the folder again.
         let name = done
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default();
-        let listed = self.list()?.into_iter().find(|b| b.name == name);
-        listed.ok_or_else(|| BackupError::Unknown {
+        let bytes = std::fs::metadata(done)
+            .map_err(|e| io("cannot read", done, e))?
+            .len();
+        let (created_ms, reason) = parse_name(name).ok_or_else(|| BackupError::Unknown {
             name: name.to_owned(),
+        })?;
+        Ok(BackupInfo {
+            name: name.to_owned(),
+            created_ms,
+            reason,
+            bytes,
+            pending_restore: false,
         })
     }
 
