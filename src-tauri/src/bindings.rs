@@ -42,9 +42,10 @@ use switchboard_engine::providers::{ConnectionTest, KeyStatus, NewProvider, Prov
 use switchboard_engine::runtimes::{InstalledRuntime, Runtime, RuntimesOverview};
 use switchboard_engine::secrets::KeySource;
 use switchboard_engine::store::{
-    Assistant, AssistantDraft, Conversation, ConversationPatch, MergeAction, MergeEntry,
-    MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, ProviderRecord,
-    ProviderSettings, Role, SearchHit, Segment, ServerRecord, TokenUsage,
+    Assistant, AssistantDraft, Conversation, ConversationPatch, ListScope, MergeAction, MergeEntry,
+    MergeReport, Message, MessageStatus, NewConversation, Page, PageRequest, Project,
+    ProjectConversations, ProjectDraft, ProjectSummary, ProviderRecord, ProviderSettings, Role,
+    SearchHit, Segment, ServerRecord, TokenUsage,
 };
 use switchboard_engine::store::{CallOutcome, ServeCall, ServeClient, ServeGrant};
 use switchboard_engine::store::{FilesPage, FilesQuery, KnowledgeBase, KnowledgeFile};
@@ -86,6 +87,11 @@ pub fn typescript() -> String {
         declaration::<Page<()>>(&cfg),
         declaration::<Conversation>(&cfg),
         declaration::<NewConversation>(&cfg),
+        declaration::<ListScope>(&cfg),
+        declaration::<Project>(&cfg),
+        declaration::<ProjectDraft>(&cfg),
+        declaration::<ProjectSummary>(&cfg),
+        declaration::<ProjectConversations>(&cfg),
         declaration::<serde_json::Value>(&cfg),
         declaration::<ProviderKind>(&cfg),
         declaration::<Preset>(&cfg),

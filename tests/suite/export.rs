@@ -326,6 +326,7 @@ async fn no_export_in_any_format_contains_a_provider_key_or_a_server_env_secret(
             provider_id: Some(provider.provider.id.clone()),
             model: Some("gpt-4o".into()),
             system_prompt: None,
+            project_id: None,
         })
         .await
         .unwrap();

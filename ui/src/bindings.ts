@@ -234,7 +234,11 @@ settings: JsonValue,
 /**
  * The last message of the branch shown; none before the first message.
  */
-headId: string | null, };
+headId: string | null, 
+/**
+ * The project it belongs to, if any.
+ */
+projectId?: string, };
 
 /**
  * What a new conversation starts with.
@@ -255,7 +259,96 @@ model?: string,
 /**
  * The system prompt.
  */
-systemPrompt?: string, };
+systemPrompt?: string, 
+/**
+ * The project (id) it belongs to.
+ */
+projectId?: string, };
+
+/**
+ * Which conversations a listing holds.
+ */
+export type ListScope = "all" | "unfiled" | { "project": string };
+
+/**
+ * A stored project.
+ */
+export type Project = { 
+/**
+ * Time-ordered id.
+ */
+id: string, 
+/**
+ * Its name, unique regardless of case.
+ */
+name: string, 
+/**
+ * An emoji shown beside the name (may be empty).
+ */
+icon: string, 
+/**
+ * Given to the model before each conversation's own system prompt (may be empty).
+ */
+instructions: string, 
+/**
+ * The assistant (id) new conversations in it start from; the default assistant when absent.
+ */
+assistantId: string | null, 
+/**
+ * The MCP servers new conversations in it use; the assistant's choice when absent.
+ */
+servers: Array<string> | null, 
+/**
+ * Creation time, Unix milliseconds.
+ */
+createdAt: number, 
+/**
+ * Last change, Unix milliseconds.
+ */
+updatedAt: number, };
+
+/**
+ * What a project is made of, to create one or replace one's fields.
+ */
+export type ProjectDraft = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * An emoji.
+ */
+icon: string, 
+/**
+ * Instructions for every conversation in it.
+ */
+instructions: string, 
+/**
+ * The default assistant (id).
+ */
+assistantId?: string, 
+/**
+ * The MCP servers of its new conversations.
+ */
+servers?: Array<string>, };
+
+/**
+ * A project in the sidebar: the project and how many conversations (not archived) it holds.
+ */
+export type ProjectSummary = { 
+/**
+ * The project.
+ */
+project: Project, 
+/**
+ * Its conversations that are not archived.
+ */
+conversations: number, };
+
+/**
+ * What happens to a deleted project's conversations.
+ */
+export type ProjectConversations = "keep" | "delete";
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
@@ -2789,7 +2882,12 @@ report: MergeReport,
  * The assistants the file carried (Switchboard's export: those its conversations started
  * from), merged by id unless this was a dry run.
  */
-assistants: number, };
+assistants: number, 
+/**
+ * The projects the file carried (those its conversations are in), merged by id unless
+ * this was a dry run.
+ */
+projects: number, };
 
 /**
  * One tool's offer to the model.

@@ -108,6 +108,7 @@ fn conversation(n: usize) -> (Conversation, Vec<Message>) {
         system_prompt: None,
         settings: json!({}),
         head_id: messages.last().map(|m| m.id.clone()),
+        project_id: None,
     };
     (conversation, messages)
 }

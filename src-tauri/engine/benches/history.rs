@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use sqlx::{Connection, SqliteConnection};
 use switchboard_engine::Store;
-use switchboard_engine::store::PageRequest;
+use switchboard_engine::store::{ListScope, PageRequest};
 
 const CONVERSATIONS: usize = 100_000;
 const MESSAGES: usize = 2_000_000;
@@ -225,7 +225,7 @@ fn main() {
         measure("list: first page of 50", 300, |_| {
             let s = store.clone();
             async move {
-                s.list_conversations(&PageRequest::first(50))
+                s.list_conversations(&PageRequest::first(50), &ListScope::All)
                     .await
                     .expect("list")
                     .items

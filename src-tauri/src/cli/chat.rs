@@ -28,6 +28,10 @@ pub struct ChatArgs {
     /// provider, model and settings (default: the default assistant, if one is set).
     #[arg(long, conflicts_with = "conversation", value_name = "NAME")]
     pub assistant: Option<String>,
+    /// Start the new conversation in this project (its name or id): its instructions apply,
+    /// and with no `--assistant` it starts from the project's assistant and servers.
+    #[arg(long, conflicts_with = "conversation", value_name = "NAME")]
+    pub project: Option<String>,
     /// The provider (name or id) to use.
     #[arg(long)]
     pub provider: Option<String>,
@@ -206,7 +210,7 @@ async fn conversation(engine: &Engine, args: &ChatArgs) -> Result<Conversation, 
         None => {
             engine
                 .agent()
-                .new_conversation(args.assistant.as_deref())
+                .new_conversation_in(args.assistant.as_deref(), args.project.as_deref())
                 .await?
         }
     };

@@ -5,7 +5,9 @@ use std::io::Write;
 use clap::Subcommand;
 use switchboard_engine::Engine;
 use switchboard_engine::agent::history;
-use switchboard_engine::store::{Conversation, Message, NewConversation, PageRequest, SearchHit};
+use switchboard_engine::store::{
+    Conversation, ListScope, Message, NewConversation, PageRequest, SearchHit,
+};
 use switchboard_engine::vocab::content::ContentPart;
 
 use super::CliError;
@@ -18,6 +20,9 @@ pub enum ConversationsCmd {
         /// How many to show.
         #[arg(long, default_value_t = 50)]
         limit: u32,
+        /// Only those in this project (its name or id).
+        #[arg(long, value_name = "NAME")]
+        project: Option<String>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -66,9 +71,17 @@ pub(super) async fn run(engine: &Engine, cmd: &ConversationsCmd) -> Result<(), C
     let store = engine.store();
     let mut out = std::io::stdout().lock();
     match cmd {
-        ConversationsCmd::List { limit, json } => {
+        ConversationsCmd::List {
+            limit,
+            project,
+            json,
+        } => {
+            let scope = match project {
+                Some(p) => ListScope::Project(store.find_project(p).await?.id),
+                None => ListScope::All,
+            };
             let page = store
-                .list_conversations(&PageRequest::first(*limit))
+                .list_conversations(&PageRequest::first(*limit), &scope)
                 .await?;
             if *json {
                 serde_json::to_writer_pretty(&mut out, &page.items)

@@ -11,6 +11,7 @@ mod knowledge;
 mod mcp;
 #[cfg(feature = "local")]
 mod models;
+mod projects;
 mod providers;
 mod runtimes;
 mod servers;
@@ -91,6 +92,10 @@ pub enum Command {
     /// index.
     #[command(subcommand)]
     Runtimes(runtimes::RuntimesCmd),
+    /// Projects, named groups of conversations with their own instructions, assistant and
+    /// servers: list, create, edit, delete, move.
+    #[command(subcommand)]
+    Projects(projects::ProjectsCmd),
     /// The database's backups: now, list, restore (at the next start), cancel, remove,
     /// schedule.
     #[command(subcommand)]
@@ -187,6 +192,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             Command::Serve(args) => mcp::run_serve(&engine, args).await,
             Command::Clients(cmd) => clients::run(&engine, cmd).await,
             Command::Backups(cmd) => backups::run(&engine, cmd).await,
+            Command::Projects(cmd) => projects::run(&engine, cmd).await,
             Command::Runtimes(cmd) => runtimes::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {
                 conformance::run(&mut std::io::stdout(), url).await

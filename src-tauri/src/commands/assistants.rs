@@ -79,16 +79,17 @@ pub async fn add_starter_assistant(
     Ok(engine.agent().add_starter(&key, &lang).await?)
 }
 
-/// A new conversation from an assistant (id), or from the default assistant when none is
-/// given.
+/// A new conversation from an assistant (id), or from the default assistant (the project's,
+/// when it has one) when none is given; in project `project` (id) when given.
 #[tauri::command]
 pub async fn new_chat(
     engine: State<'_, Engine>,
     assistant: Option<String>,
+    project: Option<String>,
 ) -> CmdResult<Conversation> {
     Ok(engine
         .agent()
-        .new_conversation(assistant.as_deref())
+        .new_conversation_in(assistant.as_deref(), project.as_deref())
         .await?)
 }
 

@@ -1,22 +1,27 @@
 //! Commands over conversations: list, create, rename, pin, delete.
 
 use switchboard_engine::Engine;
-use switchboard_engine::store::{Conversation, NewConversation, Page, PageRequest};
+use switchboard_engine::store::{Conversation, ListScope, NewConversation, Page, PageRequest};
 use tauri::State;
 
 use super::CmdResult;
 
-/// One page of conversations, pinned first, newest activity first.
+/// One page of the conversations of `scope` (default: those in no project), pinned first,
+/// newest activity first.
 #[tauri::command]
 pub async fn list_conversations<R: tauri::Runtime>(
     engine: State<'_, Engine>,
     window: tauri::WebviewWindow<R>,
     page: PageRequest,
+    scope: Option<ListScope>,
 ) -> CmdResult<Page<Conversation>> {
     crate::startup::mark_once(&crate::startup::FIRST_LIST, "the page asked for the list");
     // The page has mounted: the window it starts hidden in can be drawn now.
     crate::startup::show_main(|| window.show(), "window shown");
-    let listed = engine.store().list_conversations(&page).await?;
+    let listed = engine
+        .store()
+        .list_conversations(&page, &scope.unwrap_or_default())
+        .await?;
     crate::startup::mark_once(&crate::startup::FIRST_LISTED, "the list was read");
     Ok(listed)
 }

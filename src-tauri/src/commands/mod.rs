@@ -17,6 +17,7 @@ pub mod local_server;
 pub mod mcp_content;
 #[cfg(feature = "local")]
 pub mod models;
+pub mod projects;
 pub mod providers;
 pub mod runtimes;
 pub mod servers;

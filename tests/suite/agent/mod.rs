@@ -9,6 +9,7 @@ mod cli;
 mod cli_settings;
 mod crash;
 mod model;
+mod projects;
 mod seed003;
 mod tasks;
 mod tasks_stateless;

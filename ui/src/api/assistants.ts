@@ -31,8 +31,10 @@ export function addStarterAssistant(key: string, lang: string): Promise<Assistan
 }
 
 /** A new conversation from an assistant, or from the default one when `assistant` is null. */
-export function newChat(assistant: string | null): Promise<Conversation> {
-  return commands.newChat({ assistant });
+/** A new conversation from `assistant` (null: the project's or the default one), in `project`
+ * when given. */
+export function newChat(assistant: string | null, project: string | null = null): Promise<Conversation> {
+  return commands.newChat({ assistant, project });
 }
 
 export function exportAssistants(ids: string[], path: string): Promise<number> {

@@ -44,6 +44,7 @@ import type {
   JsonValue,
   KnowledgeBase,
   LinkPreview,
+  ListScope,
   LocalModel,
   LocalOllama,
   LocalServerStatus,
@@ -60,6 +61,10 @@ import type {
   Passage,
   PreparedFile,
   Preset,
+  Project,
+  ProjectConversations,
+  ProjectDraft,
+  ProjectSummary,
   Prompt,
   PromptInfo,
   ProviderSettings,
@@ -246,12 +251,15 @@ export function addStarterAssistant(args: { key: string; lang: string }): Promis
 }
 
 /**
- * A new conversation from an assistant (id), or from the default assistant when none is
- * given.
+ * A new conversation from an assistant (id), or from the default assistant (the project's,
+ * when it has one) when none is given; in project `project` (id) when given.
  *
  * Command `new_chat`.
  */
-export function newChat(args: { assistant?: string | null } = {}): Promise<Conversation> {
+export function newChat(args: {
+  assistant?: string | null;
+  project?: string | null;
+} = {}): Promise<Conversation> {
   return call<Conversation>('new_chat', args);
 }
 
@@ -572,11 +580,15 @@ export function toolCosts(): Promise<ToolCost[]> {
 // src-tauri/src/commands/conversations.rs
 
 /**
- * One page of conversations, pinned first, newest activity first.
+ * One page of the conversations of `scope` (default: those in no project), pinned first,
+ * newest activity first.
  *
  * Command `list_conversations`.
  */
-export function listConversations(args: { page: PageRequest }): Promise<Page<Conversation>> {
+export function listConversations(args: {
+  page: PageRequest;
+  scope?: ListScope | null;
+}): Promise<Page<Conversation>> {
   return call<Page<Conversation>>('list_conversations', args);
 }
 
@@ -1135,6 +1147,54 @@ export async function cancelModelDownload(): Promise<void> {
  */
 export function setDefaultLocalModel(args: { name: string }): Promise<ProviderView> {
   return call<ProviderView>('set_default_local_model', args);
+}
+
+// src-tauri/src/commands/projects.rs
+
+/**
+ * Every project with how many conversations it holds, by name.
+ *
+ * Command `list_projects`.
+ */
+export function listProjects(): Promise<ProjectSummary[]> {
+  return call<ProjectSummary[]>('list_projects');
+}
+
+/**
+ * Creates a project.
+ *
+ * Command `create_project`.
+ */
+export function createProject(args: { draft: ProjectDraft }): Promise<Project> {
+  return call<Project>('create_project', args);
+}
+
+/**
+ * Replaces a project's fields.
+ *
+ * Command `update_project`.
+ */
+export function updateProject(args: { id: string; draft: ProjectDraft }): Promise<Project> {
+  return call<Project>('update_project', args);
+}
+
+/**
+ * Deletes a project, keeping its conversations outside any project or deleting them;
+ * returns how many conversations were deleted.
+ *
+ * Command `delete_project`.
+ */
+export function deleteProject(args: { id: string; conversations: ProjectConversations }): Promise<number> {
+  return call<number>('delete_project', args);
+}
+
+/**
+ * Moves conversations into project `project` (none: out of any); returns how many moved.
+ *
+ * Command `move_conversations`.
+ */
+export function moveConversations(args: { ids: string[]; project?: string | null }): Promise<number> {
+  return call<number>('move_conversations', args);
 }
 
 // src-tauri/src/commands/providers.rs

@@ -1,9 +1,10 @@
 // Conversations: list, create, rename, pin, delete (src-tauri/src/commands/conversations.rs).
-import type { Conversation, NewConversation, Page, PageRequest } from '../bindings';
+import type { Conversation, ListScope, NewConversation, Page, PageRequest } from '../bindings';
 import * as commands from './commands';
 
-export function listConversations(page: PageRequest): Promise<Page<Conversation>> {
-  return commands.listConversations({ page });
+/** A page of the conversations of `scope` (those in no project unless given). */
+export function listConversations(page: PageRequest, scope: ListScope = 'unfiled'): Promise<Page<Conversation>> {
+  return commands.listConversations({ page, scope });
 }
 
 export function createConversation(input: NewConversation = {}): Promise<Conversation> {

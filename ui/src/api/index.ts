@@ -10,6 +10,7 @@ export * from './attachments';
 export * from './backups';
 export * from './chat';
 export * from './conversations';
+export * from './projects';
 export * from './export';
 export * from './install';
 export * from './interactions';

@@ -23,6 +23,7 @@ describe('the command wrappers', () => {
 
     await api.appInfo();
     await api.listConversations({ limit: 50, cursor: 'x' });
+    await api.listConversations({ limit: 5 }, { project: 'p1' });
     await api.createConversation();
     await api.renameConversation('id1', 'New title');
     await api.setConversationPinned('id1', true);
@@ -30,11 +31,33 @@ describe('the command wrappers', () => {
 
     expect(calls).toEqual([
       ['app_info', {}],
-      ['list_conversations', { page: { limit: 50, cursor: 'x' } }],
+      ['list_conversations', { page: { limit: 50, cursor: 'x' }, scope: 'unfiled' }],
+      ['list_conversations', { page: { limit: 5 }, scope: { project: 'p1' } }],
       ['create_conversation', { input: {} }],
       ['rename_conversation', { id: 'id1', title: 'New title' }],
       ['set_conversation_pinned', { id: 'id1', pinned: true }],
       ['delete_conversation', { id: 'id1' }],
+    ]);
+  });
+
+  test('the project wrappers use the Rust argument names', async () => {
+    const calls = recordCalls();
+    const draft = { name: 'Thesis', icon: '🎓', instructions: 'Cite.' };
+    await api.listProjects();
+    await api.createProject(draft);
+    await api.updateProject('p1', draft);
+    await api.deleteProject('p1', 'keep');
+    await api.moveConversations(['c1', 'c2'], 'p1');
+    await api.moveConversations(['c1'], null);
+    await api.newChat(null, 'p1');
+    expect(calls).toEqual([
+      ['list_projects', {}],
+      ['create_project', { draft }],
+      ['update_project', { id: 'p1', draft }],
+      ['delete_project', { id: 'p1', conversations: 'keep' }],
+      ['move_conversations', { ids: ['c1', 'c2'], project: 'p1' }],
+      ['move_conversations', { ids: ['c1'], project: null }],
+      ['new_chat', { assistant: null, project: 'p1' }],
     ]);
   });
 

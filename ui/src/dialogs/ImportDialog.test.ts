@@ -17,6 +17,7 @@ function result(dryRun: boolean): ImportResult {
   return {
     source: 'switchboard',
     assistants: 0,
+    projects: 0,
     report: {
       dryRun,
       added: 1,

@@ -1,7 +1,8 @@
-// The sidebar's conversation list: loaded page by page, kept in the engine's order, and updated
-// in place by the commands. Failures go to the error banner.
+// The sidebar's conversation list: the chats in no project, or those of the project the sidebar
+// shows; loaded page by page, kept in the engine's order, and updated in place by the commands.
+// Failures go to the error banner.
 import * as api from '../api';
-import type { Conversation, ConversationPatch, SearchHit } from '../bindings';
+import type { Conversation, ConversationPatch, ListScope, SearchHit } from '../bindings';
 import { compareConversations } from './dates';
 import { reportError } from './errors.svelte';
 import { CONVERSATIONS_PAINTED, markNextPaint } from './perfMarks';
@@ -16,8 +17,51 @@ class ConversationList {
   creating = $state(false);
   /** The conversation whose title is being edited. */
   editingId = $state<string | null>(null);
+  /** The project listed (its id); null: the chats in no project. New chats are made in it. */
+  project = $state<string | null>(null);
   /** Conversations hidden while their deletion can still be undone (never listed again). */
   private hidden = new Set<string>();
+  /** Bumped on every switch of project, so a page for the one before is dropped. */
+  private generation = 0;
+  /** Told when conversations were added to or taken out of a project (its count changed). */
+  private countListeners = new Set<() => void>();
+
+  private get scope(): ListScope {
+    return this.project === null ? 'unfiled' : { project: this.project };
+  }
+
+  /** Calls `listener` whenever a project's conversation count may have changed. */
+  onCountsChanged(listener: () => void): () => void {
+    this.countListeners.add(listener);
+    return () => this.countListeners.delete(listener);
+  }
+
+  /** Says that a project's conversation count may have changed. */
+  countsChanged(): void {
+    for (const listener of this.countListeners) listener();
+  }
+
+  /** Lists project `project` (null: the chats in no project) from its first page. */
+  async show(project: string | null): Promise<void> {
+    if (project === this.project && this.loaded) return;
+    this.project = project;
+    this.generation++;
+    this.items = [];
+    this.nextCursor = null;
+    this.loaded = false;
+    this.editingId = null;
+    this.loading = false;
+    await this.load();
+  }
+
+  /** Takes conversations `ids` off the list when they moved to another project than the one
+   * shown (they are listed there). */
+  moved(ids: string[], project: string | null): void {
+    if (project === this.project) return;
+    const gone = new Set(ids);
+    this.items = this.items.filter((c) => !gone.has(c.id));
+    this.countsChanged();
+  }
 
   get hasMore(): boolean {
     return this.nextCursor !== null;
@@ -30,8 +74,10 @@ class ConversationList {
   /** Loads the first page, replacing whatever was loaded. */
   async load(): Promise<void> {
     this.loading = true;
+    const generation = this.generation;
     try {
-      const page = await api.listConversations({ limit: PAGE_SIZE });
+      const page = await api.listConversations({ limit: PAGE_SIZE }, this.scope);
+      if (generation !== this.generation) return;
       // A conversation created while the page was on its way stays listed.
       const shown = page.items.filter((c) => !this.hidden.has(c.id));
       const listed = new Set(shown.map((c) => c.id));
@@ -43,7 +89,7 @@ class ConversationList {
     } catch (error) {
       reportError(error);
     } finally {
-      this.loading = false;
+      if (generation === this.generation) this.loading = false;
     }
   }
 
@@ -52,8 +98,10 @@ class ConversationList {
     const cursor = this.nextCursor;
     if (cursor === null || this.loading) return;
     this.loading = true;
+    const generation = this.generation;
     try {
-      const page = await api.listConversations({ limit: PAGE_SIZE, cursor });
+      const page = await api.listConversations({ limit: PAGE_SIZE, cursor }, this.scope);
+      if (generation !== this.generation) return;
       // Rows created or moved locally since the first page may come back again: keep ours.
       const known = new Set(this.items.map((c) => c.id));
       const fresh = page.items.filter((c) => !known.has(c.id) && !this.hidden.has(c.id));
@@ -62,19 +110,20 @@ class ConversationList {
     } catch (error) {
       reportError(error);
     } finally {
-      this.loading = false;
+      if (generation === this.generation) this.loading = false;
     }
   }
 
-  /** Creates a conversation from an assistant (the default one when none is given), lists it
-   * and starts editing its title. */
+  /** Creates a conversation from an assistant (the default one when none is given) in the
+   * project shown, lists it and starts editing its title. */
   async create(assistant: string | null = null): Promise<Conversation | null> {
     if (this.creating) return null;
     this.creating = true;
     try {
-      const created = await api.newChat(assistant);
+      const created = await api.newChat(assistant, this.project);
       this.upsert(created);
       this.editingId = created.id;
+      if (created.projectId) this.countsChanged();
       return created;
     } catch (error) {
       reportError(error);
@@ -85,10 +134,12 @@ class ConversationList {
   }
 
   /** Creates a conversation for the first message of a new chat (from `assistant`, else the
-   * default assistant) and lists it (no title editing); rejects with the engine's error. */
+   * default assistant) in the project shown and lists it (no title editing); rejects with the
+   * engine's error. */
   async startNew(assistant: string | null = null): Promise<Conversation> {
-    const created = await api.newChat(assistant);
+    const created = await api.newChat(assistant, this.project);
     this.upsert(created);
+    if (created.projectId) this.countsChanged();
     return created;
   }
 
@@ -146,7 +197,8 @@ class ConversationList {
   /** Lists a hidden conversation again (`row`), or just forgets it was hidden (deleted). */
   unhide(id: string, row?: Conversation): void {
     this.hidden.delete(id);
-    if (row) this.upsert(row);
+    if (!row) this.countsChanged();
+    else if ((row.projectId ?? null) === this.project) this.upsert(row);
   }
 
   isHidden(id: string): boolean {
@@ -172,6 +224,8 @@ class ConversationList {
     this.loaded = false;
     this.creating = false;
     this.editingId = null;
+    this.project = null;
+    this.generation++;
     this.hidden.clear();
   }
 

@@ -52,7 +52,7 @@ describe('the sidebar', () => {
     render(App);
 
     await waitFor(() => expect(rows()).toHaveLength(5));
-    expect(backend.callsTo('list_conversations')).toEqual([{ page: { limit: 50 } }]);
+    expect(backend.callsTo('list_conversations')).toEqual([{ page: { limit: 50 }, scope: 'unfiled' }]);
     expect(rows().map((r) => r.dataset.id)).toEqual(['pinned', 'today', 'yesterday', 'week', 'old']);
     expect(groupLabels()).toEqual(['Pinned', 'Today', 'Yesterday', 'Previous 7 days', 'Older']);
     expect(within(row('yesterday')).getByRole('link')).toHaveTextContent('Untitled');
@@ -84,7 +84,7 @@ describe('the sidebar', () => {
     await user.click(screen.getByTestId('load-more'));
 
     await waitFor(() => expect(rows()).toHaveLength(60));
-    expect(backend.callsTo('list_conversations')[1]).toEqual({ page: { limit: 50, cursor: 'n49' } });
+    expect(backend.callsTo('list_conversations')[1]).toEqual({ page: { limit: 50, cursor: 'n49' }, scope: 'unfiled' });
     expect(screen.queryByTestId('load-more')).not.toBeInTheDocument();
   });
 
@@ -96,7 +96,7 @@ describe('the sidebar', () => {
 
     await user.click(screen.getByTestId('new-conversation'));
 
-    expect(backend.callsTo('new_chat')).toEqual([{ assistant: null }]);
+    expect(backend.callsTo('new_chat')).toEqual([{ assistant: null, project: null }]);
     const input = await screen.findByTestId('rename-input');
     expect(input).toHaveFocus();
     const created = backend.rows().find((c) => c.id !== 'a')!;
@@ -148,7 +148,7 @@ describe('the sidebar', () => {
     expect(screen.getByTestId('new-chat-model')).toHaveTextContent('Answers with gpt-x on Cloud');
     await user.selectOptions(picker, 'a1');
     await user.type(screen.getByTestId('composer'), 'Bonjour{Enter}');
-    await waitFor(() => expect(backend.callsTo('new_chat')).toEqual([{ assistant: 'a1' }]));
+    await waitFor(() => expect(backend.callsTo('new_chat')).toEqual([{ assistant: 'a1', project: null }]));
     expect(backend.rows()[0]!.systemPrompt).toBe('Translate.');
   });
 
@@ -250,6 +250,8 @@ describe('the sidebar', () => {
     screen.getByTestId('new-conversation').focus();
     await user.tab();
     expect(screen.getByRole('searchbox', { name: 'Search messages' })).toHaveFocus();
+    await user.tab();
+    expect(screen.getByRole('button', { name: 'New project' })).toHaveFocus();
     await user.tab();
     expect(screen.getByRole('link', { name: 'Alpha' })).toHaveFocus();
     await user.tab();

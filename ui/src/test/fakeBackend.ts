@@ -1,9 +1,10 @@
 // An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Assistant, BackupsOverview, RuntimesOverview, Conversation, IpcError, LocalModel, ModelInfo, NewConversation, PageRequest, ProviderView, SamplingModel, ServerRecord } from '../bindings';
+import type { AppInfo, Assistant, BackupsOverview, RuntimesOverview, Conversation, IpcError, ListScope, LocalModel, ModelInfo, NewConversation, PageRequest, Project, ProviderView, SamplingModel, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
 import { assistantCommand, type AssistantFake } from './fakeAssistants';
 import { backupCommand, emptyBackups } from './fakeBackups';
+import { projectCommand } from './fakeProjects';
 import { noRuntimes, runtimeCommand } from './fakeRuntimes';
 import { capabilityCommand, type CapabilityFake } from './fakeInteractions';
 import { modelCommand } from './fakeModels';
@@ -59,6 +60,8 @@ export type FakeBackend = {
   backups: BackupsOverview;
   /** The runtimes brought for servers, and their index. */
   runtimes: RuntimesOverview;
+  /** The projects, by id. */
+  projects: Map<string, Project>;
 };
 
 /** Answers commands the base fake does not know (return `undefined` to fall through). */
@@ -82,6 +85,8 @@ export type FakeSeed = {
   backups?: BackupsOverview;
   /** The runtimes brought for servers (none, PyPI, unless given). */
   runtimes?: RuntimesOverview;
+  /** The projects (none unless given). */
+  projects?: Project[];
   /** Asked first for every command the conversation fake does not handle. */
   extra?: ExtraHandler;
 };
@@ -103,6 +108,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
   };
   const backups: BackupsOverview = structuredClone(more.backups ?? emptyBackups());
   const runtimes: RuntimesOverview = structuredClone(more.runtimes ?? noRuntimes());
+  const projectRows = new Map((more.projects ?? []).map((p) => [p.id, structuredClone(p)]));
   const failures = new Map<string, unknown>();
   const calls: Call[] = [];
 
@@ -127,7 +133,10 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         return FAKE_APP_INFO;
       case 'list_conversations': {
         const page = args.page as PageRequest;
-        const sorted = [...rows.values()].filter((c) => !c.archived).sort(compareConversations);
+        const scope = (args.scope ?? 'unfiled') as ListScope;
+        const inScope = (c: Conversation) =>
+          scope === 'all' ? true : scope === 'unfiled' ? !c.projectId : c.projectId === scope.project;
+        const sorted = [...rows.values()].filter((c) => !c.archived && inScope(c)).sort(compareConversations);
         const start = page.cursor ? sorted.findIndex((c) => c.id === page.cursor) + 1 : 0;
         const limit = page.limit || 50;
         const items = sorted.slice(start, start + limit);
@@ -146,6 +155,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         const from = assistantFake.rows.get(wanted === null ? (assistantFake.defaultId ?? '') : wanted);
         const created = conversation({
           updatedAt: Date.now() + 1,
+          ...(args.project ? { projectId: String(args.project) } : {}),
           ...(from
             ? {
                 providerId: from.providerId,
@@ -202,6 +212,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         if (fromBackups !== UNHANDLED) return fromBackups;
         const fromRuntimes = runtimeCommand(runtimes, cmd, args);
         if (fromRuntimes !== UNHANDLED) return fromRuntimes;
+        const fromProjects = projectCommand(projectRows, rows, cmd, args);
+        if (fromProjects !== UNHANDLED) return fromProjects;
         throw { kind: 'internal', message: `unknown command ${cmd}` } satisfies IpcError;
       }
     }
@@ -219,5 +231,6 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     assistants: assistantFake,
     backups,
     runtimes,
+    projects: projectRows,
   };
 }

@@ -13,6 +13,7 @@ import { models } from '../lib/models.svelte';
 import { providers } from '../lib/providers.svelte';
 import { readOnlyTools } from '../lib/readOnlyTools.svelte';
 import { navigate } from '../lib/router.svelte';
+import { projects } from '../lib/projects.svelte';
 import { servers } from '../lib/servers.svelte';
 import { setTheme } from '../lib/theme.svelte';
 import { clientSecrets } from './fakeServers';
@@ -29,6 +30,7 @@ export function resetAppState(): void {
   interactions.reset();
   providers.reset();
   assistants.reset();
+  projects.reset();
   readOnlyTools.reset();
   models.reset();
   resetInstall();

@@ -112,44 +112,88 @@ impl Agent {
         &self,
         assistant: Option<&str>,
     ) -> Result<Conversation, EngineError> {
-        let assistant =
-            match assistant {
-                Some("") => None,
-                Some(name) => Some(self.store().find_assistant(name).await.map_err(
-                    |e| match e {
-                        StoreError::NotFound { .. } => {
-                            EngineError::from(AgentError::Invalid(format!(
-                                "there is no assistant named {name:?}; see Settings → Assistants"
-                            )))
-                        }
-                        e => e.into(),
-                    },
-                )?),
-                None => self.default_assistant().await?,
-            };
-        let Some(a) = assistant else {
-            return Ok(self
-                .store()
-                .create_conversation(NewConversation::default())
-                .await?);
+        self.new_conversation_in(assistant, None).await
+    }
+
+    /// A new conversation in project `project` (id or name; none: in no project). With no
+    /// assistant named it starts from the project's assistant (or the default one when the
+    /// project has none or it was deleted); the project's servers, when it chose some, replace
+    /// the assistant's.
+    pub async fn new_conversation_in(
+        &self,
+        assistant: Option<&str>,
+        project: Option<&str>,
+    ) -> Result<Conversation, EngineError> {
+        let project = match project.map(str::trim) {
+            None | Some("") => None,
+            Some(name) => Some(self.store().find_project(name).await.map_err(|e| match e {
+                StoreError::NotFound { .. } => EngineError::from(AgentError::Invalid(format!(
+                    "there is no project named {name:?}"
+                ))),
+                e => e.into(),
+            })?),
         };
-        let conv = self
-            .store()
-            .create_conversation(NewConversation {
-                title: None,
-                provider_id: a.provider_id.clone(),
-                model: a.model.clone(),
-                system_prompt: Some(a.system_prompt.clone()).filter(|p| !p.trim().is_empty()),
-            })
-            .await?;
-        let mut settings: ChatSettings =
-            serde_json::from_value(a.settings.clone()).unwrap_or_default();
-        settings.assistant = Some(a.id.clone());
+        let assistant = match (
+            assistant,
+            project.as_ref().and_then(|p| p.assistant_id.as_deref()),
+        ) {
+            (Some(""), _) => None,
+            (Some(name), _) => Some(self.find_named(name).await?),
+            (None, Some(id)) => match self.store().find_assistant(id).await {
+                Ok(a) => Some(a),
+                Err(StoreError::NotFound { .. }) => self.default_assistant().await?,
+                Err(e) => return Err(e.into()),
+            },
+            (None, None) => self.default_assistant().await?,
+        };
+        let project_id = project.as_ref().map(|p| p.id.clone());
+        let (new, mut settings) = match assistant {
+            None => (
+                NewConversation {
+                    project_id,
+                    ..NewConversation::default()
+                },
+                ChatSettings::default(),
+            ),
+            Some(a) => {
+                let mut settings: ChatSettings =
+                    serde_json::from_value(a.settings.clone()).unwrap_or_default();
+                settings.assistant = Some(a.id.clone());
+                let new = NewConversation {
+                    title: None,
+                    provider_id: a.provider_id.clone(),
+                    model: a.model.clone(),
+                    system_prompt: Some(a.system_prompt.clone()).filter(|p| !p.trim().is_empty()),
+                    project_id,
+                };
+                (new, settings)
+            }
+        };
+        if let Some(servers) = project.and_then(|p| p.servers) {
+            settings.servers = Some(servers);
+        }
+        let conv = self.store().create_conversation(new).await?;
+        if settings == ChatSettings::default() {
+            return Ok(conv);
+        }
         let patch = crate::store::ConversationPatch {
             settings: Some(serde_json::to_value(&settings).unwrap_or_default()),
             ..Default::default()
         };
         Ok(self.store().update_conversation(&conv.id, patch).await?)
+    }
+
+    /// The assistant with id or name `name`, or an error that says where assistants are.
+    async fn find_named(&self, name: &str) -> Result<Assistant, EngineError> {
+        self.store()
+            .find_assistant(name)
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound { .. } => EngineError::from(AgentError::Invalid(format!(
+                    "there is no assistant named {name:?}; see Settings → Assistants"
+                ))),
+                e => e.into(),
+            })
     }
 }
 

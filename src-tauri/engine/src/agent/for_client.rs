@@ -64,6 +64,7 @@ impl Agent {
             system_prompt: Some(assistant.system_prompt.clone()),
             settings: assistant.settings.clone(),
             head_id: None,
+            project_id: None,
         };
         let setup = Setup::of(self, &conversation).await?;
         let prompt = assistant.system_prompt.trim();

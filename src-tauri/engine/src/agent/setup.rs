@@ -32,6 +32,8 @@ pub(super) struct Setup {
     pub chosen_window: Option<u32>,
     /// The provider's id.
     pub provider_id: String,
+    /// The system prompt sent: the project's instructions, then the conversation's own prompt.
+    pub system: Option<String>,
     /// The models `Auto` mode knows need prompt-mode tools (loaded from the database, grown
     /// by the turn, written back after each model call).
     pub prompt_only: PromptOnlyModels,
@@ -116,6 +118,7 @@ impl Setup {
         let prompt_only = PromptOnlyModels::new(std::sync::Mutex::new(learned));
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
+        let system = system_of(agent, conv).await;
         Ok(Self {
             provider: Box::new(ModeSwitch::with_prompt_only(
                 client,
@@ -130,6 +133,7 @@ impl Setup {
             settings,
             chosen_window,
             provider_id: record.id,
+            system,
             prompt_only,
             prompt_only_loaded,
         })
@@ -202,4 +206,32 @@ fn specs(tools: &[(String, ToolInfo)], names: &ToolNames) -> Vec<ToolSpec> {
             })
         })
         .collect()
+}
+
+/// The system prompt of `conv`: its project's instructions (when it is in a project that has
+/// some), then its own system prompt; none when both are empty. A project that cannot be read
+/// leaves its instructions out (logged) rather than failing the turn.
+async fn system_of(agent: &Agent, conv: &Conversation) -> Option<String> {
+    let own = conv
+        .system_prompt
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let project = match &conv.project_id {
+        None => None,
+        Some(id) => match agent.store().find_project(id).await {
+            Ok(p) => Some(p.instructions),
+            Err(e) => {
+                tracing::warn!(error = %e, "the conversation's project could not be read");
+                None
+            }
+        },
+    };
+    let project = project.filter(|p| !p.trim().is_empty());
+    match (project, own) {
+        (None, None) => None,
+        (Some(p), None) => Some(p),
+        (None, Some(o)) => Some(o.to_owned()),
+        (Some(p), Some(o)) => Some(format!("{p}\n\n{o}")),
+    }
 }

@@ -214,7 +214,7 @@ impl Draft {
 }
 
 /// Builds the request from the branch as it stands.
-fn request(conv: &Conversation, setup: &Setup, branch: &[Message]) -> ChatRequest {
+fn request(setup: &Setup, branch: &[Message]) -> ChatRequest {
     let _build = phase::request().entered();
     let messages = history::to_chat(branch, &setup.names);
     let window = setup
@@ -226,10 +226,7 @@ fn request(conv: &Conversation, setup: &Setup, branch: &[Message]) -> ChatReques
         .max_output_tokens
         .unwrap_or(window / 8)
         .min(window / 2);
-    let system = conv
-        .system_prompt
-        .as_deref()
-        .filter(|s| !s.trim().is_empty());
+    let system = setup.system.as_deref();
     let fitted = budget::fit(system, &setup.tools_cost(), messages, window, reserve);
     if fitted.dropped > 0 {
         tracing::info!(
@@ -257,7 +254,7 @@ impl Turn<'_> {
     /// One model call: stored as an assistant message under `head` (the row is inserted while
     /// the request goes out, and finished behind the turn), streamed to the events.
     async fn model_call(&mut self, head: &str, step: u32) -> Result<Outcome, EngineError> {
-        let req = request(self.conv, self.setup, &self.branch);
+        let req = request(self.setup, &self.branch);
         let id = Store::new_message_id();
         let new = NewMessage {
             conversation_id: self.conv.id.clone(),

@@ -24,7 +24,9 @@ async fn add(store: &Store, title: &str) {
 
 async fn titles(path: &Path) -> Vec<String> {
     let store = Store::open(path).await.unwrap();
-    let page = store.list_conversations(&PageRequest::default()).await;
+    let page = store
+        .list_conversations(&PageRequest::default(), &crate::store::ListScope::All)
+        .await;
     let mut titles: Vec<String> = page.unwrap().items.into_iter().map(|c| c.title).collect();
     titles.sort();
     store.close().await;

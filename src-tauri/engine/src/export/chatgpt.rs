@@ -179,6 +179,7 @@ fn convert(index: usize, c: Export) -> ImportItem {
             system_prompt: None,
             settings: json!({}),
             head_id: head,
+            project_id: None,
         },
         messages,
     }

@@ -126,6 +126,7 @@ fn convert(index: usize, c: Export) -> ImportItem {
             system_prompt: None,
             settings: json!({}),
             head_id: head,
+            project_id: None,
         },
         messages,
     }

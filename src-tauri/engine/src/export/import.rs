@@ -16,7 +16,8 @@ use super::detect::{detect, detect_reader};
 use super::{ExportError, chatgpt, claude, json};
 use serde_json::Value;
 
-use crate::store::{Assistant, ImportItem, MergeReport, NewBlob, Role, Store, image};
+use super::json::Extras;
+use crate::store::{ImportItem, MergeReport, NewBlob, Role, Store, image};
 use crate::vocab::ContentPart;
 use crate::vocab::content::ImageRef;
 
@@ -31,6 +32,10 @@ pub struct ImportResult {
     /// The assistants the file carried (Switchboard's export: those its conversations started
     /// from), merged by id unless this was a dry run.
     pub assistants: u32,
+    /// The projects the file carried (those its conversations are in), merged by id unless
+    /// this was a dry run.
+    #[serde(default)]
+    pub projects: u32,
 }
 
 /// How many parsed conversations may wait for the store: the import's memory is this many
@@ -68,22 +73,50 @@ pub async fn import_file(
         session.add_images(&images).await?;
         session.add(&item).await?;
     }
-    let assistants = match parser.await {
+    let extras = match parser.await {
         Ok(read) => read?,
         Err(e) => return Err(ExportError::Invalid(format!("the import stopped: {e}"))),
     };
+    let links = session.project_links().to_vec();
     let report = session.finish().await?;
     if !dry_run {
-        for a in &assistants {
-            store.merge_assistant(a).await?;
-        }
+        merge_extras(store, &extras, &links).await?;
     }
-    let assistants = u32::try_from(assistants.len()).unwrap_or(u32::MAX);
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Ok(ImportResult {
         source,
         report,
-        assistants,
+        assistants: count(extras.assistants.len()),
+        projects: count(extras.projects.len()),
     })
+}
+
+/// Merges the file's assistants and projects, then puts the conversations it added into the
+/// projects it named (a project the file does not carry leaves them outside any project).
+async fn merge_extras(
+    store: &Store,
+    extras: &Extras,
+    links: &[(String, String)],
+) -> Result<(), ExportError> {
+    for a in &extras.assistants {
+        store.merge_assistant(a).await?;
+    }
+    for p in &extras.projects {
+        store.merge_project(p).await?;
+    }
+    let mut by_project: HashMap<&str, Vec<String>> = HashMap::new();
+    for (conversation, project) in links {
+        by_project
+            .entry(project.as_str())
+            .or_default()
+            .push(conversation.clone());
+    }
+    for (project, ids) in by_project {
+        if store.find_project(project).await.is_ok() {
+            store.move_conversations(&ids, Some(project)).await?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs `f` on a blocking thread.
@@ -97,16 +130,16 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Hands each conversation of a `source` file in `reader` to `each`; returns the assistants
-/// the file carries (only ours carries any).
+/// and projects the file carries (only ours carries any).
 fn read_items(
     source: ImportSource,
     reader: impl std::io::Read,
     each: &mut dyn FnMut(ImportItem) -> Result<(), ExportError>,
-) -> Result<Vec<Assistant>, ExportError> {
+) -> Result<Extras, ExportError> {
     match source {
         ImportSource::Switchboard => json::stream(reader, each),
-        ImportSource::Chatgpt => chatgpt::stream(reader, each).map(|()| Vec::new()),
-        ImportSource::Claude => claude::stream(reader, each).map(|()| Vec::new()),
+        ImportSource::Chatgpt => chatgpt::stream(reader, each).map(|()| Extras::default()),
+        ImportSource::Claude => claude::stream(reader, each).map(|()| Extras::default()),
     }
 }
 

@@ -7,7 +7,9 @@ use std::io::{Read, Write};
 use serde::{Deserialize, Serialize};
 
 use super::ExportError;
-use crate::store::{Assistant, Conversation, ImportItem, Message, MessageStatus, Role, TokenUsage};
+use crate::store::{
+    Assistant, Conversation, ImportItem, Message, MessageStatus, Project, Role, TokenUsage,
+};
 use crate::vocab::content::ContentPart;
 
 /// The value of the `format` field that marks our files.
@@ -49,6 +51,9 @@ pub(crate) struct ExportedConversation {
     pub settings: serde_json::Value,
     /// The last message of the branch shown.
     pub head_id: Option<String>,
+    /// The project it belongs to (written only when it has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
     /// Every message of every branch, oldest first.
     pub messages: Vec<ExportedMessage>,
 }
@@ -95,6 +100,7 @@ impl ExportedConversation {
             system_prompt: c.system_prompt.clone(),
             settings: c.settings.clone(),
             head_id: c.head_id.clone(),
+            project_id: c.project_id.clone(),
             messages: messages.iter().map(ExportedMessage::from).collect(),
         }
     }
@@ -132,6 +138,7 @@ impl ExportedConversation {
                 system_prompt: self.system_prompt,
                 settings: self.settings,
                 head_id: self.head_id,
+                project_id: self.project_id,
             },
             messages,
         }
@@ -171,6 +178,8 @@ struct ConversationOut<'a> {
     system_prompt: &'a Option<String>,
     settings: &'a serde_json::Value,
     head_id: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project_id: &'a Option<String>,
     messages: MessagesOut<'a>,
 }
 
@@ -188,6 +197,7 @@ impl<'a> ConversationOut<'a> {
             system_prompt: &c.system_prompt,
             settings: &c.settings,
             head_id: &c.head_id,
+            project_id: &c.project_id,
             messages: MessagesOut(messages),
         }
     }
@@ -236,12 +246,23 @@ impl<'a> MessageOut<'a> {
 }
 
 /// Writes a JSON export one conversation at a time; the assistants the conversations started
-/// from follow them (`assistants`), so an import brings them back too.
+/// from and the projects they are in follow them (`assistants`, `projects`), so an import
+/// brings them back too.
 pub(crate) struct JsonWriter<W: Write> {
     out: W,
     first: bool,
     referenced: std::collections::BTreeSet<String>,
-    assistants: Vec<Assistant>,
+    in_projects: std::collections::BTreeSet<String>,
+    extras: Extras,
+}
+
+/// What our export carries beside its conversations.
+#[derive(Debug, Default)]
+pub(crate) struct Extras {
+    /// The assistants the conversations started from.
+    pub assistants: Vec<Assistant>,
+    /// The projects the conversations are in.
+    pub projects: Vec<Project>,
 }
 
 impl<W: Write> JsonWriter<W> {
@@ -259,7 +280,8 @@ impl<W: Write> JsonWriter<W> {
             out,
             first: true,
             referenced: Default::default(),
-            assistants: Vec::new(),
+            in_projects: Default::default(),
+            extras: Extras::default(),
         })
     }
 
@@ -275,6 +297,9 @@ impl<W: Write> JsonWriter<W> {
         if let Some(serde_json::Value::String(id)) = c.settings.get("assistant") {
             self.referenced.insert(id.clone());
         }
+        if let Some(project) = &c.project_id {
+            self.in_projects.insert(project.clone());
+        }
         serde_json::to_writer(&mut self.out, &ConversationOut::new(c, messages))
             .map_err(std::io::Error::other)
     }
@@ -284,17 +309,27 @@ impl<W: Write> JsonWriter<W> {
         self.referenced.iter().map(String::as_str)
     }
 
-    /// The assistants written after the conversations.
-    pub(crate) fn set_assistants(&mut self, assistants: Vec<Assistant>) {
-        self.assistants = assistants;
+    /// The ids of the projects the conversations written so far are in.
+    pub(crate) fn referenced_projects(&self) -> impl Iterator<Item = &str> {
+        self.in_projects.iter().map(String::as_str)
+    }
+
+    /// The assistants and projects written after the conversations.
+    pub(crate) fn set_extras(&mut self, extras: Extras) {
+        self.extras = extras;
     }
 
     /// Ends the file and returns the writer.
     pub(crate) fn finish(mut self) -> std::io::Result<W> {
         self.out.write_all(b"\n]")?;
-        if !self.assistants.is_empty() {
+        if !self.extras.assistants.is_empty() {
             self.out.write_all(b",\"assistants\":")?;
-            serde_json::to_writer(&mut self.out, &self.assistants)
+            serde_json::to_writer(&mut self.out, &self.extras.assistants)
+                .map_err(std::io::Error::other)?;
+        }
+        if !self.extras.projects.is_empty() {
+            self.out.write_all(b",\"projects\":")?;
+            serde_json::to_writer(&mut self.out, &self.extras.projects)
                 .map_err(std::io::Error::other)?;
         }
         self.out.write_all(b"}\n")?;
@@ -305,20 +340,21 @@ impl<W: Write> JsonWriter<W> {
 
 /// Hands each conversation of our export in `reader` (already known to be JSON with our
 /// `format`) to `each` as it is read, checking the schema version first, and returns the
-/// assistants the file carries. References between messages are checked by the importer.
+/// assistants and projects the file carries. References between messages are checked by the
+/// importer.
 pub(crate) fn stream(
     reader: impl Read,
     mut each: impl FnMut(ImportItem) -> Result<(), ExportError>,
-) -> Result<Vec<Assistant>, ExportError> {
-    let mut assistants = Vec::new();
+) -> Result<Extras, ExportError> {
+    let mut extras = Extras::default();
     let version = super::stream::each_in_export(
         reader,
         check_version,
-        &mut assistants,
+        &mut extras,
         |_, c: ExportedConversation| each(c.into_item()),
     )?;
     match version {
-        Some(_) => Ok(assistants),
+        Some(_) => Ok(extras),
         None => Err(ExportError::Format(
             "the export has no \"schemaVersion\" field".into(),
         )),

@@ -14,7 +14,8 @@ use serde::de::{
 };
 
 use super::ExportError;
-use crate::store::Assistant;
+use super::json::Extras;
+use crate::store::{Assistant, Project};
 
 /// What a handler's error turns into inside the parser (never shown: the handler's is).
 const STOPPED: &str = "the import stopped";
@@ -41,13 +42,13 @@ where
 }
 
 /// Calls `each` with every element of the `conversations` list of the JSON object `reader`
-/// holds, puts its `assistants` in `assistants`, and returns the object's `schemaVersion`
+/// holds, puts its `assistants` and `projects` in `extras`, and returns the object's `schemaVersion`
 /// (`None` when it has none). `check` judges the version as soon as it is read (our files
 /// have it before the conversations).
 pub(crate) fn each_in_export<T, R, F>(
     reader: R,
     check: fn(u64) -> Result<(), ExportError>,
-    assistants: &mut Vec<Assistant>,
+    extras: &mut Extras,
     mut each: F,
 ) -> Result<Option<u64>, ExportError>
 where
@@ -59,7 +60,7 @@ where
     let mut failed = None;
     let visitor = ExportVisitor::<T, F> {
         check,
-        assistants,
+        extras,
         each: &mut each,
         failed: &mut failed,
         item: PhantomData,
@@ -136,10 +137,10 @@ where
 }
 
 /// Our export's top-level object: `schemaVersion`, the `conversations` list, the
-/// `assistants` they started from, other fields skipped.
+/// `assistants` they started from, the `projects` they are in, other fields skipped.
 struct ExportVisitor<'a, T, F> {
     check: fn(u64) -> Result<(), ExportError>,
-    assistants: &'a mut Vec<Assistant>,
+    extras: &'a mut Extras,
     each: &'a mut F,
     failed: &'a mut Option<ExportError>,
     item: PhantomData<T>,
@@ -168,7 +169,8 @@ where
                     }
                     version = Some(v);
                 }
-                "assistants" => *self.assistants = map.next_value::<Vec<Assistant>>()?,
+                "assistants" => self.extras.assistants = map.next_value::<Vec<Assistant>>()?,
+                "projects" => self.extras.projects = map.next_value::<Vec<Project>>()?,
                 "conversations" => map.next_value_seed(ListSeed::<T, F> {
                     each: &mut *self.each,
                     failed: &mut *self.failed,
@@ -217,7 +219,7 @@ mod tests {
         let version = each_in_export(
             &text[..],
             |_| Ok(()),
-            &mut Vec::new(),
+            &mut Extras::default(),
             |_, s: String| {
                 seen.push(s);
                 Ok(())

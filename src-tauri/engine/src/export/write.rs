@@ -87,15 +87,21 @@ pub async fn export(
         }
     }
     if let Sink::Json { writer, .. } = &mut sink {
-        let mut assistants = Vec::new();
+        let mut extras = super::json::Extras::default();
         let ids: Vec<String> = writer.referenced_assistants().map(str::to_owned).collect();
         for id in ids {
             // An assistant deleted since is left out; its conversations keep their copies.
             if let Ok(a) = store.find_assistant(&id).await {
-                assistants.push(a);
+                extras.assistants.push(a);
             }
         }
-        writer.set_assistants(assistants);
+        let ids: Vec<String> = writer.referenced_projects().map(str::to_owned).collect();
+        for id in ids {
+            if let Ok(p) = store.find_project(&id).await {
+                extras.projects.push(p);
+            }
+        }
+        writer.set_extras(extras);
     }
     summary.files = sink.finish()?;
     Ok(summary)

@@ -36,6 +36,10 @@ pub struct Conversation {
     pub settings: serde_json::Value,
     /// The last message of the branch shown; none before the first message.
     pub head_id: Option<String>,
+    /// The project it belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub project_id: Option<String>,
 }
 
 /// What a new conversation starts with.
@@ -58,6 +62,23 @@ pub struct NewConversation {
     #[serde(default)]
     #[ts(optional)]
     pub system_prompt: Option<String>,
+    /// The project (id) it belongs to.
+    #[serde(default)]
+    #[ts(optional)]
+    pub project_id: Option<String>,
+}
+
+/// Which conversations a listing holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ListScope {
+    /// Every conversation, in a project or not.
+    All,
+    /// Those in no project (the sidebar's date groups).
+    #[default]
+    Unfiled,
+    /// Those in one project (its id).
+    Project(String),
 }
 
 /// Changes to a conversation's configuration; `None` fields stay as they are.
@@ -95,6 +116,7 @@ pub(super) struct Row {
     system_prompt: Option<String>,
     settings: String,
     head_id: Option<String>,
+    project_id: Option<String>,
 }
 
 impl From<Row> for Conversation {
@@ -111,12 +133,13 @@ impl From<Row> for Conversation {
             system_prompt: r.system_prompt,
             settings: serde_json::from_str(&r.settings).unwrap_or_default(),
             head_id: r.head_id,
+            project_id: r.project_id,
         }
     }
 }
 
 pub(super) const COLUMNS: &str = "id, title, created_at, updated_at, pinned, archived, provider_id, model, \
-                       system_prompt, settings, head_id";
+                       system_prompt, settings, head_id, project_id";
 
 /// Trims a title and checks its length.
 fn clean_title(title: &str) -> Result<String, StoreError> {
@@ -144,7 +167,7 @@ impl Store {
         let now = now_ms();
         let sql = format!(
             "INSERT INTO conversations (id, title, created_at, updated_at, provider_id, model, \
-             system_prompt) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+             system_prompt, project_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
         );
         let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(new_id())
@@ -154,17 +177,19 @@ impl Store {
             .bind(new.provider_id)
             .bind(new.model)
             .bind(new.system_prompt)
+            .bind(new.project_id)
             .fetch_one(&self.writer)
             .await
             .map_err(|e| self.classify(e))?;
         Ok(row.into())
     }
 
-    /// Lists conversations that are not archived: pinned first, then by last activity, newest
-    /// first.
+    /// Lists the conversations of `scope` that are not archived: pinned first, then by last
+    /// activity, newest first.
     pub async fn list_conversations(
         &self,
         page: &PageRequest,
+        scope: &ListScope,
     ) -> Result<Page<Conversation>, StoreError> {
         let (pinned, updated, id) = match &page.cursor {
             None => (2, i64::MAX, String::new()),
@@ -174,12 +199,21 @@ impl Store {
             }
         };
         let size = page.size();
+        let (filter, project) = match scope {
+            ListScope::All => ("", None),
+            ListScope::Unfiled => ("AND project_id IS NULL", None),
+            ListScope::Project(id) => ("AND project_id = ?", Some(id.as_str())),
+        };
         let sql = format!(
-            "SELECT {COLUMNS} FROM conversations WHERE archived = 0 \
+            "SELECT {COLUMNS} FROM conversations WHERE archived = 0 {filter} \
              AND (pinned, updated_at, id) < (?, ?, ?) \
              ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?"
         );
-        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        let mut query = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        if let Some(project) = project {
+            query = query.bind(project);
+        }
+        let rows: Vec<Row> = query
             .bind(pinned)
             .bind(updated)
             .bind(id)

@@ -215,6 +215,7 @@ mod tests {
                 system_prompt: Some("sys".into()),
                 settings: json!({"k": [1, 2]}),
                 head_id: messages.last().map(|m| m.id.clone()),
+                project_id: None,
             },
             messages,
         }

@@ -98,14 +98,25 @@ pub struct ImportSession<'s> {
     store: &'s Store,
     tx: Transaction<'static, Sqlite>,
     report: MergeReport,
+    links: Vec<(String, String)>,
 }
 
 impl ImportSession<'_> {
     /// Merges one conversation (see the module notes).
     pub async fn add(&mut self, item: &ImportItem) -> Result<(), StoreError> {
         let entry = self.store.import_one(&mut self.tx, item).await?;
+        if let (MergeAction::Add, Some(project)) = (&entry.action, &item.conversation.project_id) {
+            self.links.push((entry.id.clone(), project.clone()));
+        }
         self.report.push(entry);
         Ok(())
+    }
+
+    /// The conversations added so far that the file put in a project: (conversation, project).
+    /// They are added outside any project (the file's projects come after its conversations);
+    /// the importer moves them once the projects are merged.
+    pub fn project_links(&self) -> &[(String, String)] {
+        &self.links
     }
 
     /// Stores the images the next conversation names (each once by hash; one already stored
@@ -146,6 +157,7 @@ impl Store {
             store: self,
             tx,
             report,
+            links: Vec::new(),
         })
     }
 

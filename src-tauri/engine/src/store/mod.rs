@@ -1,7 +1,7 @@
 //! The SQLite store: opening the file (WAL, foreign keys, busy timeout), running the embedded
 //! migrations after a backup, refusing corrupt or newer databases, and the typed repositories
-//! for conversations, messages, assistants, what the tool-use probe found of each model, and
-//! knowledge bases (their files, chunks, vectors and keyword index).
+//! for conversations, messages, assistants, projects, what the tool-use probe found of each
+//! model, and knowledge bases (their files, chunks, vectors and keyword index).
 //!
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
@@ -25,6 +25,9 @@ mod messages;
 mod page;
 mod policy_cache;
 mod probes;
+mod projects;
+#[cfg(test)]
+mod projects_tests;
 mod providers;
 mod search;
 #[cfg(test)]
@@ -48,7 +51,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 pub use assistants::{Assistant, AssistantDraft, AssistantMerge, MAX_ASSISTANT_NAME};
 pub use blobs::{BlobBytes, NewBlob};
-pub use conversations::{Conversation, ConversationPatch, NewConversation};
+pub use conversations::{Conversation, ConversationPatch, ListScope, NewConversation};
 pub use error::StoreError;
 pub use import::{ImportItem, ImportSession, MergeAction, MergeEntry, MergeReport};
 pub use knowledge::{KnowledgeBase, MAX_BASE_NAME};
@@ -62,6 +65,9 @@ pub use messages::{
 };
 pub use page::{Page, PageRequest, now_ms};
 pub use probes::{ModelProbe, ToolSupport};
+pub use projects::{
+    MAX_INSTRUCTIONS, MAX_PROJECT_NAME, Project, ProjectConversations, ProjectDraft, ProjectSummary,
+};
 pub use providers::{ProviderRecord, ProviderSettings};
 pub use search::{SearchHit, Segment};
 pub use serve_clients::{CallOutcome, MAX_CLIENT_NAME, ServeCall, ServeClient, token_digest};

@@ -90,6 +90,7 @@ async fn conversations_round_trip_through_create_get_rename_pin_and_delete() {
             provider_id: Some("ollama".into()),
             model: Some("qwen3:8b".into()),
             system_prompt: Some("Be brief.".into()),
+            project_id: None,
         })
         .await
         .unwrap();
@@ -161,7 +162,10 @@ async fn listing_pages_newest_first_with_pinned_conversations_on_top() {
     let mut seen = Vec::new();
     let mut page = PageRequest::first(50);
     loop {
-        let got = store.list_conversations(&page).await.unwrap();
+        let got = store
+            .list_conversations(&page, &ListScope::All)
+            .await
+            .unwrap();
         assert!(got.items.len() <= 50);
         seen.extend(got.items.into_iter().map(|c| c.id));
         match got.next_cursor {
@@ -186,7 +190,10 @@ async fn a_malformed_cursor_is_an_invalid_input_error() {
         limit: 10,
         cursor: Some("garbage".into()),
     };
-    let err = store.list_conversations(&page).await.unwrap_err();
+    let err = store
+        .list_conversations(&page, &ListScope::All)
+        .await
+        .unwrap_err();
     assert_eq!(err.to_string(), "malformed page cursor \"garbage\"");
 }
 
@@ -303,7 +310,7 @@ async fn eight_concurrent_writers_and_a_paging_reader_never_see_a_lock_error() {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let mut req = PageRequest::first(20);
                 loop {
-                    let page = store.list_conversations(&req).await?;
+                    let page = store.list_conversations(&req, &ListScope::All).await?;
                     pages += 1;
                     match page.next_cursor {
                         Some(c) => req.cursor = Some(c),

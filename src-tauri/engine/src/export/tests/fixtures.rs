@@ -27,6 +27,7 @@ pub(crate) fn conversation(id: &str, title: &str, messages: Vec<Message>) -> Imp
             system_prompt: None,
             settings: json!({}),
             head_id: messages.last().map(|m| m.id.clone()),
+            project_id: None,
         },
         messages,
     }

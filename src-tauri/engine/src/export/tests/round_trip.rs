@@ -289,6 +289,7 @@ fn conversation_of(
             system_prompt: n.is_multiple_of(2).then(|| "系统提示".to_owned()),
             settings: json!({"servers": ["weather"], "n": n}),
             head_id,
+            project_id: None,
         },
         messages,
     }
