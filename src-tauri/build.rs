@@ -95,6 +95,7 @@ const COMMANDS: &[&str] = &[
     "install_runtime",
     "remove_runtime",
     "set_package_sources",
+    "compare_message",
     "list_projects",
     "create_project",
     "update_project",

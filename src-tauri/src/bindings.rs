@@ -1,13 +1,14 @@
 //! The TypeScript mirror of the IPC types, written to `ui/src/bindings.ts`. A test fails when
 //! the file is stale; `SWITCHBOARD_BLESS=1 cargo test bindings` rewrites it.
 
+use crate::commands::compare::CompareBatch;
 use crate::commands::local_server::NewServeClient;
 use switchboard_engine::agent::SamplingModel;
 use switchboard_engine::agent::assistants::Starter;
 use switchboard_engine::agent::upload::PreparedFile;
 use switchboard_engine::agent::{
-    ApprovalAnswer, CallView, ChatEvent, ChatSettings, ReasoningEffort, Thinking, ToolCost,
-    ToolTokens, TurnEnd,
+    ApprovalAnswer, CallView, ChatEvent, ChatSettings, CompareModel, ReasoningEffort, Thinking,
+    ToolCost, ToolTokens, TurnEnd,
 };
 use switchboard_engine::backups::{BackupInfo, BackupReason, BackupsOverview};
 use switchboard_engine::export::assistants::AssistantImport;
@@ -88,6 +89,8 @@ pub fn typescript() -> String {
         declaration::<Conversation>(&cfg),
         declaration::<NewConversation>(&cfg),
         declaration::<ListScope>(&cfg),
+        declaration::<CompareModel>(&cfg),
+        declaration::<CompareBatch>(&cfg),
         declaration::<Project>(&cfg),
         declaration::<ProjectDraft>(&cfg),
         declaration::<ProjectSummary>(&cfg),

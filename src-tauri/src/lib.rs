@@ -114,6 +114,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::runtimes::install_runtime,
         commands::runtimes::remove_runtime,
         commands::runtimes::set_package_sources,
+        commands::compare::compare_message,
         commands::projects::list_projects,
         commands::projects::create_project,
         commands::projects::update_project,

@@ -271,6 +271,32 @@ projectId?: string, };
 export type ListScope = "all" | "unfiled" | { "project": string };
 
 /**
+ * One model of a side-by-side turn.
+ */
+export type CompareModel = { 
+/**
+ * The provider (id).
+ */
+providerId: string, 
+/**
+ * The model.
+ */
+model: string, };
+
+/**
+ * A batch of one compared model's events.
+ */
+export type CompareBatch = { 
+/**
+ * The model's place in the list the compare was asked with, from 0.
+ */
+lane: number, 
+/**
+ * Its events, as a turn's.
+ */
+events: Array<ChatEvent>, };
+
+/**
  * A stored project.
  */
 export type Project = { 

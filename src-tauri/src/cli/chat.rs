@@ -67,6 +67,10 @@ pub struct ChatArgs {
     /// Allow every tool call without asking.
     #[arg(long)]
     pub yes: bool,
+    /// Ask two to four models at once, side by side: PROVIDER/MODEL pairs, comma-separated
+    /// (the first answer is the one the conversation shows; the others are branches).
+    #[arg(long, value_delimiter = ',', value_name = "P/M,P/M", conflicts_with_all = ["json", "attach"])]
+    pub compare: Vec<String>,
     /// Print the turn's events as JSON lines.
     #[arg(long)]
     pub json: bool,
@@ -136,7 +140,16 @@ fn top_p(s: &str) -> Result<f64, String> {
 
 /// Runs one turn and prints it.
 pub(super) async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError> {
+    let compare = if args.compare.is_empty() {
+        None
+    } else {
+        Some(super::compare::models(engine, &args.compare).await?)
+    };
     let conv = conversation(engine, args).await?;
+    if let Some(models) = compare {
+        start_servers(engine, &conv, args.server_wait).await;
+        return super::compare::run(engine, &conv.id, &args.prompt, models, args.yes).await;
+    }
     let mut files = Vec::new();
     for path in &args.attach {
         files.push(engine.agent().attach_path(path).await?.part);
@@ -185,7 +198,7 @@ pub(super) async fn run(engine: &Engine, args: &ChatArgs) -> Result<(), CliError
 
 /// The provider named `name`; `local`, when no provider has that name, is the built-in model
 /// (added now if it was not yet).
-async fn provider_id(engine: &Engine, name: &str) -> Result<String, CliError> {
+pub(super) async fn provider_id(engine: &Engine, name: &str) -> Result<String, CliError> {
     match engine.store().find_provider(name).await {
         #[cfg(feature = "local")]
         Err(_) if name == "local" => Ok(engine

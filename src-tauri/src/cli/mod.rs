@@ -4,6 +4,7 @@
 mod backups;
 mod chat;
 mod clients;
+mod compare;
 mod conformance;
 mod conversations;
 mod export;

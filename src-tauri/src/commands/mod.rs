@@ -8,6 +8,7 @@ pub mod assistants;
 pub mod attachments;
 pub mod backups;
 pub mod chat;
+pub mod compare;
 pub mod conversations;
 pub mod export;
 pub mod install;

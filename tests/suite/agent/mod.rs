@@ -7,6 +7,7 @@ mod assistants;
 mod cache;
 mod cli;
 mod cli_settings;
+mod compare;
 mod crash;
 mod model;
 mod projects;

@@ -21,6 +21,8 @@ import type {
   BundlePreview,
   CatalogueModel,
   ChatEvent,
+  CompareBatch,
+  CompareModel,
   ConnectionTest,
   ContentPart,
   Conversation,
@@ -575,6 +577,24 @@ export function searchMessages(args: { query: string; page: PageRequest }): Prom
  */
 export function toolCosts(): Promise<ToolCost[]> {
   return call<ToolCost[]>('tool_costs');
+}
+
+// src-tauri/src/commands/compare.rs
+
+/**
+ * Sends `text` in a conversation and has every model of `models` answer it at once; returns
+ * at once, the answers streaming over `on_event`. An error before any model starts reaches
+ * every lane as `error` + `finished`.
+ *
+ * Command `compare_message`.
+ */
+export async function compareMessage(args: {
+  conversationId: string;
+  text: string;
+  models: CompareModel[];
+  onEvent: Channel<CompareBatch>;
+}): Promise<void> {
+  await call<null>('compare_message', args);
 }
 
 // src-tauri/src/commands/conversations.rs

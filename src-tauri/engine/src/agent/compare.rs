@@ -1,0 +1,142 @@
+//! Side by side: one user message answered by two to four models at once. The message is
+//! stored once; each model runs its own turn from it (its own stream, tool calls and
+//! approvals, its answer a branch under the message — the store's branches), all under the
+//! conversation's one stop switch. When all have ended the conversation shows the first
+//! model's branch; the user keeps another with a branch switch.
+
+use futures::future::join_all;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{Agent, Events, finished, invalid, title, title_from, title_source, turn};
+use crate::EngineError;
+use crate::store::{MessageStatus, NewMessage, Role};
+use crate::vocab::chat::{ChatEvent, TurnEnd};
+use crate::vocab::content::ContentPart;
+
+/// The fewest and the most models one message may be compared across.
+pub const COMPARE_MODELS: std::ops::RangeInclusive<usize> = 2..=4;
+
+/// One model of a side-by-side turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareModel {
+    /// The provider (id).
+    pub provider_id: String,
+    /// The model.
+    pub model: String,
+}
+
+/// How each model's turn ended, in the order the models were given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareEnd {
+    /// The model's turn's end.
+    pub reason: TurnEnd,
+    /// The last message of its branch (empty when it failed before storing one).
+    pub head_id: String,
+}
+
+impl Agent {
+    /// Sends `text` as the user in `conversation` and has every model of `models` answer it at
+    /// once, each reporting on its own `events` (one per model, in the same order). Returns how
+    /// each ended; the conversation then shows the first model's branch.
+    pub async fn compare(
+        &self,
+        conversation: &str,
+        text: &str,
+        models: &[CompareModel],
+        events: Vec<Events>,
+    ) -> Result<Vec<CompareEnd>, EngineError> {
+        if !COMPARE_MODELS.contains(&models.len()) {
+            return Err(invalid(&format!(
+                "compare {} to {} models at once, not {}",
+                COMPARE_MODELS.start(),
+                COMPARE_MODELS.end(),
+                models.len()
+            )));
+        }
+        if events.len() != models.len() {
+            return Err(invalid("each compared model needs its own event stream"));
+        }
+        if text.trim().is_empty() {
+            return Err(invalid("the message is empty"));
+        }
+        for m in models {
+            self.store().find_provider(&m.provider_id).await?;
+            if m.model.trim().is_empty() {
+                return Err(invalid("each compared model needs a name"));
+            }
+        }
+        let conv = self.store().get_conversation(conversation).await?;
+        let (guard, cancel) = self.state.begin(&conv.id)?;
+        let untitled = conv.title.is_empty();
+        let user = self
+            .store()
+            .append_as_head(NewMessage {
+                conversation_id: conv.id.clone(),
+                parent_id: conv.head_id.clone(),
+                role: Role::User,
+                content: vec![ContentPart::text(text)],
+                status: MessageStatus::Complete,
+                model: None,
+            })
+            .await?;
+        if untitled {
+            self.store()
+                .rename_conversation(&conv.id, &title_from(title_source(&user.content)))
+                .await?;
+        }
+        let lanes = models.iter().zip(&events).map(|(m, events)| {
+            let mut lane = conv.clone();
+            lane.provider_id = Some(m.provider_id.clone());
+            lane.model = Some(m.model.clone());
+            let user_id = user.id.clone();
+            let cancel = &cancel;
+            async move {
+                let result = turn::run(self, &lane, async { Ok(user_id) }, events, cancel).await;
+                report(result, events)
+            }
+        });
+        let ends = join_all(lanes).await;
+        // The lanes' messages each became the head as they were written: show the first's.
+        let shown = ends
+            .iter()
+            .map(|e| e.head_id.as_str())
+            .find(|h| !h.is_empty())
+            .unwrap_or(user.id.as_str());
+        let mut shown = self.store().set_head(&conv.id, shown).await?;
+        if untitled && ends[0].reason == TurnEnd::Done {
+            shown.provider_id = Some(models[0].provider_id.clone());
+            shown.model = Some(models[0].model.clone());
+            title::retitle(self, &shown, &events[0]).await;
+        }
+        drop(guard);
+        Ok(ends)
+    }
+}
+
+/// Reports the end of one model's turn on its events (an error that stopped it as `error`,
+/// then `finished`), as soon as it ends.
+fn report(result: Result<turn::Ended, EngineError>, events: &Events) -> CompareEnd {
+    match result {
+        Ok((reason, head_id)) => {
+            let reason = finished(Ok((reason, head_id.clone())), events).unwrap_or(reason);
+            CompareEnd { reason, head_id }
+        }
+        Err(e) => {
+            let _ = events.send(ChatEvent::Error {
+                kind: e.kind(),
+                message: e.to_string(),
+            });
+            let _ = events.send(ChatEvent::Finished {
+                reason: TurnEnd::Error,
+                head_id: String::new(),
+            });
+            CompareEnd {
+                reason: TurnEnd::Error,
+                head_id: String::new(),
+            }
+        }
+    }
+}
