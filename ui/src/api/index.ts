@@ -9,6 +9,7 @@ export * from './assistants';
 export * from './attachments';
 export * from './backups';
 export * from './chat';
+export * from './compare';
 export * from './conversations';
 export * from './projects';
 export * from './export';

@@ -901,6 +901,18 @@ const en = {
   'projects.move': 'Move',
   'conversation.move': 'Move “{title}” to a project',
   'conversation.actionMove': 'Move to project',
+  'compare.label': 'Answers side by side',
+  'compare.firstToken': 'first token {time}',
+  'compare.took': '{time} in all',
+  'compare.tokens': '{count} tokens',
+  'compare.keep': 'Continue with this answer',
+  'compare.close': 'Close the comparison',
+  'compare.hint': 'Send asks {own} and the models below at once; their answers show side by side.',
+  'compare.remove': 'Remove {model}',
+  'compare.add': 'Add',
+  'compare.button': 'Compare',
+  'compare.buttonWith': 'Compare: {count} models',
+  'compare.defaultModel': 'its default model',
 } as const;
 
 export default en;

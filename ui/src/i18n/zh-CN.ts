@@ -902,6 +902,18 @@ const zhCN: Record<keyof typeof en, string> = {
   'projects.move': '移动',
   'conversation.move': '将“{title}”移到项目',
   'conversation.actionMove': '移到项目',
+  'compare.label': '并排回答',
+  'compare.firstToken': '首个 token {time}',
+  'compare.took': '共 {time}',
+  'compare.tokens': '{count} 个 token',
+  'compare.keep': '用这个回答继续',
+  'compare.close': '关闭对比',
+  'compare.hint': '发送时同时询问 {own} 和下列模型，回答并排显示。',
+  'compare.remove': '移除 {model}',
+  'compare.add': '添加',
+  'compare.button': '对比',
+  'compare.buttonWith': '对比：{count} 个模型',
+  'compare.defaultModel': '其默认模型',
 };
 
 export default zhCN;

@@ -13,6 +13,7 @@ import { models } from '../lib/models.svelte';
 import { providers } from '../lib/providers.svelte';
 import { readOnlyTools } from '../lib/readOnlyTools.svelte';
 import { navigate } from '../lib/router.svelte';
+import { compare } from '../lib/compare.svelte';
 import { projects } from '../lib/projects.svelte';
 import { servers } from '../lib/servers.svelte';
 import { setTheme } from '../lib/theme.svelte';
@@ -31,6 +32,7 @@ export function resetAppState(): void {
   providers.reset();
   assistants.reset();
   projects.reset();
+  compare.reset();
   readOnlyTools.reset();
   models.reset();
   resetInstall();

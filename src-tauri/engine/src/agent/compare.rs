@@ -13,6 +13,7 @@ use crate::EngineError;
 use crate::store::{MessageStatus, NewMessage, Role};
 use crate::vocab::chat::{ChatEvent, TurnEnd};
 use crate::vocab::content::ContentPart;
+use crate::vocab::error::AgentError;
 
 /// The fewest and the most models one message may be compared across.
 pub const COMPARE_MODELS: std::ops::RangeInclusive<usize> = 2..=4;
@@ -23,7 +24,7 @@ pub const COMPARE_MODELS: std::ops::RangeInclusive<usize> = 2..=4;
 pub struct CompareModel {
     /// The provider (id).
     pub provider_id: String,
-    /// The model.
+    /// The model; the provider's default when empty.
     pub model: String,
 }
 
@@ -62,12 +63,25 @@ impl Agent {
         if text.trim().is_empty() {
             return Err(invalid("the message is empty"));
         }
+        let mut resolved = Vec::with_capacity(models.len());
         for m in models {
-            self.store().find_provider(&m.provider_id).await?;
-            if m.model.trim().is_empty() {
-                return Err(invalid("each compared model needs a name"));
-            }
+            let record = self.store().find_provider(&m.provider_id).await?;
+            let model = match m.model.trim() {
+                "" => self
+                    .providers()
+                    .default_model(&record)
+                    .await
+                    .ok_or_else(|| AgentError::NoModel {
+                        provider: record.name.clone(),
+                    })?,
+                named => named.to_owned(),
+            };
+            resolved.push(CompareModel {
+                provider_id: record.id,
+                model,
+            });
         }
+        let models = resolved.as_slice();
         let conv = self.store().get_conversation(conversation).await?;
         let (guard, cancel) = self.state.begin(&conv.id)?;
         let untitled = conv.title.is_empty();
