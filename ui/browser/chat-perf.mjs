@@ -3,11 +3,13 @@
 //  - a ~5,000-token answer streamed at 200 tokens/s in 30 ms batches (the engine's coalescing):
 //    the longest main-thread task (trace `RunTask` events) and the lag from each batch's
 //    arrival to the frame that painted it (the last token's lag is reported on its own);
+//  - four models answering side by side, each streaming at 200 tokens/s: the same figures;
 //  - opening a 2,000-message conversation: from the route change to the first frame that shows
 //    its last messages;
 //  - loading the app page to its first painted conversation list, reloaded in one page and in a
 //    fresh browser context each time (no caches).
 // Medians over several runs; prints figures, asserts nothing. Run: npm run bench:chat
+// (BENCH_BREAKDOWN=1 also prints what each traced run's longest task spent its time on).
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +58,15 @@ function tasks(trace) {
       .map((e) => `${e.pid}:${e.tid}`),
   );
   const run = events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && main.has(`${e.pid}:${e.tid}`));
+  if (process.env.BENCH_BREAKDOWN) {
+    const longest = run.reduce((a, b) => (b.dur > (a?.dur ?? 0) ? b : a), null);
+    if (longest) {
+      const inside = events.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === `${longest.pid}:${longest.tid}` && e.ts >= longest.ts && e.ts + (e.dur ?? 0) <= longest.ts + longest.dur && e !== longest);
+      const by = new Map();
+      for (const e of inside) by.set(e.name, (by.get(e.name) ?? 0) + e.dur / 1000);
+      console.log('  longest task, what it spent (ms):', (longest.dur / 1000).toFixed(1), JSON.stringify([...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => [k, +v.toFixed(1)])));
+    }
+  }
   return {
     wall: Math.max(0, ...run.map((e) => e.dur / 1000)),
     cpu: Math.max(0, ...run.map((e) => (e.tdur ?? 0) / 1000)),
@@ -97,6 +108,55 @@ async function streamInPage({ tokens, rate, every }) {
   }
   await new Promise((r) => setTimeout(r, 500));
   observer.disconnect();
+  const lags = arrived.map((t, i) => (painted[i] ?? Infinity) - t);
+  return { lags };
+}
+
+/** In the page: streams `tokens` into each of `lanes` compared models at once (each at `rate`
+ * tokens/s in batches every `every` ms, the lanes' batches one after another each time) and
+ * times each batch from its arrival to the end of the frame that first changed the DOM after it. */
+async function compareInPage({ tokens, rate, every, lanes }) {
+  const view = document.querySelector('[data-testid="compare"]');
+  const arrived = [];
+  const painted = [];
+  let pending = [];
+  const observer = new MutationObserver(() => {
+    const covered = pending;
+    pending = [];
+    if (covered.length === 0) return;
+    setTimeout(() => covered.forEach((i) => (painted[i] = performance.now())));
+  });
+  observer.observe(view, { subtree: true, childList: true, characterData: true });
+  const conversation = location.hash.split('/').pop();
+  for (let lane = 0; lane < lanes; lane++) {
+    window.chatBench.deliverLane(lane, [
+      { type: 'started', conversation_id: conversation, user_message_id: 'bench-user' },
+      { type: 'message_started', message_id: `bench-lane-${lane}`, model: `model-${lane}`, step: 1 },
+    ]);
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  const perBatch = Math.round((rate * every) / 1000);
+  const started = performance.now();
+  let n = 0;
+  for (let b = 0; b * perBatch < tokens.length; b++) {
+    const due = started + b * every;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const text = tokens.slice(b * perBatch, (b + 1) * perBatch).join('');
+    for (let lane = 0; lane < lanes; lane++) {
+      arrived[n] = performance.now();
+      pending.push(n);
+      n++;
+      window.chatBench.deliverLane(lane, [{ type: 'text_delta', message_id: `bench-lane-${lane}`, text }]);
+    }
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  observer.disconnect();
+  // The answers end together: their last frame (the final Markdown, the Keep buttons) counts too.
+  for (let lane = 0; lane < lanes; lane++) {
+    window.chatBench.deliverLane(lane, [{ type: 'finished', reason: 'done', head_id: `bench-lane-${lane}` }]);
+  }
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
   const lags = arrived.map((t, i) => (painted[i] ?? Infinity) - t);
   return { lags };
 }
@@ -223,6 +283,30 @@ try {
     runs.push({ ...result, ...tasks(trace) });
   }
 
+  // Four models answering side by side, each streaming the answer at 200 tokens/s.
+  const compares = [];
+  for (let run = 1; run <= RUNS; run++) {
+    await page.evaluate(() => (location.hash = '#/c/fresh-5'));
+    await page.getByTestId('chat-title').filter({ hasText: 'Stream 5' }).waitFor();
+    if (run === 1) {
+      await page.getByTestId('compare-button').click();
+      for (const m of ['model-1', 'model-2', 'model-3']) {
+        await page.getByTestId('compare-model').fill(m);
+        await page.getByTestId('compare-add').click();
+      }
+      await page.getByTestId('compare-button').click();
+    }
+    await page.getByTestId('composer').fill('Compare these');
+    await page.getByTestId('composer').press('Enter');
+    await page.waitForFunction(() => window.chatBench.hasCompare());
+    await page.getByTestId('compare').waitFor();
+    await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+    const result = await page.evaluate(compareInPage, { tokens: tokens.slice(0, 2000), rate: 200, every: 30, lanes: 4 });
+    const trace = await browser.stopTracing();
+    compares.push({ ...result, ...tasks(trace) });
+    await page.getByTestId('compare-close').click();
+  }
+
   // Many turns through the composer: the UI's live heap after 10 and after TURNS turns.
   const heaps = [];
   if (TURNS > 0) {
@@ -243,6 +327,13 @@ try {
     console.log(`  tasks over 50 ms wall-clock per run: median ${median(runs.map((r) => r.over50))}`);
     console.log(`  arrival-to-paint lag: median ${ms(median(lags))}, p95 ${ms(quantile(lags, 0.95))}, worst ${ms(Math.max(...lags))}`);
     console.log(`  last token's lag: median ${ms(median(runs.map((r) => r.lags.at(-1))))}`);
+  }
+  if (compares.length > 0) {
+    const lags = compares.flatMap((r) => r.lags);
+    console.log(`four models side by side, 2,000 tokens each at 200 tokens/s (30 ms batches per model), ${compares.length} runs:`);
+    console.log(`  longest main-thread task: median ${ms(median(compares.map((r) => r.wall)))} wall-clock (runs: ${compares.map((r) => ms(r.wall)).join(', ')}), median ${ms(median(compares.map((r) => r.cpu)))} of CPU time`);
+    console.log(`  tasks over 50 ms wall-clock per run: median ${median(compares.map((r) => r.over50))}`);
+    console.log(`  arrival-to-paint lag: median ${ms(median(lags))}, p95 ${ms(quantile(lags, 0.95))}, worst ${ms(Math.max(...lags))}`);
   }
   console.log(`loading the app page to its first painted conversation list: median ${ms(median(loads))} (runs: ${loads.map(ms).join(', ')})`);
   console.log(`  the same in a fresh browser context each time: median ${ms(median(colds))} (runs: ${colds.map(ms).join(', ')})`);

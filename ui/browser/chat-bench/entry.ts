@@ -13,6 +13,8 @@ const fresh = [1, 2, 3, 4, 5, 6].map((n) => conversation({ id: `fresh-${n}`, tit
 const stored = new Map<string, Message[]>([['long', longConversation('long', 2000)]]);
 let channel: Channel | null = null;
 let index = 0;
+let compareChannel: Channel | null = null;
+let compareIndex = 0;
 
 const provider = {
   provider: { id: 'p', name: 'fake', settings: { toolModes: {}, strictTools: false } },
@@ -38,6 +40,10 @@ installFakeBackend([long, ...fresh], {
         channel = args.onEvent as Channel;
         index = 0;
         if (autoAnswer) answerSoon(String(args.conversationId), String(args.text));
+        return null;
+      case 'compare_message':
+        compareChannel = args.onEvent as Channel;
+        compareIndex = 0;
         return null;
       case 'tool_costs':
       case 'list_servers':
@@ -82,8 +88,21 @@ function deliver(batch: ChatEvent[]): void {
   internals.runCallback(channel.id, { index: index++, message: batch });
 }
 
+/** Hands one batch of a compared model's events to the app, tagged with its lane. */
+function deliverLane(lane: number, events: ChatEvent[]): void {
+  if (!compareChannel) throw new Error('no compare is running');
+  const internals = (window as unknown as { __TAURI_INTERNALS__: Internals }).__TAURI_INTERNALS__;
+  internals.runCallback(compareChannel.id, { index: compareIndex++, message: { lane, events } });
+}
+
 Object.assign(window, {
-  chatBench: { deliver, hasChannel: () => channel !== null, answerAutomatically: () => (autoAnswer = true) },
+  chatBench: {
+    deliver,
+    deliverLane,
+    hasChannel: () => channel !== null,
+    hasCompare: () => compareChannel !== null,
+    answerAutomatically: () => (autoAnswer = true),
+  },
 });
 
 void import('../../src/main');
