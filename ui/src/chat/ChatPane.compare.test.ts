@@ -143,6 +143,8 @@ test('a message goes to two models at once, their answers stream side by side wi
   );
   await waitFor(() => expect(screen.getAllByTestId('compare-keep')).toHaveLength(2));
   expect(screen.queryByTestId('stop-button')).toBeNull();
+  // Ended answers no longer stream (no cursor, Markdown built in full).
+  for (const markdown of screen.getAllByTestId('markdown')) expect(markdown).toHaveAttribute('aria-busy', 'false');
 
   messages.set(conv.id, [
     { ...base, model: null, id: 'u1', conversationId: conv.id, role: 'user', status: 'complete', content: [{ type: 'text', text: 'Capital of France?' }] },

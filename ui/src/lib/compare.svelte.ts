@@ -3,7 +3,7 @@
 // when its first token came and when it ended — until the user keeps one lane's answer (a
 // branch switch) or leaves. Failures go to the error banner.
 import * as api from '../api';
-import type { CompareBatch, CompareModel, TurnEnd } from '../bindings';
+import type { CompareBatch, CompareModel, MessageStatus, TurnEnd } from '../bindings';
 import { chat } from './chat.svelte';
 import { applyEvent, emptyState, type ChatState } from './chatState';
 import { reportError } from './errors.svelte';
@@ -82,6 +82,7 @@ class CompareSession {
         end = e.reason;
       }
       state = applyEvent(state, e, conversationId);
+      if (e.type === 'finished') state = settled(state, e.reason);
     }
     this.lanes = this.lanes.map((l, i) => (i === batch.lane ? { ...l, state, firstToken, took, head, end } : l));
   }
@@ -115,3 +116,15 @@ class CompareSession {
 }
 
 export const compare = new CompareSession();
+
+/** A lane's messages once its turn ended: nothing is streaming any more (a single turn reads
+ * them back from the engine instead; a lane keeps what it streamed). */
+function settled(state: ChatState, reason: TurnEnd): ChatState {
+  const status: MessageStatus = reason === 'cancelled' ? 'cancelled' : reason === 'error' ? 'error' : 'complete';
+  return { ...state, running: false, messages: state.messages.map((m) => (m.status === 'streaming' ? { ...m, status } : m)) };
+}
+
+/** The model a lane answers with, as shown: the one its answer names, else the one asked for. */
+export function laneModel(lane: Lane): string {
+  return lane.state.messages.find((m) => m.model)?.model ?? lane.model.model;
+}
