@@ -16,6 +16,7 @@ mod ipc_install;
 mod ipc_mcp;
 mod ipc_mcp_content;
 mod ipc_paging;
+mod ipc_projects;
 mod ipc_servers_start;
 mod knowledge;
 mod knowledge_providers;

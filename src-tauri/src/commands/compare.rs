@@ -5,6 +5,7 @@ use serde::Serialize;
 use switchboard_engine::Engine;
 use switchboard_engine::EngineError;
 use switchboard_engine::agent::coalesce::{self, INTERVAL};
+use switchboard_engine::agent::compare::COMPARE_MODELS;
 use switchboard_engine::agent::{AgentError, ChatEvent, CompareModel, TurnEnd};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -36,6 +37,15 @@ pub async fn compare_message(
 ) -> CmdResult<()> {
     if engine.agent().turn_running(&conversation_id) {
         return Err(EngineError::from(AgentError::Busy).into());
+    }
+    if !COMPARE_MODELS.contains(&models.len()) {
+        return Err(EngineError::from(AgentError::Invalid(format!(
+            "compare {} to {} models at once, not {}",
+            COMPARE_MODELS.start(),
+            COMPARE_MODELS.end(),
+            models.len()
+        )))
+        .into());
     }
     let engine = engine.inner().clone();
     let mut senders = Vec::with_capacity(models.len());

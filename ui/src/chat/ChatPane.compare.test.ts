@@ -157,6 +157,25 @@ test('a message goes to two models at once, their answers stream side by side wi
   expect(screen.getAllByTestId('message-text')[1]).toHaveTextContent('Paris, says B.');
 });
 
+test('models @mentioned in the message answer beside the chat\'s own, and the mentions leave the text', async () => {
+  const { conv, backend } = setup();
+  const user = userEvent.setup();
+  render(App);
+  const box = await screen.findByTestId('composer');
+  await waitFor(() => expect(screen.getByTestId('compare-button')).toBeInTheDocument());
+  await user.type(box, '@beta/model-b @nobody/x Capital of France?');
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(backend.callsTo('compare_message')).toHaveLength(1));
+  expect(backend.callsTo('compare_message')[0]).toMatchObject({
+    conversationId: conv.id,
+    text: '@nobody/x Capital of France?',
+    models: [
+      { providerId: 'pa', model: 'model-a' },
+      { providerId: 'pb', model: 'model-b' },
+    ],
+  });
+});
+
 test('a compare that fails to start says why and leaves no lanes', async () => {
   const { backend } = setup();
   backend.fail('compare_message', { kind: 'busy', message: 'a turn is already running in this conversation' });

@@ -54,9 +54,14 @@ class CompareSession {
     this.extras = this.extras.filter((_, i) => i !== index);
   }
 
-  /** Sends `text` in `conversationId` to `own` (the chat's model) and the extras at once. */
-  async send(conversationId: string, own: CompareModel, text: string): Promise<void> {
-    const models = [own, ...this.extras];
+  /** Sends `text` in `conversationId` to `own` (the chat's model), the extras and the models
+   * the message mentions (`mentioned`), at once: four at most, each once. */
+  async send(conversationId: string, own: CompareModel, text: string, mentioned: CompareModel[] = []): Promise<void> {
+    const models: CompareModel[] = [];
+    for (const m of [own, ...this.extras, ...mentioned]) {
+      const taken = models.some((x) => x.providerId === m.providerId && x.model === m.model);
+      if (!taken && models.length < MAX_COMPARED) models.push(m);
+    }
     this.conversationId = conversationId;
     this.prompt = text;
     this.sentAt = performance.now();
