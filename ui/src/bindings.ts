@@ -279,7 +279,7 @@ export type CompareModel = {
  */
 providerId: string, 
 /**
- * The model.
+ * The model; the provider's default when empty.
  */
 model: string, };
 
@@ -2754,7 +2754,11 @@ ids: Array<string>, } | { "kind": "search",
 /**
  * The search words.
  */
-query: string, };
+query: string, } | { "kind": "project", 
+/**
+ * The project's id or name.
+ */
+project: string, };
 
 /**
  * What to export, how and where.

@@ -26,7 +26,7 @@ pub(super) enum Format {
 
 /// `switchboard export`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("scope").multiple(false).args(["all", "id", "search"])))]
+#[command(group(clap::ArgGroup::new("scope").multiple(false).args(["all", "id", "search", "project"])))]
 pub struct ExportArgs {
     /// The format.
     #[arg(long, value_enum)]
@@ -40,6 +40,9 @@ pub struct ExportArgs {
     /// The conversations with a message matching these words.
     #[arg(long)]
     search: Option<String>,
+    /// The conversations of this project (its name or id).
+    #[arg(long, value_name = "NAME")]
+    project: Option<String>,
     /// A file (JSON; .md or .html for one conversation) or a folder.
     #[arg(long)]
     out: PathBuf,
@@ -66,13 +69,18 @@ pub struct ImportArgs {
 
 /// Runs `switchboard export`.
 pub(super) async fn run_export(engine: &Engine, args: &ExportArgs) -> Result<(), CliError> {
-    if !args.all && args.id.is_empty() && args.search.is_none() {
+    if !args.all && args.id.is_empty() && args.search.is_none() && args.project.is_none() {
         return Err(CliError::Usage(
-            "say which conversations to export: --all, --id ID… or --search QUERY".into(),
+            "say which conversations to export: --all, --id ID…, --search QUERY or --project NAME"
+                .into(),
         ));
     }
     let scope = if args.all {
         ExportScope::All
+    } else if let Some(project) = &args.project {
+        ExportScope::Project {
+            project: project.clone(),
+        }
     } else if let Some(query) = &args.search {
         ExportScope::Search {
             query: query.clone(),

@@ -258,6 +258,25 @@ async fn switchboard_projects_creates_lists_moves_chats_in_and_deletes_keeping_o
         .unwrap();
     assert_eq!(text.lines().count(), 2, "{text}");
 
+    let out = dir.path().join("thesis.json");
+    let out_arg: &'static str = Box::leak(out.display().to_string().into_boxed_str());
+    let (ok, text) = run(vec![
+        "export",
+        "--format",
+        "json",
+        "--project",
+        "thesis",
+        "--out",
+        out_arg,
+    ])
+    .await
+    .unwrap();
+    assert!(ok, "{text}");
+    let exported: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(exported["conversations"].as_array().unwrap().len(), 2);
+    assert_eq!(exported["projects"][0]["name"], "Thesis");
+
     let (ok, text) = run(vec!["projects", "delete", "Thesis", "--with-conversations"])
         .await
         .unwrap();

@@ -63,6 +63,11 @@ pub enum ExportScope {
         /// The search words.
         query: String,
     },
+    /// The conversations of a project (archived ones too), oldest first.
+    Project {
+        /// The project's id or name.
+        project: String,
+    },
 }
 
 /// What to export, how and where.

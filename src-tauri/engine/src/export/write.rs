@@ -130,6 +130,10 @@ fn read_ahead(store: &Store, ids: &[String]) -> tokio::task::JoinHandle<Result<B
 async fn resolve(store: &Store, scope: &ExportScope) -> Result<Vec<String>, ExportError> {
     match scope {
         ExportScope::All => Ok(store.all_conversation_ids().await?),
+        ExportScope::Project { project } => {
+            let project = store.find_project(project).await?;
+            Ok(store.project_conversation_ids(&project.id).await?)
+        }
         ExportScope::Ids { ids } => {
             let mut seen = HashSet::new();
             let mut out: Vec<String> = Vec::new();

@@ -17,6 +17,17 @@ impl Store {
             .map_err(|e| self.classify(e))
     }
 
+    /// The id of every conversation in project `project`, oldest first.
+    pub async fn project_conversation_ids(&self, project: &str) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT id FROM conversations WHERE project_id = ? ORDER BY created_at, id",
+        )
+        .bind(project)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.classify(e))
+    }
+
     /// Every message of a conversation, every branch, oldest first (ties by id).
     pub async fn all_messages(&self, conversation_id: &str) -> Result<Vec<Message>, StoreError> {
         let sql = format!(
