@@ -264,3 +264,46 @@ async fn switchboard_chat_compare_prints_each_models_answer_with_its_tokens_and_
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("PROVIDER/MODEL"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_that_fails_ends_its_own_lane_with_an_error_and_the_other_answer_is_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(dir.path()).await;
+    let good = Model::start(vec![Say::Text("Fine here.".into())]).await;
+    let bad = Model::start(vec![Say::Refuse(
+        500,
+        "{\"error\":{\"message\":\"model crashed\"}}".into(),
+    )])
+    .await;
+    let pb = provider(&engine, "bad", &bad.url).await;
+    let pg = provider(&engine, "good", &good.url).await;
+    let conv = engine
+        .store()
+        .create_conversation(NewConversation::default())
+        .await
+        .unwrap();
+    let models = [
+        CompareModel {
+            provider_id: pb,
+            model: "broken".into(),
+        },
+        CompareModel {
+            provider_id: pg,
+            model: "fine".into(),
+        },
+    ];
+    let (ends, events) = compare(&engine, &conv.id, "Hi", &models, ApprovalAnswer::Deny).await;
+    assert_eq!(ends, [TurnEnd::Error, TurnEnd::Done]);
+    assert!(
+        events[0]
+            .iter()
+            .any(|e| matches!(e, ChatEvent::Error { message, .. } if message.contains("HTTP 500"))),
+        "{:?}",
+        events[0]
+    );
+    assert_eq!(text(&events[1]), "Fine here.");
+    // The failed lane left its error message; the conversation shows the answer that came.
+    let branch = engine.agent().conversation_branch(&conv.id).await.unwrap();
+    assert_eq!(branch.last().unwrap().model.as_deref(), Some("fine"));
+    assert!(!engine.agent().turn_running(&conv.id));
+}

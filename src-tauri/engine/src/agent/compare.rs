@@ -2,7 +2,8 @@
 //! stored once; each model runs its own turn from it (its own stream, tool calls and
 //! approvals, its answer a branch under the message — the store's branches), all under the
 //! conversation's one stop switch. When all have ended the conversation shows the first
-//! model's branch; the user keeps another with a branch switch.
+//! model's answer that came to an end (titled after it); the user keeps another with a branch
+//! switch.
 
 use futures::future::join_all;
 use serde::{Deserialize, Serialize};
@@ -113,17 +114,19 @@ impl Agent {
             }
         });
         let ends = join_all(lanes).await;
-        // The lanes' messages each became the head as they were written: show the first's.
+        // The lanes' messages each became the head as they were written: show the first
+        // answer that came to an end, else the first lane that stored anything.
         let shown = ends
             .iter()
-            .map(|e| e.head_id.as_str())
-            .find(|h| !h.is_empty())
-            .unwrap_or(user.id.as_str());
+            .find(|e| e.reason == TurnEnd::Done && !e.head_id.is_empty())
+            .or_else(|| ends.iter().find(|e| !e.head_id.is_empty()))
+            .map_or(user.id.as_str(), |e| e.head_id.as_str());
         let mut shown = self.store().set_head(&conv.id, shown).await?;
-        if untitled && ends[0].reason == TurnEnd::Done {
-            shown.provider_id = Some(models[0].provider_id.clone());
-            shown.model = Some(models[0].model.clone());
-            title::retitle(self, &shown, &events[0]).await;
+        let first_done = ends.iter().position(|e| e.reason == TurnEnd::Done);
+        if let (true, Some(i)) = (untitled, first_done) {
+            shown.provider_id = Some(models[i].provider_id.clone());
+            shown.model = Some(models[i].model.clone());
+            title::retitle(self, &shown, &events[i]).await;
         }
         drop(guard);
         Ok(ends)
