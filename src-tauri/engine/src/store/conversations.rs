@@ -177,10 +177,16 @@ impl Store {
             .bind(new.provider_id)
             .bind(new.model)
             .bind(new.system_prompt)
-            .bind(new.project_id)
+            .bind(&new.project_id)
             .fetch_one(&self.writer)
             .await
-            .map_err(|e| self.classify(e))?;
+            .map_err(|e| match (e.as_database_error(), &new.project_id) {
+                (Some(d), Some(project)) if d.is_foreign_key_violation() => StoreError::NotFound {
+                    entity: "project",
+                    id: project.clone(),
+                },
+                _ => self.classify(e),
+            })?;
         Ok(row.into())
     }
 

@@ -133,6 +133,20 @@ async fn listings_hold_the_unfiled_the_projects_or_all_conversations_and_page_wi
 }
 
 #[tokio::test]
+async fn a_conversation_made_in_an_unknown_project_is_refused_naming_it() {
+    let (_d, store) = fresh().await;
+    let new = NewConversation {
+        project_id: Some("ghost".into()),
+        ..Default::default()
+    };
+    let err = store.create_conversation(new).await.unwrap_err();
+    assert!(
+        matches!(&err, StoreError::NotFound { entity: "project", id } if id == "ghost"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
 async fn conversations_move_in_and_out_and_an_unknown_project_moves_nothing() {
     let (_d, store) = fresh().await;
     let p = store.insert_project(&thesis()).await.unwrap();
