@@ -42,6 +42,8 @@ function setup() {
         case 'compare_message':
           channel = args.onEvent as Channel;
           return null;
+        case 'send_message':
+          return null;
         case 'switch_branch':
           return conv;
         case 'tool_costs':
@@ -174,6 +176,35 @@ test('models @mentioned in the message answer beside the chat\'s own, and the me
       { providerId: 'pb', model: 'model-b' },
     ],
   });
+});
+
+test('a message sent after an ended comparison takes it off the screen and goes to the chat\'s own model', async () => {
+  const { conv, backend, channel } = setup();
+  const user = userEvent.setup();
+  render(App);
+  const box = await screen.findByTestId('composer');
+  await waitFor(() => expect(screen.getByTestId('compare-button')).toBeInTheDocument());
+  await user.type(box, '@beta/model-b Hello');
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(backend.callsTo('compare_message')).toHaveLength(1));
+  deliver(
+    channel(),
+    [0, 1].map((lane) => ({
+      lane,
+      events: [
+        { type: 'started', conversation_id: conv.id, user_message_id: 'u1' },
+        { type: 'message_started', message_id: `m${lane}`, model: 'x', step: 1 },
+        { type: 'text_delta', message_id: `m${lane}`, text: 'Hi.' },
+        { type: 'finished', reason: 'done', head_id: `m${lane}` },
+      ],
+    })),
+    0,
+  );
+  await waitFor(() => expect(screen.getAllByTestId('compare-keep')).toHaveLength(2));
+  await user.type(box, 'And then?');
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(backend.callsTo('send_message')).toHaveLength(1));
+  expect(screen.queryByTestId('compare')).toBeNull();
 });
 
 test('a compare that fails to start says why and leaves no lanes', async () => {
