@@ -160,7 +160,7 @@ fn the_cli_writes_markdown_and_html_folders_with_an_index_and_single_files() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),
-        "switchboard: say which conversations to export: --all, --id ID… or --search QUERY\n"
+        "switchboard: say which conversations to export: --all, --id ID…, --search QUERY or --project NAME\n"
     );
 }
 
