@@ -6,26 +6,10 @@
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatSettings, TurnEnd};
 use switchboard_engine::mcp::Conflict;
-use switchboard_engine::providers::NewProvider;
 use switchboard_engine::store::AssistantDraft;
 
 use super::model::{Model, Say};
 use super::*;
-
-/// Adds the scripted model (OpenAI wire) as a provider; returns its id.
-async fn provider(engine: &Engine, url: &str) -> String {
-    let view = engine
-        .providers()
-        .add_provider(NewProvider {
-            name: "fake".into(),
-            preset: "openai-compatible".into(),
-            base_url: Some(format!("{url}/v1")),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    view.provider.id
-}
 
 fn pirate(provider_id: &str) -> AssistantDraft {
     AssistantDraft {
@@ -43,7 +27,7 @@ async fn a_chat_from_an_assistant_copies_it_and_the_model_receives_its_prompt_an
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     let model = Model::start(vec![Say::Text("Arr.".into())]).await;
-    let p = provider(&engine, &model.url).await;
+    let p = provider(&engine, "fake", &model.url).await;
     let a = engine.store().insert_assistant(&pirate(&p)).await.unwrap();
     let conv = engine
         .agent()
@@ -147,7 +131,7 @@ async fn with_no_model_named_the_providers_only_model_answers_and_becomes_its_de
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     let model = Model::start(vec![Say::Text("Hi.".into())]).await;
-    let p = provider(&engine, &model.url).await;
+    let p = provider(&engine, "fake", &model.url).await;
     let conv = engine.agent().new_conversation(None).await.unwrap();
     let ran = send(&engine, &conv.id, "Hello?", ApprovalAnswer::Deny).await;
     assert_eq!(ran.end, TurnEnd::Done, "{:?}", ran.events);
@@ -201,7 +185,7 @@ async fn switchboard_chat_with_an_assistant_starts_from_it_and_an_unknown_one_is
     let model = Model::start(vec![Say::Text("Arr, matey.".into())]).await;
     {
         let engine = engine(dir.path()).await;
-        let p = provider(&engine, &model.url).await;
+        let p = provider(&engine, "fake", &model.url).await;
         engine.store().insert_assistant(&pirate(&p)).await.unwrap();
         engine.shutdown().await;
     }

@@ -5,25 +5,10 @@
 
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, CompareModel, TurnEnd};
-use switchboard_engine::providers::NewProvider;
 use switchboard_engine::store::{NewConversation, Role};
 
 use super::model::{Model, Say};
 use super::*;
-
-async fn provider(engine: &Engine, name: &str, url: &str) -> String {
-    let view = engine
-        .providers()
-        .add_provider(NewProvider {
-            name: name.into(),
-            preset: "openai-compatible".into(),
-            base_url: Some(format!("{url}/v1")),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    view.provider.id
-}
 
 fn echo(message: &str) -> Say {
     Say::Calls(vec![(
@@ -43,19 +28,9 @@ async fn compare(
     let mut senders = Vec::new();
     let mut collecting = Vec::new();
     for _ in models {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::unbounded_channel();
         senders.push(tx);
-        let e = engine.clone();
-        collecting.push(tokio::spawn(async move {
-            let mut events = Vec::new();
-            while let Some(ev) = rx.recv().await {
-                if let ChatEvent::ApprovalNeeded { approval_id, .. } = &ev {
-                    e.agent().answer_approval(approval_id, answer);
-                }
-                events.push(ev);
-            }
-            events
-        }));
+        collecting.push(answering(engine, rx, answer));
     }
     let ends = tokio::time::timeout(
         Duration::from_secs(60),

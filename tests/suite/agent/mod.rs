@@ -117,18 +117,8 @@ pub(super) struct Ran {
 
 /// Sends `text`, answering approval questions with `answer`, and collects the events.
 pub(super) async fn send(engine: &Engine, conv: &str, text: &str, answer: ApprovalAnswer) -> Ran {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let e = engine.clone();
-    let answering = tokio::spawn(async move {
-        let mut events = Vec::new();
-        while let Some(ev) = rx.recv().await {
-            if let ChatEvent::ApprovalNeeded { approval_id, .. } = &ev {
-                e.agent().answer_approval(approval_id, answer);
-            }
-            events.push(ev);
-        }
-        events
-    });
+    let (tx, rx) = mpsc::unbounded_channel();
+    let answering = answering(engine, rx, answer);
     let end = tokio::time::timeout(
         Duration::from_secs(60),
         engine.agent().send_message(conv, text, tx),
@@ -138,6 +128,40 @@ pub(super) async fn send(engine: &Engine, conv: &str, text: &str, answer: Approv
     .unwrap();
     let events = answering.await.unwrap();
     Ran { end, events }
+}
+
+/// Collects a turn's events until it ends, answering its approval questions with `answer`.
+pub(super) fn answering(
+    engine: &Engine,
+    mut rx: mpsc::UnboundedReceiver<ChatEvent>,
+    answer: ApprovalAnswer,
+) -> tokio::task::JoinHandle<Vec<ChatEvent>> {
+    let e = engine.clone();
+    tokio::spawn(async move {
+        let mut events = Vec::new();
+        while let Some(ev) = rx.recv().await {
+            if let ChatEvent::ApprovalNeeded { approval_id, .. } = &ev {
+                e.agent().answer_approval(approval_id, answer);
+            }
+            events.push(ev);
+        }
+        events
+    })
+}
+
+/// Adds the scripted model at `url` (OpenAI wire) as provider `name`; returns its id.
+pub(super) async fn provider(engine: &Engine, name: &str, url: &str) -> String {
+    let view = engine
+        .providers()
+        .add_provider(NewProvider {
+            name: name.into(),
+            preset: "openai-compatible".into(),
+            base_url: Some(format!("{url}/v1")),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    view.provider.id
 }
 
 /// The tool results a turn reported: (text, is_error).

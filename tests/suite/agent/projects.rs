@@ -6,25 +6,10 @@
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatSettings, TurnEnd};
 use switchboard_engine::export::{ExportFormat, ExportRequest, ExportScope, export, import_file};
-use switchboard_engine::providers::NewProvider;
 use switchboard_engine::store::{AssistantDraft, ListScope, PageRequest, ProjectDraft};
 
 use super::model::{Model, Say};
 use super::*;
-
-async fn provider(engine: &Engine, url: &str) -> String {
-    let view = engine
-        .providers()
-        .add_provider(NewProvider {
-            name: "fake".into(),
-            preset: "openai-compatible".into(),
-            base_url: Some(format!("{url}/v1")),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    view.provider.id
-}
 
 fn pirate(provider_id: &str) -> AssistantDraft {
     AssistantDraft {
@@ -53,7 +38,7 @@ async fn a_chat_in_a_project_starts_from_its_assistant_and_servers_and_gets_its_
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(dir.path()).await;
     let model = Model::start(vec![Say::Text("Arr.".into()), Say::Text("Aye.".into())]).await;
-    let p = provider(&engine, &model.url).await;
+    let p = provider(&engine, "fake", &model.url).await;
     let a = engine.store().insert_assistant(&pirate(&p)).await.unwrap();
     let project = engine
         .store()
@@ -174,7 +159,7 @@ async fn switchboard_projects_creates_lists_moves_chats_in_and_deletes_keeping_o
     let model = Model::start(vec![Say::Text("Done.".into()), Say::Text("Again.".into())]).await;
     {
         let engine = engine(dir.path()).await;
-        provider(&engine, &model.url).await;
+        provider(&engine, "fake", &model.url).await;
         engine.shutdown().await;
     }
     let run = |args: Vec<&'static str>| {

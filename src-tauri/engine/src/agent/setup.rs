@@ -81,8 +81,8 @@ impl Setup {
                     provider: record.name.clone(),
                 })?,
         };
-        // The window, the client (its key), what auto mode learned and the tools do not
-        // depend on one another: asked for at once.
+        // The window, the client (its key), what auto mode learned, the tools and the project's
+        // instructions do not depend on one another: asked for at once.
         let chosen_window = settings.context_window;
         let window = async {
             match chosen_window {
@@ -99,11 +99,12 @@ impl Setup {
                 Vec::new()
             }
         };
-        let (window, client, learned, tools) = tokio::join!(
+        let (window, client, learned, tools, system) = tokio::join!(
             window.instrument(tracing::trace_span!("turn.setup.window")),
             client.instrument(tracing::trace_span!("turn.setup.client")),
             learned.instrument(tracing::trace_span!("turn.setup.learned")),
             tools.instrument(tracing::trace_span!("turn.setup.tools")),
+            system_of(agent, conv),
         );
         let (client, learned) = (client?, learned?);
         if chosen_window.is_none() {
@@ -118,7 +119,6 @@ impl Setup {
         let prompt_only = PromptOnlyModels::new(std::sync::Mutex::new(learned));
         let names = ToolNames::build(tools.iter().map(|(s, t)| (s.as_str(), t.name.as_str())));
         let specs = specs(&tools, &names);
-        let system = system_of(agent, conv).await;
         Ok(Self {
             provider: Box::new(ModeSwitch::with_prompt_only(
                 client,

@@ -177,7 +177,7 @@ impl Store {
             .bind(updated_at)
             .fetch_one(&self.writer)
             .await;
-        self.named(row, &name)
+        self.name_checked(row, "an assistant", &name)
     }
 
     /// Every assistant, by name.
@@ -239,8 +239,8 @@ impl Store {
             .await;
         match row {
             Ok(None) => Err(not_found(id)),
-            Ok(Some(row)) => self.named(Ok(row), &name),
-            Err(e) => self.named(Err(e), &name),
+            Ok(Some(row)) => self.name_checked(Ok(row), "an assistant", &name),
+            Err(e) => self.name_checked::<Row, _>(Err(e), "an assistant", &name),
         }
     }
 
@@ -321,36 +321,7 @@ impl Store {
 
     /// `wanted`, or `wanted (2)`, `wanted (3)`, … — the first no assistant has.
     pub async fn free_assistant_name(&self, wanted: &str) -> Result<String, StoreError> {
-        let taken: Vec<(String,)> = sqlx::query_as("SELECT lower(name) FROM assistants")
-            .fetch_all(&self.reader)
-            .await
-            .map_err(|e| self.classify(e))?;
-        let taken: std::collections::HashSet<String> = taken.into_iter().map(|(n,)| n).collect();
-        let free = |n: &String| !taken.contains(&n.to_lowercase());
-        let first = wanted.to_owned();
-        if free(&first) {
-            return Ok(first);
-        }
-        Ok((2..)
-            .map(|i| format!("{wanted} ({i})"))
-            .find(free)
-            .unwrap_or(first))
-    }
-
-    /// A row written, or a name clash said in words.
-    fn named(&self, row: Result<Row, sqlx::Error>, name: &str) -> Result<Assistant, StoreError> {
-        match row {
-            Ok(row) => Ok(row.into()),
-            Err(e)
-                if e.as_database_error()
-                    .is_some_and(|d| d.is_unique_violation()) =>
-            {
-                Err(StoreError::Invalid(format!(
-                    "an assistant named {name:?} already exists"
-                )))
-            }
-            Err(e) => Err(self.classify(e)),
-        }
+        self.free_name("assistants", wanted).await
     }
 }
 

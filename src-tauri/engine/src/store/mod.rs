@@ -22,6 +22,7 @@ mod knowledge;
 mod knowledge_index;
 mod mcp_servers;
 mod messages;
+mod names;
 mod page;
 mod policy_cache;
 mod probes;

@@ -187,7 +187,7 @@ impl Store {
             .bind(updated_at)
             .fetch_one(&self.writer)
             .await;
-        self.named_project(row, &c.name)
+        self.name_checked(row, "a project", &c.name)
     }
 
     /// Every project with its conversation count, by name.
@@ -256,8 +256,8 @@ impl Store {
             .await;
         match row {
             Ok(None) => Err(not_found(id)),
-            Ok(Some(row)) => self.named_project(Ok(row), &c.name),
-            Err(e) => self.named_project(Err(e), &c.name),
+            Ok(Some(row)) => self.name_checked(Ok(row), "a project", &c.name),
+            Err(e) => self.name_checked::<Row, _>(Err(e), "a project", &c.name),
         }
     }
 
@@ -320,20 +320,7 @@ impl Store {
 
     /// `wanted`, or `wanted (2)`, `wanted (3)`, … — the first no project has.
     pub async fn free_project_name(&self, wanted: &str) -> Result<String, StoreError> {
-        let taken: Vec<(String,)> = sqlx::query_as("SELECT lower(name) FROM projects")
-            .fetch_all(&self.reader)
-            .await
-            .map_err(|e| self.classify(e))?;
-        let taken: std::collections::HashSet<String> = taken.into_iter().map(|(n,)| n).collect();
-        let free = |n: &String| !taken.contains(&n.to_lowercase());
-        let first = wanted.trim().to_owned();
-        if free(&first) {
-            return Ok(first);
-        }
-        Ok((2..)
-            .map(|i| format!("{first} ({i})"))
-            .find(free)
-            .unwrap_or(first))
+        self.free_name("projects", wanted).await
     }
 
     /// Merges an imported project: one whose id is here is kept as it is here (the local
@@ -358,26 +345,6 @@ impl Store {
             .await
             .map_err(|e| self.classify(e))?;
         Ok(row.map(Project::from))
-    }
-
-    /// A row written, or a name clash said in words.
-    fn named_project(
-        &self,
-        row: Result<Row, sqlx::Error>,
-        name: &str,
-    ) -> Result<Project, StoreError> {
-        match row {
-            Ok(row) => Ok(row.into()),
-            Err(e)
-                if e.as_database_error()
-                    .is_some_and(|d| d.is_unique_violation()) =>
-            {
-                Err(StoreError::Invalid(format!(
-                    "a project named {name:?} already exists"
-                )))
-            }
-            Err(e) => Err(self.classify(e)),
-        }
     }
 }
 
