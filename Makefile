@@ -26,7 +26,7 @@ $(call ggml_if,avx512_vnni,GGML_AVX512_VNNI)
 endif
 endif
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge bench-serve bench-serve-ttft
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-sync bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge bench-serve bench-serve-ttft
 
 # The built-in embedder for knowledge bases that deps.sh makes.
 EMBED_GGUF := $(HOME)/.cache/switchboard/models/multilingual-e5-small-q4_0.gguf
@@ -115,6 +115,15 @@ bench-agent:
 	test -x $(LANGGRAPH_VENV)/bin/python || python3 -m venv $(LANGGRAPH_VENV)
 	$(LANGGRAPH_VENV)/bin/pip install -q -r bench/agent/requirements.txt
 	LANGGRAPH_PYTHON=$(LANGGRAPH_VENV)/bin/python cargo bench --bench turn
+
+# Sync at scale (medians, nothing asserted): 10,000 conversations' first sync through a real
+# WebDAV server (wsgidav) and a folder, then one changed message; times, bytes and requests.
+SYNC_CONVERSATIONS ?= 10000
+SYNC_RUNS ?= 3
+bench-sync:
+	scripts/deps.sh test
+	SWITCHBOARD_BENCH_CONVERSATIONS=$(SYNC_CONVERSATIONS) SWITCHBOARD_BENCH_RUNS=$(SYNC_RUNS) \
+		cargo bench -p switchboard-engine --bench sync
 
 # History at scale: 100k conversations, 2M messages (the database is built once).
 bench-history:

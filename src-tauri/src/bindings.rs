@@ -51,6 +51,8 @@ use switchboard_engine::store::{
 use switchboard_engine::store::{CallOutcome, ServeCall, ServeClient, ServeGrant};
 use switchboard_engine::store::{FilesPage, FilesQuery, KnowledgeBase, KnowledgeFile};
 use switchboard_engine::store::{ModelProbe, ToolSupport};
+use switchboard_engine::store::{SyncConflict, SyncPeer};
+use switchboard_engine::sync::{SyncOverview, SyncReport, SyncSettings, SyncSetup, SyncTarget};
 use switchboard_engine::vocab::content::{Attachment, ContentPart, FileText, ImageRef, PdfPages};
 use switchboard_engine::vocab::knowledge::{EmbedderChoice, Passage};
 use switchboard_engine::vocab::mcp::{
@@ -79,6 +81,13 @@ pub fn typescript() -> String {
         declaration::<BackupReason>(&cfg),
         declaration::<BackupInfo>(&cfg),
         declaration::<BackupsOverview>(&cfg),
+        declaration::<SyncTarget>(&cfg),
+        declaration::<SyncSettings>(&cfg),
+        declaration::<SyncSetup>(&cfg),
+        declaration::<SyncReport>(&cfg),
+        declaration::<SyncPeer>(&cfg),
+        declaration::<SyncConflict>(&cfg),
+        declaration::<SyncOverview>(&cfg),
         declaration::<Runtime>(&cfg),
         declaration::<InstalledRuntime>(&cfg),
         declaration::<RuntimesOverview>(&cfg),

@@ -1,6 +1,6 @@
 //! Engine events as Tauri global events: one task per broadcast channel, each forwarding
-//! what it receives with `emit`. The UI listens to [`SERVER_EVENT`], [`INTERACTION_EVENT`] and
-//! [`KNOWLEDGE_EVENT`].
+//! what it receives with `emit`. The UI listens to [`SERVER_EVENT`], [`INTERACTION_EVENT`],
+//! [`KNOWLEDGE_EVENT`] and [`SYNC_EVENT`].
 
 use switchboard_engine::Engine;
 use tauri::{AppHandle, Emitter, Runtime};
@@ -14,6 +14,9 @@ pub const INTERACTION_EVENT: &str = "mcp:interaction";
 /// Knowledge-base events (`KnowledgeEvent`): indexing progress, a finished or failed run.
 pub const KNOWLEDGE_EVENT: &str = "knowledge";
 
+/// Sync reports (`SyncReport`): a sync finished (the window lists what it brought).
+pub const SYNC_EVENT: &str = "sync";
+
 /// Starts forwarding the engine's events to the app's windows (until the app ends).
 pub fn forward<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
     let servers = engine.mcp().subscribe();
@@ -22,6 +25,8 @@ pub fn forward<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
     tauri::async_runtime::spawn(pump(app.clone(), INTERACTION_EVENT, interactions));
     let knowledge = engine.knowledge().subscribe();
     tauri::async_runtime::spawn(pump(app.clone(), KNOWLEDGE_EVENT, knowledge));
+    let synced = engine.sync().subscribe();
+    tauri::async_runtime::spawn(pump(app.clone(), SYNC_EVENT, synced));
 }
 
 /// Emits every event of `rx` as `name`; a lagging receiver skips what it missed.

@@ -126,6 +126,12 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::backups::cancel_restore,
         commands::backups::remove_backup,
         commands::backups::set_backup_schedule,
+        commands::sync::sync_overview,
+        commands::sync::sync_setup,
+        commands::sync::sync_now,
+        commands::sync::sync_off,
+        commands::sync::use_sync_conflict,
+        commands::sync::dismiss_sync_conflict,
         commands::local_server::local_server_status,
         commands::local_server::set_local_server,
         commands::local_server::list_serve_clients,
@@ -351,6 +357,7 @@ async fn start_servers(engine: Engine) {
         Err(error) => tracing::warn!(%error, "cannot start the MCP servers"),
     }
     engine.start_backup_schedule();
+    engine.start_sync_schedule();
     if let Err(error) = engine.start_knowledge().await {
         tracing::warn!(%error, "cannot bring the knowledge bases up to date");
     }

@@ -32,12 +32,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("export", &["vocab", "store"]),
     ("backups", &["store", "paths"]),
     ("runtimes", &["store"]),
+    ("sync", &["store", "secrets"]),
     (
         "error",
         &[
             "vocab",
             "backups",
             "runtimes",
+            "sync",
             "store",
             "paths",
             "logging",

@@ -43,5 +43,6 @@ mod runtimes;
 mod security;
 mod servers;
 pub(crate) mod support_py;
+mod sync;
 mod tasks_server;
 mod web_search;

@@ -85,6 +85,210 @@ restored: string | null,
 restoreFailed: string | null, };
 
 /**
+ * Where the sync folder is.
+ */
+export type SyncTarget = { "kind": "webdav", 
+/**
+ * The folder's URL.
+ */
+url: string, 
+/**
+ * The user name, when the server asks for one.
+ */
+user?: string | null, } | { "kind": "folder", 
+/**
+ * Its path.
+ */
+path: string, };
+
+/**
+ * How sync is set up on this machine.
+ */
+export type SyncSettings = { 
+/**
+ * Where.
+ */
+target: SyncTarget, 
+/**
+ * Files are encrypted with a passphrase.
+ */
+encrypted: boolean, 
+/**
+ * Minutes between syncs while the app runs (0: only when asked).
+ */
+everyMinutes: number, 
+/**
+ * Seconds a WebDAV request may take.
+ */
+timeoutSecs: number, };
+
+/**
+ * What the user enters to set sync up.
+ */
+export type SyncSetup = { 
+/**
+ * Where.
+ */
+target: SyncTarget, 
+/**
+ * The WebDAV password (kept in the secret store).
+ */
+password: string | null, 
+/**
+ * The passphrase that encrypts the files (kept in the secret store); none: not
+ * encrypted.
+ */
+passphrase: string | null, 
+/**
+ * Minutes between syncs while the app runs.
+ */
+everyMinutes: number | null, 
+/**
+ * Seconds a WebDAV request may take.
+ */
+timeoutSecs: number | null, };
+
+/**
+ * What one sync did and what it cost.
+ */
+export type SyncReport = { 
+/**
+ * Records written here from other devices.
+ */
+pulled: number, 
+/**
+ * Records sent.
+ */
+pushed: number, 
+/**
+ * Real conflicts found (both sides kept).
+ */
+conflicts: number, 
+/**
+ * Records still waiting for their conversation or parent.
+ */
+waiting: number, 
+/**
+ * Batches read.
+ */
+batchesIn: number, 
+/**
+ * Batches written.
+ */
+batchesOut: number, 
+/**
+ * Bytes sent (request bodies).
+ */
+bytesUp: number, 
+/**
+ * Bytes received (response bodies).
+ */
+bytesDown: number, 
+/**
+ * Requests made.
+ */
+requests: number, 
+/**
+ * How long it took.
+ */
+millis: number, };
+
+/**
+ * Another device seen in the sync folder.
+ */
+export type SyncPeer = { 
+/**
+ * Its id.
+ */
+device: string, 
+/**
+ * Its name, as it gives it.
+ */
+name: string, 
+/**
+ * How many of its batches this device has applied.
+ */
+applied: number, };
+
+/**
+ * A conflict a sync resolved, with what it set aside.
+ */
+export type SyncConflict = { 
+/**
+ * The conflict's id.
+ */
+id: string, 
+/**
+ * The record's kind: `conversation`, `message`, `assistant`, `project` or `setting`.
+ */
+kind: string, 
+/**
+ * The record's id (a setting's key).
+ */
+recordId: string, 
+/**
+ * The record's title or name when the conflict was found.
+ */
+label: string, 
+/**
+ * The values set aside, field by field (empty when the other side deleted the record).
+ */
+other: Record<string, unknown>, 
+/**
+ * The device whose change was set aside.
+ */
+otherDevice: string, 
+/**
+ * The change set aside was a deletion: the record was kept because it was edited.
+ */
+deleted: boolean, 
+/**
+ * When it was found (Unix ms).
+ */
+at: number, };
+
+/**
+ * Settings → Sync.
+ */
+export type SyncOverview = { 
+/**
+ * How sync is set up; none: it is not.
+ */
+settings: SyncSettings | null, 
+/**
+ * This device's id.
+ */
+device: string, 
+/**
+ * This device's name, as the others show it.
+ */
+deviceName: string, 
+/**
+ * When the last sync ended (Unix ms).
+ */
+lastSync: number | null, 
+/**
+ * Changes waiting to go out.
+ */
+pending: number, 
+/**
+ * What the last sync of this run did.
+ */
+lastReport: SyncReport | null, 
+/**
+ * Why the last sync of this run failed.
+ */
+lastError: string | null, 
+/**
+ * The other devices seen.
+ */
+peers: Array<SyncPeer>, 
+/**
+ * Conflicts kept for the user.
+ */
+conflicts: Array<SyncConflict>, };
+
+/**
  * A runtime Switchboard can bring.
  */
 export type Runtime = "uv" | "node";

@@ -9,6 +9,7 @@ use crate::provider::ProviderError;
 use crate::runtimes::RuntimeError;
 use crate::secrets::SecretError;
 use crate::store::StoreError;
+use crate::sync::SyncError;
 pub use crate::vocab::error::ErrorKind;
 use crate::vocab::error::{
     AgentError, AppError, ConfigError, InstallError, InteractionError, ToolError, UploadError,
@@ -65,6 +66,9 @@ pub enum EngineError {
     /// Fetching or installing a runtime failed.
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
+    /// Sync between machines failed or was refused.
+    #[error(transparent)]
+    Sync(#[from] SyncError),
 }
 
 impl EngineError {
@@ -106,7 +110,27 @@ impl EngineError {
                 ErrorKind::InvalidInput
             }
             Self::Runtime(_) => ErrorKind::Io,
+            Self::Sync(e) => sync_kind(e),
         }
+    }
+}
+
+fn sync_kind(e: &SyncError) -> ErrorKind {
+    match e {
+        SyncError::Store(e) => store_kind(e),
+        SyncError::Secret(_) => ErrorKind::Secrets,
+        SyncError::Unreachable { .. }
+        | SyncError::Timeout { .. }
+        | SyncError::Status { .. }
+        | SyncError::Folder { .. } => ErrorKind::Io,
+        SyncError::NotSetUp
+        | SyncError::Busy
+        | SyncError::Invalid(_)
+        | SyncError::NewerFormat { .. }
+        | SyncError::Foreign { .. }
+        | SyncError::PassphraseNeeded
+        | SyncError::WrongPassphrase
+        | SyncError::NotEncrypted => ErrorKind::InvalidInput,
     }
 }
 
@@ -166,7 +190,7 @@ fn install_kind(e: &InstallError) -> ErrorKind {
 fn store_kind(e: &StoreError) -> ErrorKind {
     match e {
         StoreError::NotFound { .. } => ErrorKind::NotFound,
-        StoreError::Invalid(_) => ErrorKind::InvalidInput,
+        StoreError::Invalid(_) | StoreError::SyncRecord(_) => ErrorKind::InvalidInput,
         StoreError::Corrupt { .. } => ErrorKind::CorruptDatabase,
         StoreError::Locked { .. } => ErrorKind::DatabaseLocked,
         StoreError::NewerSchema { .. } => ErrorKind::NewerSchema,

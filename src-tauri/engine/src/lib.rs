@@ -25,6 +25,7 @@ pub mod providers;
 pub mod runtimes;
 pub mod secrets;
 pub mod store;
+pub mod sync;
 pub mod vocab;
 
 use std::path::PathBuf;
@@ -75,7 +76,8 @@ pub struct Engine {
     local_server: mcp::LocalServer,
     backups: backups::Backups,
     runtimes: runtimes::Runtimes,
-    /// Stops the backup schedule ([`Engine::start_backup_schedule`]) at shutdown.
+    sync: sync::Syncer,
+    /// Stops the backup and sync schedules ([`Engine::start_backup_schedule`]) at shutdown.
     stop_backups: tokio_util::sync::CancellationToken,
     /// What a restore scheduled for this start did: the backup restored, or why it was not.
     restored: Option<Result<backups::BackupInfo, String>>,
@@ -148,6 +150,7 @@ impl Engine {
         if owner.is_some() {
             agent.resume_tasks().await?;
         }
+        let sync = sync::Syncer::new(store.clone(), secrets.clone());
         Ok(Self {
             paths,
             store,
@@ -161,6 +164,7 @@ impl Engine {
             local_server,
             backups,
             runtimes,
+            sync,
             stop_backups: tokio_util::sync::CancellationToken::new(),
             restored,
             owner,
@@ -200,6 +204,17 @@ impl Engine {
         }
         mcp::set_servers_env(runtimes::servers_env(&self.store).await?);
         Ok(runtimes::overview(&self.runtimes, &self.store).await?)
+    }
+
+    /// Sync between machines.
+    pub fn sync(&self) -> &sync::Syncer {
+        &self.sync
+    }
+
+    /// Starts syncing on the schedule the sync setup sets (see [`sync`]) until shutdown; for
+    /// the app, not for short-lived CLI commands.
+    pub fn start_sync_schedule(&self) {
+        tokio::spawn(self.sync.clone().run_schedule(self.stop_backups.clone()));
     }
 
     /// The profile's database backups.

@@ -18,6 +18,7 @@ mod runtimes;
 mod servers;
 mod servers_install;
 mod servers_run;
+mod sync;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -101,6 +102,10 @@ pub enum Command {
     /// schedule.
     #[command(subcommand)]
     Backups(backups::BackupsCmd),
+    /// Sync conversations, assistants, projects and settings with other machines through a
+    /// WebDAV server or a synced folder: setup, now, status, conflicts, use, dismiss, off.
+    #[command(subcommand)]
+    Sync(sync::SyncCmd),
     /// The client the official MCP conformance suite drives: runs the scenario named in
     /// `MCP_CONFORMANCE_SCENARIO` against the scenario server at URL.
     #[command(hide = true)]
@@ -193,6 +198,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CliError> {
             Command::Serve(args) => mcp::run_serve(&engine, args).await,
             Command::Clients(cmd) => clients::run(&engine, cmd).await,
             Command::Backups(cmd) => backups::run(&engine, cmd).await,
+            Command::Sync(cmd) => sync::run(&engine, cmd).await,
             Command::Projects(cmd) => projects::run(&engine, cmd).await,
             Command::Runtimes(cmd) => runtimes::run(&engine, cmd).await,
             Command::McpConformanceClient { url } => {

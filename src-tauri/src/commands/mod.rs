@@ -23,6 +23,7 @@ pub mod providers;
 pub mod runtimes;
 pub mod servers;
 pub mod servers_run;
+pub mod sync;
 
 /// What every command returns.
 pub type CmdResult<T> = Result<T, crate::error::IpcError>;

@@ -88,6 +88,9 @@ import type {
   ServerRecord,
   ServerStatus,
   Starter,
+  SyncOverview,
+  SyncReport,
+  SyncSetup,
   ToolCost,
   ToolInfo,
   ToolResult,
@@ -1568,4 +1571,60 @@ export async function setToolPolicy(args: {
   policy?: Approval | null;
 }): Promise<void> {
   await call<null>('set_tool_policy', args);
+}
+
+// src-tauri/src/commands/sync.rs
+
+/**
+ * How sync is set up, the other devices, changes waiting, the last sync and the conflicts.
+ *
+ * Command `sync_overview`.
+ */
+export function syncOverview(): Promise<SyncOverview> {
+  return call<SyncOverview>('sync_overview');
+}
+
+/**
+ * Sets sync up (the folder is checked with the passphrase first) and syncs once.
+ *
+ * Command `sync_setup`.
+ */
+export function syncSetup(args: { setup: SyncSetup }): Promise<SyncReport> {
+  return call<SyncReport>('sync_setup', args);
+}
+
+/**
+ * Syncs now.
+ *
+ * Command `sync_now`.
+ */
+export function syncNow(): Promise<SyncReport> {
+  return call<SyncReport>('sync_now');
+}
+
+/**
+ * Stops syncing this machine; the data here and in the sync folder stay.
+ *
+ * Command `sync_off`.
+ */
+export async function syncOff(): Promise<void> {
+  await call<null>('sync_off');
+}
+
+/**
+ * Takes back what conflict `id` set aside (a new edit, synced like any other).
+ *
+ * Command `use_sync_conflict`.
+ */
+export async function useSyncConflict(args: { id: string }): Promise<void> {
+  await call<null>('use_sync_conflict', args);
+}
+
+/**
+ * Forgets conflict `id`.
+ *
+ * Command `dismiss_sync_conflict`.
+ */
+export async function dismissSyncConflict(args: { id: string }): Promise<void> {
+  await call<null>('dismiss_sync_conflict', args);
 }

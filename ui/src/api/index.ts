@@ -8,6 +8,7 @@ export * from './artifacts';
 export * from './assistants';
 export * from './attachments';
 export * from './backups';
+export * from './sync';
 export * from './chat';
 export * from './compare';
 export * from './conversations';

@@ -58,3 +58,9 @@ export function chooseBundleFile(): Promise<string | null> {
 export function chooseArtifactDestination(extension: string): Promise<string | null> {
   return save({ defaultPath: `artifact.${extension}`, filters: [{ name: extension.toUpperCase(), extensions: [extension] }] });
 }
+
+/** Asks for one folder (the synced folder sync writes in). */
+export async function chooseFolder(): Promise<string | null> {
+  const chosen = await open({ directory: true, multiple: false });
+  return Array.isArray(chosen) ? (chosen[0] ?? null) : chosen;
+}

@@ -1,9 +1,10 @@
 // An in-memory stand-in for the Tauri commands, installed with `mockIPC`.
 import { mockIPC } from '@tauri-apps/api/mocks';
-import type { AppInfo, Assistant, BackupsOverview, RuntimesOverview, Conversation, IpcError, ListScope, LocalModel, ModelInfo, NewConversation, PageRequest, Project, ProviderView, SamplingModel, ServerRecord } from '../bindings';
+import type { AppInfo, Assistant, BackupsOverview, RuntimesOverview, SyncOverview, Conversation, IpcError, ListScope, LocalModel, ModelInfo, NewConversation, PageRequest, Project, ProviderView, SamplingModel, ServerRecord } from '../bindings';
 import { compareConversations } from '../lib/dates';
 import { assistantCommand, type AssistantFake } from './fakeAssistants';
 import { backupCommand, emptyBackups } from './fakeBackups';
+import { noSync, syncCommand } from './fakeSync';
 import { projectCommand } from './fakeProjects';
 import { noRuntimes, runtimeCommand } from './fakeRuntimes';
 import { capabilityCommand, type CapabilityFake } from './fakeInteractions';
@@ -47,6 +48,8 @@ export type FakeBackend = {
   /** Makes every later call of `cmd` reject with `error` (anything, not only an IpcError). */
   fail(cmd: string, error: unknown): void;
   rows(): Conversation[];
+  /** Adds a conversation behind the window's back (as a sync or another process would). */
+  add(conversation: Conversation): void;
   servers(): ServerRecord[];
   /** The provider side: views, the keys apart from them, and each provider's models. */
   providers: ProviderFake;
@@ -87,6 +90,8 @@ export type FakeSeed = {
   runtimes?: RuntimesOverview;
   /** The projects (none unless given). */
   projects?: Project[];
+  /** Sync between computers (not set up unless given). */
+  sync?: SyncOverview;
   /** Asked first for every command the conversation fake does not handle. */
   extra?: ExtraHandler;
 };
@@ -107,6 +112,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     autoAllowReadOnly: false,
   };
   const backups: BackupsOverview = structuredClone(more.backups ?? emptyBackups());
+  const sync: SyncOverview = structuredClone(more.sync ?? noSync());
   const runtimes: RuntimesOverview = structuredClone(more.runtimes ?? noRuntimes());
   const projectRows = new Map((more.projects ?? []).map((p) => [p.id, structuredClone(p)]));
   const failures = new Map<string, unknown>();
@@ -210,6 +216,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         if (fromAssistants !== UNHANDLED) return fromAssistants;
         const fromBackups = backupCommand(backups, cmd, args);
         if (fromBackups !== UNHANDLED) return fromBackups;
+        const fromSync = syncCommand(sync, cmd, args);
+        if (fromSync !== UNHANDLED) return fromSync;
         const fromRuntimes = runtimeCommand(runtimes, cmd, args);
         if (fromRuntimes !== UNHANDLED) return fromRuntimes;
         const fromProjects = projectCommand(projectRows, rows, cmd, args);
@@ -224,6 +232,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
     callsTo: (cmd) => calls.filter((c) => c.cmd === cmd).map((c) => c.args),
     fail: (cmd, error) => failures.set(cmd, error),
     rows: () => [...rows.values()],
+    add: (c) => void rows.set(c.id, { ...c }),
     servers: () => [...serverRows.values()],
     providers: providerFake,
     capabilities,

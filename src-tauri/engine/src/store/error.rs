@@ -77,6 +77,9 @@ pub enum StoreError {
     /// The caller passed something the store cannot accept.
     #[error("{0}")]
     Invalid(String),
+    /// A record synced from another device (or kept for sync) is not the JSON it should be.
+    #[error("a synced record is not valid: {0}")]
+    SyncRecord(#[from] serde_json::Error),
     /// Any other database error.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),

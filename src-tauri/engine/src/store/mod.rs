@@ -1,7 +1,8 @@
 //! The SQLite store: opening the file (WAL, foreign keys, busy timeout), running the embedded
 //! migrations after a backup, refusing corrupt or newer databases, and the typed repositories
 //! for conversations, messages, assistants, projects, what the tool-use probe found of each
-//! model, and knowledge bases (their files, chunks, vectors and keyword index).
+//! model, knowledge bases (their files, chunks, vectors and keyword index), and the log of
+//! changes that sync between machines.
 //!
 //! Writes go through a one-connection pool so they never contend with each other inside the
 //! process; reads use a separate read-only pool and run concurrently under WAL.
@@ -39,6 +40,13 @@ mod serve_clients;
 mod serve_grants;
 mod settings;
 mod snapshots;
+mod sync_apply;
+mod sync_blobs;
+mod sync_conflicts;
+mod sync_log;
+mod sync_rows;
+#[cfg(test)]
+mod sync_tests;
 mod tasks;
 #[cfg(test)]
 mod tests;
@@ -74,6 +82,9 @@ pub use search::{SearchHit, Segment};
 pub use serve_clients::{CallOutcome, MAX_CLIENT_NAME, ServeCall, ServeClient, token_digest};
 pub use serve_grants::ServeGrant;
 pub use snapshots::{check_file, snapshot_file};
+pub use sync_apply::Applied;
+pub use sync_conflicts::SyncConflict;
+pub use sync_log::{PushedKey, SyncCursor, SyncPeer, SyncRecord};
 pub use tasks::TaskRecord;
 
 /// The migrations compiled into the binary.
