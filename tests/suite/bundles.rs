@@ -240,16 +240,16 @@ async fn a_hostile_bundle_or_one_for_another_platform_is_refused_through_the_hos
 }
 
 fn cli(data: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--secrets-file")
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
+    crate::suite::support_cli::output_within_limit(
+        std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data)
+            .arg("--secrets-file")
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("RUST_LOG")
+            .stdin(std::process::Stdio::null()),
+    )
 }
 
 #[test]

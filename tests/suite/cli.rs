@@ -5,14 +5,14 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn switchboard(data_dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap()
+    crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("RUST_LOG"),
+    )
 }
 
 fn stdout(o: &Output) -> String {
@@ -114,13 +114,13 @@ fn a_corrupt_database_is_named_and_left_as_it_was() {
 #[test]
 fn the_window_without_a_display_says_so_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap();
+    let o = crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY"),
+    );
     assert_one_line_error(
         &o,
         1,
@@ -131,11 +131,11 @@ fn the_window_without_a_display_says_so_in_one_line() {
 #[test]
 fn the_data_dir_can_come_from_the_environment() {
     let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["conversations", "new", "--title", "from env"])
-        .env("SWITCHBOARD_DATA_DIR", dir.path())
-        .output()
-        .unwrap();
+    let o = crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["conversations", "new", "--title", "from env"])
+            .env("SWITCHBOARD_DATA_DIR", dir.path()),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(dir.path().join("switchboard.db").exists());
     assert!(dir.path().join("logs").is_dir());

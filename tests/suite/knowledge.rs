@@ -34,15 +34,15 @@ pub(super) fn embed_gguf() -> PathBuf {
 }
 
 fn switchboard(data_dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .env("SWITCHBOARD_EMBED_GGUF", embed_gguf())
-        .output()
-        .unwrap()
+    crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("RUST_LOG")
+            .env("SWITCHBOARD_EMBED_GGUF", embed_gguf()),
+    )
 }
 
 fn stdout(o: &Output) -> String {

@@ -19,14 +19,14 @@ fn everything_js() -> String {
 }
 
 fn switchboard(data_dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap()
+    crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("RUST_LOG"),
+    )
 }
 
 fn text(b: &[u8]) -> String {

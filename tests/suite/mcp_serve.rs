@@ -164,13 +164,13 @@ async fn one_server_passed_through_keeps_its_own_tool_names_and_the_policy_still
     let asked = passed("guarded", tokyo("get_current_time"));
     let text = asked["calls"][0]["text"][0].as_str().unwrap();
     assert!(text.contains("needs the user's approval"), "{asked}");
-    let unknown = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["--data-dir"])
-        .arg(dir.path())
-        .args(["mcp", "serve", "--stdio", "--server", "nope"])
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .output()
-        .unwrap();
+    let unknown = crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["--data-dir"])
+            .arg(dir.path())
+            .args(["mcp", "serve", "--stdio", "--server", "nope"])
+            .env_remove("SWITCHBOARD_DATA_DIR"),
+    );
     assert!(!unknown.status.success());
     let said = String::from_utf8_lossy(&unknown.stderr);
     assert!(said.contains("nope"), "{said}");
@@ -307,14 +307,14 @@ async fn the_cli_sets_who_decides_a_servers_calls_for_outside_clients_too() {
     let dir = tempfile::tempdir().unwrap();
     profile(dir.path()).await;
     let cli = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(dir.path())
-            .args(["servers", "approval"])
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .output()
-            .unwrap();
+        let out = crate::suite::support_cli::output_within_limit(
+            Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .arg("--data-dir")
+                .arg(dir.path())
+                .args(["servers", "approval"])
+                .args(args)
+                .env_remove("SWITCHBOARD_DATA_DIR"),
+        );
         let text = String::from_utf8_lossy(&out.stdout).into_owned()
             + &String::from_utf8_lossy(&out.stderr);
         (out.status.success(), text)

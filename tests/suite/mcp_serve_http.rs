@@ -15,13 +15,13 @@ use super::support_py::{json_report, venv_python};
 
 /// `switchboard --data-dir DIR ARGS`: success and what it printed.
 pub(super) fn cli(dir: &Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .output()
-        .unwrap();
+    let out = crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(dir)
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR"),
+    );
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)

@@ -42,6 +42,7 @@ mod registry;
 mod runtimes;
 mod security;
 mod servers;
+pub(crate) mod support_cli;
 pub(crate) mod support_py;
 mod sync;
 mod tasks_server;

@@ -475,15 +475,15 @@ fn a_server_that_is_down_slow_or_full_or_a_folder_from_a_newer_version_is_refuse
 }
 
 fn ok(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(dir)
-        .arg("--secrets-file")
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
+    let out = crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(dir)
+            .arg("--secrets-file")
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .envs(env.iter().copied()),
+    );
     let said =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{args:?}: {said}");
@@ -548,17 +548,17 @@ fn the_cli_sets_sync_up_on_two_profiles_and_a_chat_made_on_one_is_listed_on_the_
         !refused && said.contains("--encrypt needs the passphrase"),
         "{said}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args([
-            "--data-dir",
-            &c.path().display().to_string(),
-            "--secrets-file",
-        ])
-        .args(setup)
-        .env("SWITCHBOARD_SYNC_PASSWORD", PASSWORD)
-        .env("SWITCHBOARD_SYNC_PASSPHRASE", "wrong horse")
-        .output()
-        .unwrap();
+    let out = crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args([
+                "--data-dir",
+                &c.path().display().to_string(),
+                "--secrets-file",
+            ])
+            .args(setup)
+            .env("SWITCHBOARD_SYNC_PASSWORD", PASSWORD)
+            .env("SWITCHBOARD_SYNC_PASSPHRASE", "wrong horse"),
+    );
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && said.contains("passphrase does not open"),

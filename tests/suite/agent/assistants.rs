@@ -192,14 +192,14 @@ async fn switchboard_chat_with_an_assistant_starts_from_it_and_an_unknown_one_is
     let chat = |name: &'static str| {
         let data = dir.path().to_owned();
         tokio::task::spawn_blocking(move || {
-            std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-                .arg("--data-dir")
-                .arg(data)
-                .args(["chat", "--assistant", name, "Hello?"])
-                .env_remove("SWITCHBOARD_DATA_DIR")
-                .env_remove("RUST_LOG")
-                .output()
-                .unwrap()
+            crate::suite::support_cli::output_within_limit(
+                std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                    .arg("--data-dir")
+                    .arg(data)
+                    .args(["chat", "--assistant", name, "Hello?"])
+                    .env_remove("SWITCHBOARD_DATA_DIR")
+                    .env_remove("RUST_LOG"),
+            )
         })
     };
     let o = chat("pirate").await.unwrap();

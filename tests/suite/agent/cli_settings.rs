@@ -14,14 +14,14 @@ async fn run(data: &std::path::Path, args: &[&str]) -> Output {
         args.iter().map(|s| s.to_string()).collect(),
     );
     tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(&d)
-            .args(&a)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG")
-            .output()
-            .unwrap()
+        crate::suite::support_cli::output_within_limit(
+            Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .arg("--data-dir")
+                .arg(&d)
+                .args(&a)
+                .env_remove("SWITCHBOARD_DATA_DIR")
+                .env_remove("RUST_LOG"),
+        )
     })
     .await
     .unwrap()

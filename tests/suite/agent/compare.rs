@@ -195,19 +195,19 @@ async fn switchboard_chat_compare_prints_each_models_answer_with_its_tokens_and_
     }
     let data = dir.path().to_owned();
     let o = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data)
-            .args([
-                "chat",
-                "--compare",
-                "fake-a/model-a,fake-b/org/model-b",
-                "Capital of France?",
-            ])
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG")
-            .output()
-            .unwrap()
+        crate::suite::support_cli::output_within_limit(
+            std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .arg("--data-dir")
+                .arg(data)
+                .args([
+                    "chat",
+                    "--compare",
+                    "fake-a/model-a,fake-b/org/model-b",
+                    "Capital of France?",
+                ])
+                .env_remove("SWITCHBOARD_DATA_DIR")
+                .env_remove("RUST_LOG"),
+        )
     })
     .await
     .unwrap();
@@ -229,13 +229,13 @@ async fn switchboard_chat_compare_prints_each_models_answer_with_its_tokens_and_
     assert!(stdout.contains("first token"), "{stdout}");
     assert_eq!(b.requests()[0]["model"], "org/model-b");
 
-    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args(["chat", "--compare", "fake-a", "Hi"])
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .output()
-        .unwrap();
+    let bad = crate::suite::support_cli::output_within_limit(
+        std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["chat", "--compare", "fake-a", "Hi"])
+            .env_remove("SWITCHBOARD_DATA_DIR"),
+    );
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("PROVIDER/MODEL"));
 }

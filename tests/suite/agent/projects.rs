@@ -165,14 +165,14 @@ async fn switchboard_projects_creates_lists_moves_chats_in_and_deletes_keeping_o
     let run = |args: Vec<&'static str>| {
         let data = dir.path().to_owned();
         tokio::task::spawn_blocking(move || {
-            let o = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-                .arg("--data-dir")
-                .arg(data)
-                .args(args)
-                .env_remove("SWITCHBOARD_DATA_DIR")
-                .env_remove("RUST_LOG")
-                .output()
-                .unwrap();
+            let o = crate::suite::support_cli::output_within_limit(
+                std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                    .arg("--data-dir")
+                    .arg(data)
+                    .args(args)
+                    .env_remove("SWITCHBOARD_DATA_DIR")
+                    .env_remove("RUST_LOG"),
+            );
             let text = format!(
                 "{}{}",
                 String::from_utf8_lossy(&o.stdout),

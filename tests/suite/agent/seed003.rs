@@ -11,14 +11,14 @@ use super::model::{Model, Say};
 use crate::suite::support_py::{WEATHER_TEXT, WeatherHttp, fixtures_py, venv_python};
 
 fn switchboard(data: &std::path::Path, args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data)
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap()
+    crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data)
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("RUST_LOG"),
+    )
 }
 
 async fn run(data: &std::path::Path, args: &[&str]) -> Output {

@@ -17,14 +17,14 @@ use switchboard_engine::local::template::{TemplateInput, render};
 use switchboard_engine::vocab::error::UploadError;
 
 fn switchboard(data_dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap()
+    crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("RUST_LOG"),
+    )
 }
 
 /// A GGUF header with `pairs` key/value pairs written by `body`.

@@ -10,17 +10,17 @@ use crate::suite::agent::everything_js;
 
 /// Runs the CLI on `data_dir` with the given extra environment variables.
 fn switchboard(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        // No keychain here: a server's env values go to the private secrets file.
-        .arg("--secrets-file")
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
+    crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data_dir)
+            // No keychain here: a server's env values go to the private secrets file.
+            .arg("--secrets-file")
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("RUST_LOG")
+            .envs(env.iter().copied()),
+    )
 }
 
 fn text(b: &[u8]) -> String {

@@ -17,13 +17,13 @@ fn set_mode(path: &Path, mode: u32) {
 }
 
 fn start(data_dir: &Path) {
-    let o = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(["servers", "list"])
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .output()
-        .unwrap();
+    let o = crate::suite::support_cli::output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(["servers", "list"])
+            .env_remove("SWITCHBOARD_DATA_DIR"),
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 

@@ -202,8 +202,7 @@ async fn connect(
     // No ping before each use: a connection to a local file does not go stale the way a
     // network one does, and the ping was one more round trip to the connection's worker
     // thread for every statement (a turn makes some twenty).
-    let pool = SqlitePoolOptions::new()
-        .max_connections(max)
+    let pool = file_pool_options(max)
         .min_connections(1)
         .test_before_acquire(false)
         .connect_with(options)
@@ -213,6 +212,18 @@ async fn connect(
             other => other,
         })?;
     Ok(pool)
+}
+
+/// Pool options for a database file: at most `max` connections, never closed for idleness or
+/// age. A local file's connection does not go stale, and with no idle timeout and no lifetime
+/// sqlx runs no reaper task: its reaper could read a transiently wrapped idle count and spin a
+/// worker thread forever, which hung a short CLI command at exit (sqlx issue 3645, fixed
+/// upstream after 0.9.0).
+pub(crate) fn file_pool_options(max: u32) -> SqlitePoolOptions {
+    SqlitePoolOptions::new()
+        .max_connections(max)
+        .idle_timeout(None)
+        .max_lifetime(None)
 }
 
 fn open_error(path: &Path, err: impl std::fmt::Display) -> StoreError {

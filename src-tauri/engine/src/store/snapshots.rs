@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::sqlite::SqliteConnectOptions;
 
 use super::{StoreError, check_schema};
 
@@ -45,9 +45,7 @@ async fn plain(path: &Path, read_only: bool) -> Result<sqlx::SqlitePool, StoreEr
         .create_if_missing(false)
         .read_only(read_only)
         .busy_timeout(COPY_BUSY);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(options);
+    let pool = super::file_pool_options(1).connect_with(options);
     pool.await.map_err(|e| StoreError::classify(e, path))
 }
 

@@ -82,6 +82,19 @@ async fn the_database_uses_wal_and_enforces_foreign_keys() {
 }
 
 #[tokio::test]
+async fn the_store_pools_run_no_idle_reaper_that_could_spin_at_exit() {
+    let (_dir, store) = fresh().await;
+    for pool in [&store.writer, &store.reader] {
+        let options = pool.options();
+        assert_eq!(options.get_idle_timeout(), None);
+        assert_eq!(options.get_max_lifetime(), None);
+    }
+    let options = super::file_pool_options(1);
+    assert_eq!(options.get_idle_timeout(), None);
+    assert_eq!(options.get_max_lifetime(), None);
+}
+
+#[tokio::test]
 async fn conversations_round_trip_through_create_get_rename_pin_and_delete() {
     let (_dir, store) = fresh().await;
     let created = store
