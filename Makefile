@@ -70,7 +70,8 @@ test-ui:
 
 # The real window under Xvfb through tauri-driver + WebKitWebDriver (the built-in model's
 # onboarding and a generated answer included; installing from the registry, a link and a bundle;
-# a server added in the form starting at once and its tool called by the built-in model).
+# a server added in the form starting at once and its tool called by the built-in model; the
+# quick window opened by the global shortcut).
 test-e2e:
 	cargo build --bin switchboard
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/window.mjs "$(BIN)"
@@ -81,6 +82,7 @@ test-e2e:
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/install.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/knowledge.mjs "$(BIN)"
 	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/first-run.mjs "$(BIN)"
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node tests/e2e/quick.mjs "$(BIN)"
 
 # The official MCP conformance suite (client mode against our CLI, server mode against our
 # endpoint passing its reference server through), in a private network
@@ -231,3 +233,5 @@ bench-ui:
 	cargo build --release --bin switchboard
 	BENCH_RUNS=$(RUNS) BENCH_TURNS=$(UI_TURNS) xvfb-run -a -s "-screen 0 1280x800x24" \
 	  dbus-run-session -- node bench/ui/app-perf.mjs "$(CARGO_TARGET_DIR)/release/switchboard"
+	xvfb-run -a -s "-screen 0 1280x800x24" \
+	  dbus-run-session -- node bench/ui/quick-perf.mjs "$(CARGO_TARGET_DIR)/release/switchboard"

@@ -16,10 +16,11 @@
 // Usage (DISPLAY set, e.g. by xvfb-run):
 //   node bench/ui/app-perf.mjs <switchboard binary>      (make bench-ui does all of it)
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeOpenAi } from './fake-openai.mjs';
+import { appPid as findAppPid, mb, memoryOf, stat, tree } from './procs.mjs';
 import { driver as webdriver, freePort, sleep, until as pollUntil } from '../../tests/e2e/webdriver.mjs';
 
 const app = resolve(process.argv[2] ?? '');
@@ -54,7 +55,6 @@ const quantile = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
 };
-const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
 
 /** The shared WebDriver client (requests may take 10 minutes), starting the app on our data dir. */
 function driver(base) {
@@ -68,59 +68,9 @@ function driver(base) {
   };
 }
 
-// ---- processes and memory (/proc) ----
+// ---- processes and memory (/proc): see procs.mjs ----
 
-function stat(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), start: Number(fields[19]), cpu: Number(fields[11]) + Number(fields[12]) };
-  } catch {
-    return null;
-  }
-}
-
-const pids = () => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number);
-
-function appPid() {
-  return pids().find((pid) => {
-    try {
-      return readlinkSync(`/proc/${pid}/exe`) === app;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** The app's process and all its descendants. */
-function tree(root) {
-  const parent = new Map(pids().map((pid) => [pid, stat(pid)?.ppid]));
-  const inTree = (pid) => {
-    for (let p = pid; p; p = parent.get(p)) if (p === root) return true;
-    return false;
-  };
-  return [...parent.keys()].filter(inTree);
-}
-
-function memoryOf(root) {
-  let rss = 0;
-  let pss = 0;
-  const names = [];
-  const each = [];
-  for (const pid of tree(root)) {
-    try {
-      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-      const one = { rss: Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0), pss: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) };
-      rss += one.rss;
-      pss += one.pss;
-      names.push(readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
-      each.push(`${names.at(-1)} ${mb(one.rss)}/${mb(one.pss)}`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return { rss, pss, names, each };
-}
+const appPid = () => findAppPid(app);
 
 /** The CPU time (ms) the app's processes have used so far (user + system), in all and by
  * process ("WebKitWebProces 420, …"). */

@@ -3,6 +3,8 @@
 
 use crate::commands::compare::CompareBatch;
 use crate::commands::local_server::NewServeClient;
+use crate::desktop::quick::QuickContext;
+use crate::desktop::{DesktopSettings, DesktopStatus};
 use switchboard_engine::agent::SamplingModel;
 use switchboard_engine::agent::assistants::Starter;
 use switchboard_engine::agent::upload::PreparedFile;
@@ -100,6 +102,9 @@ pub fn typescript() -> String {
         declaration::<ListScope>(&cfg),
         declaration::<CompareModel>(&cfg),
         declaration::<CompareBatch>(&cfg),
+        declaration::<DesktopSettings>(&cfg),
+        declaration::<DesktopStatus>(&cfg),
+        declaration::<QuickContext>(&cfg),
         declaration::<Project>(&cfg),
         declaration::<ProjectDraft>(&cfg),
         declaration::<ProjectSummary>(&cfg),

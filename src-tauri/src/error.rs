@@ -16,6 +16,21 @@ pub struct IpcError {
     pub message: String,
 }
 
+impl IpcError {
+    /// An error of `kind` saying `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// Input the command refuses, saying why.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidInput, message)
+    }
+}
+
 impl From<EngineError> for IpcError {
     fn from(e: EngineError) -> Self {
         Self {

@@ -5,6 +5,7 @@ pub mod app_frames;
 pub mod bindings;
 pub mod cli;
 pub mod commands;
+pub mod desktop;
 pub mod error;
 pub mod events;
 pub mod links;
@@ -132,6 +133,12 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::sync::sync_off,
         commands::sync::use_sync_conflict,
         commands::sync::dismiss_sync_conflict,
+        commands::desktop::desktop_status,
+        commands::desktop::set_desktop_settings,
+        commands::desktop::set_start_on_login,
+        commands::desktop::quick_context,
+        commands::desktop::hide_quick_window,
+        commands::desktop::open_in_main_window,
         commands::local_server::local_server_status,
         commands::local_server::set_local_server,
         commands::local_server::list_serve_clients,
@@ -308,6 +315,22 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
         )
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(
+            tauri_plugin_global_shortcut::Builder::new()
+                .with_handler(|app, _shortcut, event| {
+                    if event.state() == tauri_plugin_global_shortcut::ShortcutState::Pressed {
+                        startup::mark("quick window shortcut pressed");
+                        desktop::quick::toggle(app);
+                    }
+                })
+                .build(),
+        )
+        .plugin(tauri_plugin_autostart::init(
+            tauri_plugin_autostart::MacosLauncher::LaunchAgent,
+            None,
+        ))
+        .manage(desktop::Desktop::default())
+        .on_window_event(desktop::on_window_event)
         .register_asynchronous_uri_scheme_protocol(app_frames::SCHEME, app_frames::handle)
         .on_page_load(|_webview, payload| match payload.event() {
             tauri::webview::PageLoadEvent::Started => startup::mark("page load started"),
@@ -326,6 +349,7 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
     let engine = engine_opened(opening)?;
     startup::mark("engine ready");
     events::forward(app.handle(), &engine);
+    tauri::async_runtime::block_on(desktop::start(app.handle(), &engine));
     tauri::async_runtime::spawn(start_servers(engine.clone()));
     app.manage(engine.clone());
     let guard = Mutex::new(Some(guard));
@@ -386,11 +410,7 @@ fn show_at_latest<R: Runtime>(app: &tauri::AppHandle<R>) {
 /// Brings the existing window forward when a second instance is launched.
 fn focus_main<R: Runtime>(app: &tauri::AppHandle<R>) {
     tracing::info!("a second launch focused the running window");
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
+    desktop::tray::show_main(app);
 }
 
 /// Drops the log guard so the file writer flushes its last lines.

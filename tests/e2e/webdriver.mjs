@@ -70,9 +70,27 @@ export function driver(base, requestMs = 30000) {
     timeouts: (timeouts) => call('POST', s('/timeouts'), timeouts),
     frame: (id) => call('POST', s('/frame'), { id: { [ELEMENT]: id } }),
     top: () => call('POST', s('/frame'), { id: null }),
+    /** The handles of the session's windows, and switching the commands to one of them. */
+    handles: () => call('GET', s('/window/handles')),
+    handle: () => call('GET', s('/window')),
+    switchTo: (handle) => call('POST', s('/window'), { handle }),
     async end() {
       if (session) await call('DELETE', s('')).catch(() => undefined);
       session = undefined;
     },
   };
+}
+
+/** Switches `wd` to the first of its windows other than `except` whose page has an element
+ * matching `css`, polling until there is one; its handle. */
+export async function windowWith(wd, css, { except, timeoutMs = 30000, stepMs = 100 } = {}) {
+  return until(`a window with ${css}`, async () => {
+    for (const handle of await wd.handles()) {
+      if (handle === except) continue;
+      await wd.switchTo(handle);
+      if ((await wd.findAll(css)).length > 0) return handle;
+    }
+    if (except) await wd.switchTo(except);
+    return null;
+  }, timeoutMs, stepMs);
 }

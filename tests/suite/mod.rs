@@ -42,6 +42,7 @@ mod registry;
 mod runtimes;
 mod security;
 mod servers;
+mod servers_pause;
 pub(crate) mod support_cli;
 pub(crate) mod support_py;
 mod sync;

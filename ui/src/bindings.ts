@@ -501,6 +501,61 @@ lane: number,
 events: Array<ChatEvent>, };
 
 /**
+ * What the user chose for the app on this machine.
+ */
+export type DesktopSettings = { 
+/**
+ * The global shortcut that opens the quick window (`Ctrl+Alt+Space`); empty: none.
+ */
+shortcut: string, 
+/**
+ * Whether the tray icon is shown.
+ */
+tray: boolean, 
+/**
+ * Whether closing the main window keeps the app running in the tray.
+ */
+closeToTray: boolean, };
+
+/**
+ * The settings and what became of them on this desktop.
+ */
+export type DesktopStatus = { 
+/**
+ * The settings in effect (a shortcut that could not be taken is not among them).
+ */
+settings: DesktopSettings, 
+/**
+ * Why the last shortcut asked for is not in effect, if it is not.
+ */
+shortcutError: string | null, 
+/**
+ * Whether this desktop shows tray icons; when not, why (the app works without).
+ */
+trayNote: string | null, 
+/**
+ * Whether the app starts when the user logs in.
+ */
+startOnLogin: boolean, 
+/**
+ * Why starting on login cannot be read or changed here, if it cannot.
+ */
+startOnLoginError: string | null, };
+
+/**
+ * Text the quick window can add to a question, each only when the user picks it.
+ */
+export type QuickContext = { 
+/**
+ * The current text selection (X11's PRIMARY selection), if any.
+ */
+selection: string | null, 
+/**
+ * The clipboard's text, if any.
+ */
+clipboard: string | null, };
+
+/**
  * A stored project.
  */
 export type Project = { 

@@ -17,10 +17,10 @@ pub async fn app_info(engine: State<'_, Engine>) -> CmdResult<AppInfo> {
 /// client; the webview itself never navigates. Any other scheme is refused.
 #[tauri::command]
 pub fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> CmdResult<()> {
-    let parsed =
-        url::Url::parse(&url).map_err(|e| invalid(format!("{url:?} is not a URL: {e}")))?;
+    let parsed = url::Url::parse(&url)
+        .map_err(|e| IpcError::invalid(format!("{url:?} is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https" | "mailto") {
-        return Err(invalid(format!(
+        return Err(IpcError::invalid(format!(
             "only http, https and mailto links open outside the app, not {:?}",
             parsed.scheme()
         )));
@@ -86,11 +86,4 @@ fn is_document(path: &std::path::Path) -> bool {
                 | "log"
         )
     )
-}
-
-fn invalid(message: String) -> IpcError {
-    IpcError {
-        kind: ErrorKind::InvalidInput,
-        message,
-    }
 }

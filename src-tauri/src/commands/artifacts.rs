@@ -22,12 +22,12 @@ pub async fn save_artifact(path: String, contents: String) -> CmdResult<()> {
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     if !file.is_absolute() || !EXTENSIONS.contains(&extension.as_str()) {
-        return Err(invalid(format!(
+        return Err(IpcError::invalid(format!(
             "an artifact is saved as an absolute .html, .svg, .mmd or .txt file, not {path:?}"
         )));
     }
     if contents.len() > MAX_BYTES {
-        return Err(invalid(format!(
+        return Err(IpcError::invalid(format!(
             "the artifact is {} bytes, more than the {MAX_BYTES} saved",
             contents.len()
         )));
@@ -38,11 +38,4 @@ pub async fn save_artifact(path: String, contents: String) -> CmdResult<()> {
             kind: ErrorKind::Io,
             message: format!("cannot write {path}: {e}"),
         })
-}
-
-fn invalid(message: String) -> IpcError {
-    IpcError {
-        kind: ErrorKind::InvalidInput,
-        message,
-    }
 }

@@ -10,6 +10,7 @@ pub mod backups;
 pub mod chat;
 pub mod compare;
 pub mod conversations;
+pub mod desktop;
 pub mod export;
 pub mod install;
 pub mod interactions;

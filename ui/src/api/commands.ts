@@ -27,6 +27,8 @@ import type {
   ContentPart,
   Conversation,
   ConversationPatch,
+  DesktopSettings,
+  DesktopStatus,
   EmbedderChoice,
   ExportProgress,
   ExportRequest,
@@ -71,6 +73,7 @@ import type {
   PromptInfo,
   ProviderSettings,
   ProviderView,
+  QuickContext,
   RegistryEntry,
   RegistryPage,
   ResourceContent,
@@ -649,6 +652,62 @@ export function setConversationPinned(args: { id: string; pinned: boolean }): Pr
  */
 export async function deleteConversation(args: { id: string }): Promise<void> {
   await call<null>('delete_conversation', args);
+}
+
+// src-tauri/src/commands/desktop.rs
+
+/**
+ * The desktop settings and what became of them (a shortcut another app holds, no tray).
+ *
+ * Command `desktop_status`.
+ */
+export function desktopStatus(): Promise<DesktopStatus> {
+  return call<DesktopStatus>('desktop_status');
+}
+
+/**
+ * Changes the desktop settings; a shortcut that cannot be taken leaves the old one.
+ *
+ * Command `set_desktop_settings`.
+ */
+export function setDesktopSettings(args: { settings: DesktopSettings }): Promise<DesktopStatus> {
+  return call<DesktopStatus>('set_desktop_settings', args);
+}
+
+/**
+ * Turns starting on login on or off.
+ *
+ * Command `set_start_on_login`.
+ */
+export function setStartOnLogin(args: { on: boolean }): Promise<DesktopStatus> {
+  return call<DesktopStatus>('set_start_on_login', args);
+}
+
+/**
+ * The text selection and the clipboard, for the quick window to offer as context.
+ *
+ * Command `quick_context`.
+ */
+export function quickContext(): Promise<QuickContext> {
+  return call<QuickContext>('quick_context');
+}
+
+/**
+ * Hides the quick window.
+ *
+ * Command `hide_quick_window`.
+ */
+export async function hideQuickWindow(): Promise<void> {
+  await call<null>('hide_quick_window');
+}
+
+/**
+ * Hides the quick window and opens conversation `conversation_id` in the main window.
+ *
+ * Command `open_in_main_window`.
+ */
+export async function openInMainWindow(args: { conversationId: string }): Promise<void> {
+  await call<null>('open_in_main_window', args);
 }
 
 // src-tauri/src/commands/export.rs

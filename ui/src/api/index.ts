@@ -25,3 +25,4 @@ export * from './runtimes';
 export * from './servers';
 export * from './serversRun';
 export { ERROR_KINDS, isErrorKind, isIpcError, toIpcError } from './ipc';
+export * from './desktop';

@@ -963,6 +963,22 @@ const en = {
   'sync.setAside': 'Both computers changed it; the newer change was kept. Set aside from {device}: {values}',
   'sync.useOther': 'Use the set-aside version',
   'sync.dismiss': 'Dismiss',
+  'desktop.title': 'Desktop',
+  'desktop.shortcut': 'Quick window shortcut',
+  'desktop.setShortcut': 'Set',
+  'desktop.shortcutHelp': 'Press {shortcut} anywhere to ask a question in a small window; Escape hides it.',
+  'desktop.noShortcut': 'No shortcut: the quick window opens from the tray icon only.',
+  'desktop.tray': 'Show an icon in the tray',
+  'desktop.noTray': 'No tray icon can show: {reason}. Switchboard works without it.',
+  'desktop.closeToTray': 'Keep running in the tray when the window is closed',
+  'desktop.startOnLogin': 'Start Switchboard when I log in',
+  'quick.fromSelection': 'From the selected text:',
+  'quick.fromClipboard': 'From the clipboard:',
+  'quick.openInMain': 'Open in main window',
+  'quick.context': 'Context for the next question',
+  'quick.removeContext': 'Remove this context',
+  'quick.addSelection': '+ Selected text',
+  'quick.addClipboard': '+ Clipboard',
 } as const;
 
 export default en;

@@ -964,6 +964,22 @@ const zhCN: Record<keyof typeof en, string> = {
   'sync.setAside': '两台电脑都改了它；保留了较新的改动。来自 {device} 的另一份：{values}',
   'sync.useOther': '改用另一份',
   'sync.dismiss': '忽略',
+  'desktop.title': '桌面',
+  'desktop.shortcut': '快捷窗口快捷键',
+  'desktop.setShortcut': '设置',
+  'desktop.shortcutHelp': '在任何地方按 {shortcut}，即可在小窗口中提问；按 Esc 隐藏。',
+  'desktop.noShortcut': '未设置快捷键：只能从托盘图标打开快捷窗口。',
+  'desktop.tray': '在托盘中显示图标',
+  'desktop.noTray': '无法显示托盘图标：{reason}。没有它 Switchboard 也能正常使用。',
+  'desktop.closeToTray': '关闭窗口后在托盘中继续运行',
+  'desktop.startOnLogin': '登录时启动 Switchboard',
+  'quick.fromSelection': '来自选中的文字：',
+  'quick.fromClipboard': '来自剪贴板：',
+  'quick.openInMain': '在主窗口中打开',
+  'quick.context': '下一个问题的上下文',
+  'quick.removeContext': '移除此上下文',
+  'quick.addSelection': '+ 选中的文字',
+  'quick.addClipboard': '+ 剪贴板',
 };
 
 export default zhCN;

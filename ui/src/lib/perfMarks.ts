@@ -11,3 +11,13 @@ export function markNextPaint(name: string): void {
 
 /** The mark set when the conversation list is first on screen. */
 export const CONVERSATIONS_PAINTED = 'switchboard:conversations-painted';
+
+/** Marks `name` at the end of the next painted frame, every time (a window shown again). The
+ * benchmark reads each as wall-clock time: `performance.timeOrigin + startTime`. */
+export function markEveryPaint(name: string): void {
+  if (typeof performance === 'undefined' || typeof requestAnimationFrame === 'undefined') return;
+  requestAnimationFrame(() => setTimeout(() => performance.mark(name)));
+}
+
+/** The mark set when the quick window is painted, at its first opening and each showing after. */
+export const QUICK_PAINTED = 'switchboard:quick-painted';

@@ -5,6 +5,7 @@ import { compareConversations } from '../lib/dates';
 import { assistantCommand, type AssistantFake } from './fakeAssistants';
 import { backupCommand, emptyBackups } from './fakeBackups';
 import { noSync, syncCommand } from './fakeSync';
+import { defaultDesktop, desktopCommand, type DesktopFake } from './fakeDesktop';
 import { projectCommand } from './fakeProjects';
 import { noRuntimes, runtimeCommand } from './fakeRuntimes';
 import { capabilityCommand, type CapabilityFake } from './fakeInteractions';
@@ -92,6 +93,8 @@ export type FakeSeed = {
   projects?: Project[];
   /** Sync between computers (not set up unless given). */
   sync?: SyncOverview;
+  /** The desktop integration's status and the quick window's context (defaults unless given). */
+  desktop?: Partial<DesktopFake>;
   /** Asked first for every command the conversation fake does not handle. */
   extra?: ExtraHandler;
 };
@@ -113,6 +116,7 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
   };
   const backups: BackupsOverview = structuredClone(more.backups ?? emptyBackups());
   const sync: SyncOverview = structuredClone(more.sync ?? noSync());
+  const desktop: DesktopFake = { ...defaultDesktop(), ...structuredClone(more.desktop ?? {}) };
   const runtimes: RuntimesOverview = structuredClone(more.runtimes ?? noRuntimes());
   const projectRows = new Map((more.projects ?? []).map((p) => [p.id, structuredClone(p)]));
   const failures = new Map<string, unknown>();
@@ -218,6 +222,8 @@ export function installFakeBackend(seed: Conversation[] = [], more: FakeSeed = {
         if (fromBackups !== UNHANDLED) return fromBackups;
         const fromSync = syncCommand(sync, cmd, args);
         if (fromSync !== UNHANDLED) return fromSync;
+        const fromDesktop = desktopCommand(desktop, cmd, args);
+        if (fromDesktop !== UNHANDLED) return fromDesktop;
         const fromRuntimes = runtimeCommand(runtimes, cmd, args);
         if (fromRuntimes !== UNHANDLED) return fromRuntimes;
         const fromProjects = projectCommand(projectRows, rows, cmd, args);

@@ -63,6 +63,23 @@ impl McpHost {
         }
     }
 
+    /// Pauses every server — each running one stops — or, when they are paused, resumes them:
+    /// the enabled, auto-start ones start again. Returns whether servers are now paused.
+    pub async fn toggle_pause(&self) -> Result<bool, EngineError> {
+        let paused = {
+            let mut paused = self.lifecycle.lock().await;
+            *paused = !*paused;
+            if *paused {
+                self.supervisor().shutdown_all().await;
+            }
+            *paused
+        };
+        if !paused {
+            self.start_servers().await?;
+        }
+        Ok(paused)
+    }
+
     /// Stops server `name` (its configured name) and waits until its process is gone.
     pub async fn stop_server(&self, name: &str) -> bool {
         let _stopping = self.lifecycle.lock().await;

@@ -71,8 +71,9 @@ pub struct McpHost {
     /// Where MCP Bundles are unpacked (none: bundles cannot be installed).
     bundles_dir: Option<std::path::PathBuf>,
     /// Held while a server is stopped or begins to start, so that one server's stop and its
-    /// next start never overlap (two runs of one name would share its slot).
-    lifecycle: Arc<tokio::sync::Mutex<()>>,
+    /// next start never overlap (two runs of one name would share its slot). Holds whether
+    /// the user paused every server (see `toggle_pause`).
+    lifecycle: Arc<tokio::sync::Mutex<bool>>,
 }
 
 impl std::fmt::Debug for McpHost {
