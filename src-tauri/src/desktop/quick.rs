@@ -33,7 +33,33 @@ pub fn toggle<R: Runtime>(app: &AppHandle<R>) {
         return;
     }
     crate::startup::mark("quick window asked for");
-    let made = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("index.html".into()))
+    make(app);
+}
+
+/// Makes the quick window. On Linux its webview shares the main window's web process (a
+/// related view): a process of its own would cost some 40 MB more.
+fn make<R: Runtime>(app: &AppHandle<R>) {
+    #[cfg(target_os = "linux")]
+    if let Some(main) = app.get_webview_window("main") {
+        let app = app.clone();
+        let asked = main.with_webview(move |main_view| {
+            let made = builder(&app).with_related_view(main_view.inner()).build();
+            if let Err(error) = made {
+                tracing::warn!(%error, "cannot open the quick window");
+            }
+        });
+        if let Err(error) = asked {
+            tracing::warn!(%error, "cannot open the quick window");
+        }
+        return;
+    }
+    if let Err(error) = builder(app).build() {
+        tracing::warn!(%error, "cannot open the quick window");
+    }
+}
+
+fn builder<R: Runtime>(app: &AppHandle<R>) -> WebviewWindowBuilder<'_, R, AppHandle<R>> {
+    WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("index.html".into()))
         .title("Switchboard")
         .inner_size(620.0, 460.0)
         .min_inner_size(420.0, 260.0)
@@ -41,10 +67,6 @@ pub fn toggle<R: Runtime>(app: &AppHandle<R>) {
         .skip_taskbar(true)
         .center()
         .focused(true)
-        .build();
-    if let Err(error) = made {
-        tracing::warn!(%error, "cannot open the quick window");
-    }
 }
 
 /// Hides the quick window (Escape in it).
