@@ -831,6 +831,8 @@ const en = {
   'runtimes.missing': 'Not installed · for {servers} servers · about {size} from {index}',
   'runtimes.install': 'Install',
   'runtimes.installing': 'Installing…',
+  'runtimes.bring': 'Bring {name} for servers',
+  'runtimes.bringFrom': 'About {size}, from {index}, checked against its SHA-256; used by servers only.',
   'runtimes.installLabel': 'Install {name}',
   'runtimes.remove': 'Remove',
   'runtimes.removeLabel': 'Remove {name}',

@@ -832,6 +832,8 @@ const zhCN: Record<keyof typeof en, string> = {
   'runtimes.missing': '未安装 · 供 {servers} 服务器使用 · 约 {size}，来自 {index}',
   'runtimes.install': '安装',
   'runtimes.installing': '正在安装…',
+  'runtimes.bring': '为服务器获取 {name}',
+  'runtimes.bringFrom': '约 {size}，来自 {index}，下载后核对 SHA-256；只供服务器使用。',
   'runtimes.installLabel': '安装 {name}',
   'runtimes.remove': '删除',
   'runtimes.removeLabel': '删除 {name}',
