@@ -4,6 +4,7 @@
 use crate::commands::compare::CompareBatch;
 use crate::commands::local_server::NewServeClient;
 use crate::desktop::quick::QuickContext;
+use crate::desktop::update::{AvailableUpdate, CheckOutcome, UpdateProgress, UpdateSettings};
 use crate::desktop::{DesktopSettings, DesktopStatus};
 use switchboard_engine::agent::SamplingModel;
 use switchboard_engine::agent::assistants::Starter;
@@ -105,6 +106,10 @@ pub fn typescript() -> String {
         declaration::<DesktopSettings>(&cfg),
         declaration::<DesktopStatus>(&cfg),
         declaration::<QuickContext>(&cfg),
+        declaration::<UpdateSettings>(&cfg),
+        declaration::<AvailableUpdate>(&cfg),
+        declaration::<CheckOutcome>(&cfg),
+        declaration::<UpdateProgress>(&cfg),
         declaration::<Project>(&cfg),
         declaration::<ProjectDraft>(&cfg),
         declaration::<ProjectSummary>(&cfg),

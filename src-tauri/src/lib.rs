@@ -139,6 +139,11 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::desktop::quick_context,
         commands::desktop::hide_quick_window,
         commands::desktop::open_in_main_window,
+        commands::desktop::update_settings,
+        commands::desktop::set_update_settings,
+        commands::desktop::check_for_update,
+        commands::desktop::install_update,
+        commands::desktop::restart_app,
         commands::local_server::local_server_status,
         commands::local_server::set_local_server,
         commands::local_server::list_serve_clients,
@@ -329,7 +334,9 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
             tauri_plugin_autostart::MacosLauncher::LaunchAgent,
             None,
         ))
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .manage(desktop::Desktop::default())
+        .manage(desktop::update::Updates::default())
         .on_window_event(desktop::on_window_event)
         .register_asynchronous_uri_scheme_protocol(app_frames::SCHEME, app_frames::handle)
         .on_page_load(|_webview, payload| match payload.event() {
@@ -350,6 +357,8 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
     startup::mark("engine ready");
     events::forward(app.handle(), &engine);
     tauri::async_runtime::block_on(desktop::start(app.handle(), &engine));
+    tauri::async_runtime::block_on(desktop::update::load(app.handle(), &engine));
+    desktop::update::schedule(app.handle());
     tauri::async_runtime::spawn(start_servers(engine.clone()));
     app.manage(engine.clone());
     let guard = Mutex::new(Some(guard));

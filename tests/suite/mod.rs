@@ -47,4 +47,5 @@ pub(crate) mod support_cli;
 pub(crate) mod support_py;
 mod sync;
 mod tasks_server;
+mod updates;
 mod web_search;

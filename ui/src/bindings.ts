@@ -556,6 +556,66 @@ selection: string | null,
 clipboard: string | null, };
 
 /**
+ * What the user chose for updates.
+ */
+export type UpdateSettings = { 
+/**
+ * Check at start and once a day.
+ */
+automatic: boolean, };
+
+/**
+ * A newer version the feed offers.
+ */
+export type AvailableUpdate = { 
+/**
+ * Its version.
+ */
+version: string, 
+/**
+ * Its release notes (plain text or Markdown, shown as text).
+ */
+notes: string | null, 
+/**
+ * When it was published (RFC 3339), if said.
+ */
+date: string | null, };
+
+/**
+ * What a check found.
+ */
+export type CheckOutcome = { "type": "available", 
+/**
+ * Which.
+ */
+update: AvailableUpdate, } | { "type": "upToDate", 
+/**
+ * This version.
+ */
+current: string, 
+/**
+ * The feed's version, when it named one.
+ */
+offered: string | null, };
+
+/**
+ * A step of an install, sent to the window as it happens.
+ */
+export type UpdateProgress = { "type": "downloading", 
+/**
+ * Received so far.
+ */
+received: number, 
+/**
+ * The whole download, when known.
+ */
+total: number | null, } | { "type": "installing" } | { "type": "installed", 
+/**
+ * The version installed.
+ */
+version: string, };
+
+/**
  * A stored project.
  */
 export type Project = { 

@@ -1,11 +1,14 @@
 //! Commands of the desktop integration (see `crate::desktop`): Settings → General → Desktop
-//! (the quick window's shortcut, the tray, closing to the tray, starting on login) and the
-//! quick window's own (its context, hiding it, handing its conversation to the main window).
+//! (the quick window's shortcut, the tray, closing to the tray, starting on login), the quick
+//! window's own (its context, hiding it, handing its conversation to the main window), and
+//! updates (checking, installing with progress, restarting).
 
 use switchboard_engine::{Engine, ErrorKind};
-use tauri::{AppHandle, Runtime, State};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, Runtime, State};
 
 use super::CmdResult;
+use crate::desktop::update::{self, CheckOutcome, UpdateProgress, UpdateSettings, Updates};
 use crate::desktop::{self, DesktopSettings, DesktopStatus, quick};
 use crate::error::IpcError;
 
@@ -61,4 +64,49 @@ pub fn open_in_main_window<R: Runtime>(
         kind: ErrorKind::Internal,
         message: format!("the main window could not be asked to open the conversation: {e}"),
     })
+}
+
+/// The update settings and this version.
+#[tauri::command]
+pub fn update_settings<R: Runtime>(app: AppHandle<R>) -> UpdateSettings {
+    (app.try_state::<Updates>()).map_or_else(UpdateSettings::default, |u| u.settings())
+}
+
+/// Turns automatic update checks on or off.
+#[tauri::command]
+pub async fn set_update_settings<R: Runtime>(
+    app: AppHandle<R>,
+    engine: State<'_, Engine>,
+    settings: UpdateSettings,
+) -> CmdResult<UpdateSettings> {
+    (update::change(&app, &engine, settings).await).map_err(|m| IpcError::new(ErrorKind::Io, m))
+}
+
+/// Asks the update feed for a newer version.
+#[tauri::command]
+pub async fn check_for_update<R: Runtime>(app: AppHandle<R>) -> CmdResult<CheckOutcome> {
+    (update::check(&app, update::TIMEOUT, None).await).map_err(failed)
+}
+
+/// Downloads, verifies and installs the update the last check found, reporting each step on
+/// `on_progress`; the new version runs after a restart.
+#[tauri::command]
+pub async fn install_update<R: Runtime>(
+    app: AppHandle<R>,
+    on_progress: Channel<UpdateProgress>,
+) -> CmdResult<String> {
+    let progress = move |step| {
+        let _ = on_progress.send(step);
+    };
+    (update::install(&app, update::TIMEOUT, progress).await).map_err(failed)
+}
+
+/// Restarts the app (after an update was installed).
+#[tauri::command]
+pub fn restart_app<R: Runtime>(app: AppHandle<R>) {
+    app.restart();
+}
+
+fn failed(failure: update::UpdateFailure) -> IpcError {
+    IpcError::new(ErrorKind::ProviderUnavailable, failure.to_string())
 }

@@ -5,6 +5,7 @@
 
 pub mod quick;
 pub mod tray;
+pub mod update;
 
 use std::sync::Mutex;
 

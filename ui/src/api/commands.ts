@@ -21,6 +21,7 @@ import type {
   BundlePreview,
   CatalogueModel,
   ChatEvent,
+  CheckOutcome,
   CompareBatch,
   CompareModel,
   ConnectionTest,
@@ -98,6 +99,8 @@ import type {
   ToolInfo,
   ToolResult,
   UpdatePlan,
+  UpdateProgress,
+  UpdateSettings,
 } from '../bindings';
 import { call } from './ipc';
 
@@ -708,6 +711,52 @@ export async function hideQuickWindow(): Promise<void> {
  */
 export async function openInMainWindow(args: { conversationId: string }): Promise<void> {
   await call<null>('open_in_main_window', args);
+}
+
+/**
+ * The update settings and this version.
+ *
+ * Command `update_settings`.
+ */
+export function updateSettings(): Promise<UpdateSettings> {
+  return call<UpdateSettings>('update_settings');
+}
+
+/**
+ * Turns automatic update checks on or off.
+ *
+ * Command `set_update_settings`.
+ */
+export function setUpdateSettings(args: { settings: UpdateSettings }): Promise<UpdateSettings> {
+  return call<UpdateSettings>('set_update_settings', args);
+}
+
+/**
+ * Asks the update feed for a newer version.
+ *
+ * Command `check_for_update`.
+ */
+export function checkForUpdate(): Promise<CheckOutcome> {
+  return call<CheckOutcome>('check_for_update');
+}
+
+/**
+ * Downloads, verifies and installs the update the last check found, reporting each step on
+ * `on_progress`; the new version runs after a restart.
+ *
+ * Command `install_update`.
+ */
+export function installUpdate(args: { onProgress: Channel<UpdateProgress> }): Promise<string> {
+  return call<string>('install_update', args);
+}
+
+/**
+ * Restarts the app (after an update was installed).
+ *
+ * Command `restart_app`.
+ */
+export async function restartApp(): Promise<void> {
+  await call<null>('restart_app');
 }
 
 // src-tauri/src/commands/export.rs

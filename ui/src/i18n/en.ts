@@ -981,6 +981,19 @@ const en = {
   'quick.removeContext': 'Remove this context',
   'quick.addSelection': '+ Selected text',
   'quick.addClipboard': '+ Clipboard',
+  'updates.title': 'Updates',
+  'updates.help': 'This is Switchboard {version}. Only an update signed with Switchboard’s release key for the version it announces is installed; your database is backed up before a new version changes it.',
+  'updates.automatic': 'Check for updates at start and once a day',
+  'updates.check': 'Check now',
+  'updates.checking': 'Checking…',
+  'updates.available': 'Switchboard {version} is available.',
+  'updates.none': 'Switchboard {current} is the newest version.',
+  'updates.noneNewer': 'Switchboard {current} is the newest version (the update server offers {offered}).',
+  'updates.install': 'Download and install',
+  'updates.downloading': 'Downloading… {percent}%',
+  'updates.installing': 'Verified; installing…',
+  'updates.installed': 'Switchboard {version} is installed: restart to use it.',
+  'updates.restart': 'Restart now',
 } as const;
 
 export default en;

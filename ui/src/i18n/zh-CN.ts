@@ -982,6 +982,19 @@ const zhCN: Record<keyof typeof en, string> = {
   'quick.removeContext': '移除此上下文',
   'quick.addSelection': '+ 选中的文字',
   'quick.addClipboard': '+ 剪贴板',
+  'updates.title': '更新',
+  'updates.help': '当前为 Switchboard {version}。只安装用 Switchboard 发布密钥为其所声明版本签名的更新；新版本修改数据库之前会先备份。',
+  'updates.automatic': '启动时及每天检查一次更新',
+  'updates.check': '立即检查',
+  'updates.checking': '正在检查…',
+  'updates.available': 'Switchboard {version} 已发布。',
+  'updates.none': 'Switchboard {current} 已是最新版本。',
+  'updates.noneNewer': 'Switchboard {current} 已是最新版本（更新服务器提供的是 {offered}）。',
+  'updates.install': '下载并安装',
+  'updates.downloading': '正在下载… {percent}%',
+  'updates.installing': '已验证签名，正在安装…',
+  'updates.installed': 'Switchboard {version} 已安装：重启后生效。',
+  'updates.restart': '立即重启',
 };
 
 export default zhCN;

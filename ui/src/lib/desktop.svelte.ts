@@ -6,6 +6,10 @@ import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 
 export { appInfo, openExternal, openKnowledgeFile } from '../api';
 export { desktopStatus, hideQuickWindow, openInMainWindow, quickContext, setDesktopSettings, setStartOnLogin } from '../api';
+export { checkForUpdate, installUpdate, restartApp, setUpdateSettings, updateSettings } from '../api';
+
+/** A newer version was found by the automatic check (payload: `AvailableUpdate`). */
+export const UPDATE_AVAILABLE_EVENT = 'update:available';
 
 /** The quick window's label (src-tauri/src/desktop/quick.rs). */
 export const QUICK_WINDOW = 'quick';
