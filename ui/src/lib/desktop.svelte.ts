@@ -3,8 +3,27 @@
 // mail client), and the desktop integration — the quick window, the tray, starting on login.
 // Components reach these through here, not through the api/ modules.
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
+import { appInfo as readAppInfo } from '../api';
+import type { AppInfo } from '../bindings';
 
-export { appInfo, openExternal, openKnowledgeFile } from '../api';
+export { openExternal, openKnowledgeFile } from '../api';
+
+let info: Promise<AppInfo> | null = null;
+
+/** The app's name, version and folders: asked once, shared by whoever shows them (a failed
+ * answer is asked for again next time). */
+export function appInfo(): Promise<AppInfo> {
+  info ??= readAppInfo().catch((error: unknown) => {
+    info = null;
+    throw error;
+  });
+  return info;
+}
+
+/** Forgets the app info read (tests start each from a new backend). */
+export function forgetAppInfo(): void {
+  info = null;
+}
 export { desktopStatus, hideQuickWindow, openInMainWindow, quickContext, setDesktopSettings, setStartOnLogin } from '../api';
 export { checkForUpdate, installUpdate, restartApp, setUpdateSettings, updateSettings } from '../api';
 

@@ -15,11 +15,13 @@ import { readOnlyTools } from '../lib/readOnlyTools.svelte';
 import { navigate } from '../lib/router.svelte';
 import { compare } from '../lib/compare.svelte';
 import { projects } from '../lib/projects.svelte';
+import { forgetAppInfo } from '../lib/desktop.svelte';
 import { servers } from '../lib/servers.svelte';
 import { setTheme } from '../lib/theme.svelte';
 import { clientSecrets } from './fakeServers';
 
 export function resetAppState(): void {
+  forgetAppInfo();
   // The chat on screen: a new App must not start from the last test's branch.
   chat.conversationId = null;
   chat.state = emptyState();
