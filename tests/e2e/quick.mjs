@@ -4,11 +4,12 @@
 // (filled with xclip) is offered, picked and quoted in the question; the answer streams from
 // a fake OpenAI-compatible model; "Open in main window" shows that conversation in the main
 // window; the shortcut shows the quick window again and Escape hides it. Settings → General →
-// Desktop says why there is no tray icon (this session bus has no tray host) and refuses a
-// shortcut that is not one. Screenshot: docs/screenshots/quick-window.png.
+// Desktop says why there is no tray icon (this session bus has no tray host), refuses a
+// shortcut that is not one, and one another app holds (grab-key.py), keeping the old one. Screenshot: docs/screenshots/quick-window.png.
 //
 // Usage: node tests/e2e/quick.mjs <path to the debug binary>   (DISPLAY must be set)
 import { spawn, execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { go, press, testRun, until } from './lib.mjs';
 import { windowWith } from './webdriver.mjs';
 
@@ -24,6 +25,16 @@ function fillClipboard(text) {
 }
 
 const shortcut = () => execFileSync('xdotool', ['key', '--clearmodifiers', 'ctrl+alt+space']);
+
+/** Another app holding Ctrl+Alt+K (grab-key.py), until the end of the run. */
+async function holdCtrlAltK() {
+  const grab = spawn('python3', [join(import.meta.dirname, 'grab-key.py'), 'k'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(grab);
+  await new Promise((ok, fail) => {
+    grab.stdout.once('data', ok);
+    grab.once('exit', (code) => fail(new Error(`grab-key.py ended with ${code}`)));
+  });
+}
 
 /** The quick window's handle, switched to, once there is one. */
 const quickHandle = (wd, main) => windowWith(wd, '[data-testid="quick-window"]', { except: main, timeoutMs: 20000, stepMs: 250 });
@@ -41,6 +52,7 @@ async function main() {
   });
   cli('providers', 'add', 'fake', '--preset', 'openai-compatible', '--base-url', `${model.url}/v1`);
   fillClipboard(CLIPBOARD);
+  await holdCtrlAltK();
   const wd = await launch();
   try {
     await until('the sidebar', () => wd.find('[data-testid="new-conversation"]'));
@@ -60,6 +72,16 @@ async function main() {
     if (!(await wd.text(await wd.find('[data-testid="desktop-settings"]'))).includes('Press Ctrl+Alt+Space')) {
       throw new Error('the old shortcut is no longer the one in effect');
     }
+    // One another app holds: refused, naming it, and the old one stays (pressed below).
+    await wd.clear(input);
+    await wd.type(input, 'Ctrl+Alt+K');
+    await press(wd, await wd.find('[data-testid="desktop-shortcut-save"]'));
+    const taken = await until('the refusal of a taken shortcut', async () => {
+      const text = await wd.text(await wd.find('[data-testid="desktop-error"]'));
+      return text.includes('Ctrl+Alt+K') ? text : null;
+    });
+    if (!taken.includes('could not be taken') || !taken.includes('Ctrl+Alt+Space is kept')) throw new Error(`the refusal says: ${taken}`);
+    console.log(`e2e-quick: a shortcut another app holds: ${taken.trim()}`);
     await go(wd, '#/');
 
     // The shortcut opens the quick window.

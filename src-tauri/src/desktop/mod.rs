@@ -281,11 +281,16 @@ pub fn parse(text: &str) -> Result<Shortcut, String> {
 /// The message for a shortcut the system refused (usually: another app holds it).
 fn taken(new: &str, old: &str, error: &str) -> String {
     let kept = if old.is_empty() {
-        "no shortcut is set".to_owned()
+        "No shortcut is set".to_owned()
     } else {
         format!("{old} is kept")
     };
-    format!("{new} could not be taken; another app may be using it ({error}). {kept}")
+    let why = if error.to_lowercase().contains("already registered") {
+        "another app holds it".to_owned()
+    } else {
+        format!("the system refused it: {error}")
+    };
+    format!("{new} could not be taken: {why}. {kept}")
 }
 
 #[cfg(test)]
@@ -310,10 +315,20 @@ mod tests {
 
     #[test]
     fn a_refused_shortcut_says_which_one_stays() {
-        let said = taken("Ctrl+Alt+K", "Ctrl+Alt+Space", "already registered");
-        assert!(said.contains("Ctrl+Alt+K could not be taken"), "{said}");
-        assert!(said.contains("Ctrl+Alt+Space is kept"), "{said}");
-        assert!(taken("Ctrl+Alt+K", "", "x").contains("no shortcut is set"));
+        let said = taken(
+            "Ctrl+Alt+K",
+            "Ctrl+Alt+Space",
+            "HotKey already registered: …",
+        );
+        assert_eq!(
+            said,
+            "Ctrl+Alt+K could not be taken: another app holds it. Ctrl+Alt+Space is kept"
+        );
+        let other = taken("Ctrl+Alt+K", "", "no keycode");
+        assert_eq!(
+            other,
+            "Ctrl+Alt+K could not be taken: the system refused it: no keycode. No shortcut is set"
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ export function desktopCommand(state: DesktopFake, cmd: string, args: Record<str
     case 'set_desktop_settings': {
       const wanted = args.settings as DesktopSettings;
       if (wanted.shortcut === TAKEN_SHORTCUT) {
-        throw { kind: 'invalid_input', message: `${TAKEN_SHORTCUT} could not be taken; another app may be using it (already registered). ${state.status.settings.shortcut} is kept` } satisfies IpcError;
+        throw { kind: 'invalid_input', message: `${TAKEN_SHORTCUT} could not be taken: another app holds it. ${state.status.settings.shortcut} is kept` } satisfies IpcError;
       }
       if (wanted.closeToTray && state.status.trayNote) {
         throw { kind: 'invalid_input', message: `closing to the tray needs the tray icon, and this desktop shows none (${state.status.trayNote})` } satisfies IpcError;
