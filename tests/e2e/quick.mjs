@@ -5,12 +5,14 @@
 // a fake OpenAI-compatible model; "Open in main window" shows that conversation in the main
 // window; the shortcut shows the quick window again and Escape hides it. Settings → General →
 // Desktop says why there is no tray icon (this session bus has no tray host), refuses a
-// shortcut that is not one, and one another app holds (grab-key.py), keeping the old one. Screenshot: docs/screenshots/quick-window.png.
+// shortcut that is not one, and one another app holds (grab-key.py), keeping the old one; once
+// a tray starts (trayer), the icon's menu opens the quick window. Screenshots:
+// docs/screenshots/quick-window.png and tray-menu.png. Screenshot: docs/screenshots/quick-window.png.
 //
 // Usage: node tests/e2e/quick.mjs <path to the debug binary>   (DISPLAY must be set)
 import { spawn, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { go, press, testRun, until } from './lib.mjs';
+import { go, press, sleep, testRun, until } from './lib.mjs';
 import { windowWith } from './webdriver.mjs';
 
 const { cli, screenshot, launch, fakeModel, run, children } = testRun('e2e-quick');
@@ -25,6 +27,23 @@ function fillClipboard(text) {
 }
 
 const shortcut = () => execFileSync('xdotool', ['key', '--clearmodifiers', 'ctrl+alt+space']);
+
+/** An XEmbed system tray (trayer) at the screen's top right, until the end of the run. */
+function startTray() {
+  const tray = spawn('trayer', ['--edge', 'top', '--align', 'right', '--widthtype', 'request', '--height', '28', '--SetDockType', 'true', '--transparent', 'false', '--tint', '0x303030'], { stdio: 'ignore' });
+  children.push(tray);
+}
+
+/** The centre of the tray's panel once it holds an icon (it is wider than its empty self). */
+function trayIcon() {
+  const ids = execFileSync('xdotool', ['search', '--class', 'trayer']).toString().trim().split('\n');
+  for (const id of ids) {
+    const geometry = execFileSync('xdotool', ['getwindowgeometry', '--shell', id]).toString();
+    const value = (key) => Number(new RegExp(`${key}=(\\d+)`).exec(geometry)?.[1] ?? 0);
+    if (value('WIDTH') >= 20 && value('HEIGHT') >= 20) return { x: value('X') + value('WIDTH') / 2, y: value('Y') + value('HEIGHT') / 2 };
+  }
+  return null;
+}
 
 /** Another app holding Ctrl+Alt+K (grab-key.py), until the end of the run. */
 async function holdCtrlAltK() {
@@ -82,11 +101,21 @@ async function main() {
     });
     if (!taken.includes('could not be taken') || !taken.includes('Ctrl+Alt+Space is kept')) throw new Error(`the refusal says: ${taken}`);
     console.log(`e2e-quick: a shortcut another app holds: ${taken.trim()}`);
+    // A tray appears (trayer, an XEmbed system tray): Settings no longer says there is none,
+    // the icon's menu shows, and its "Quick window" opens the quick window.
+    startTray();
     await go(wd, '#/');
-
-    // The shortcut opens the quick window.
-    shortcut();
+    await go(wd, '#/settings/general');
+    await until('Settings to see the tray', async () => (await wd.findAll('[data-testid="desktop-tray-note"]')).length === 0, 20000, 500);
+    const panel = await until('the tray icon', () => trayIcon(), 20000, 250);
+    execFileSync('xdotool', ['mousemove', String(panel.x), String(panel.y), 'click', '1']);
+    await sleep(800);
+    screenshot('tray-menu');
+    // The menu: Open Switchboard, New chat, Quick window, …
+    execFileSync('xdotool', ['key', 'Down', 'Down', 'Down', 'Return']);
+    await go(wd, '#/');
     const quick = await quickHandle(wd, main);
+    console.log('e2e-quick: the tray menu opened the quick window');
     await until('the quick window to be visible', () => visible(wd));
     const add = await until('the clipboard offer', () => wd.find('[data-testid="quick-add-clipboard"]'));
     await press(wd, add);

@@ -14,8 +14,8 @@ use crate::error::IpcError;
 
 /// The desktop settings and what became of them (a shortcut another app holds, no tray).
 #[tauri::command]
-pub fn desktop_status<R: Runtime>(app: AppHandle<R>) -> DesktopStatus {
-    desktop::status(&app)
+pub async fn desktop_status<R: Runtime>(app: AppHandle<R>) -> CmdResult<DesktopStatus> {
+    Ok(desktop::status(&app).await)
 }
 
 /// Changes the desktop settings; a shortcut that cannot be taken leaves the old one.
@@ -32,9 +32,12 @@ pub async fn set_desktop_settings<R: Runtime>(
 
 /// Turns starting on login on or off.
 #[tauri::command]
-pub fn set_start_on_login<R: Runtime>(app: AppHandle<R>, on: bool) -> CmdResult<DesktopStatus> {
+pub async fn set_start_on_login<R: Runtime>(
+    app: AppHandle<R>,
+    on: bool,
+) -> CmdResult<DesktopStatus> {
     desktop::set_start_on_login(&app, on).map_err(|m| IpcError::new(ErrorKind::Io, m))?;
-    Ok(desktop::status(&app))
+    Ok(desktop::status(&app).await)
 }
 
 /// The text selection and the clipboard, for the quick window to offer as context.

@@ -153,8 +153,13 @@ pub async fn start<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
     desktop.set_settings(settings);
 }
 
-/// The settings and what became of them.
-pub fn status<R: Runtime>(app: &AppHandle<R>) -> DesktopStatus {
+/// The settings and what became of them; whether there is a tray host is asked again (one
+/// may have started since).
+pub async fn status<R: Runtime>(app: &AppHandle<R>) -> DesktopStatus {
+    let tray_note = tray::host_missing().await;
+    if let Some(desktop) = app.try_state::<Desktop>() {
+        desktop.note_tray(tray_note);
+    }
     let (start_on_login, start_on_login_error) = match app.try_state::<AutoLaunchManager>() {
         Some(launcher) => match launcher.is_enabled() {
             Ok(on) => (on, None),
@@ -232,7 +237,7 @@ pub async fn change<R: Runtime>(
     (engine.store().set_setting(SETTINGS_KEY, &value).await)
         .map_err(|e| DesktopError::Store(e.to_string()))?;
     desktop.set_settings(wanted);
-    Ok(status(app))
+    Ok(status(app).await)
 }
 
 /// Turns starting on login on or off.

@@ -115,31 +115,69 @@ fn pause_or_resume<R: Runtime>(app: &AppHandle<R>) {
     });
 }
 
-/// Why this desktop shows no tray icons, when it shows none: on Linux a tray host registers
-/// `org.kde.StatusNotifierWatcher` on the session bus (GNOME needs its AppIndicator
-/// extension).
+/// Why this desktop shows no tray icons, when it shows none: on Linux a tray host either
+/// registers `org.kde.StatusNotifierWatcher` on the session bus (KDE; GNOME with its
+/// AppIndicator extension) or owns the X display's `_NET_SYSTEM_TRAY_S<screen>` selection (an
+/// XEmbed tray, which the icon falls back to).
 pub async fn host_missing() -> Option<String> {
     #[cfg(target_os = "linux")]
     {
-        const WATCHER: &str = "org.kde.StatusNotifierWatcher";
-        let connection = match zbus::Connection::session().await {
-            Ok(connection) => connection,
-            Err(error) => return Some(format!("no session bus to find a tray on: {error}")),
-        };
-        let has_owner = async {
-            let proxy = zbus::fdo::DBusProxy::new(&connection).await?;
-            let name = zbus::names::BusName::try_from(WATCHER).map_err(zbus::Error::from)?;
-            proxy.name_has_owner(name).await.map_err(zbus::Error::from)
-        };
-        match has_owner.await {
-            Ok(true) => None,
-            Ok(false) => Some(
-                "this desktop has no tray host (no StatusNotifierWatcher; on GNOME, the AppIndicator extension adds one)"
-                    .into(),
-            ),
-            Err(error) => Some(format!("the tray host could not be asked for: {error}")),
+        let watcher = status_notifier_watcher().await;
+        if watcher.is_ok() {
+            return None;
         }
+        match tokio::task::spawn_blocking(xembed_tray).await {
+            Ok(Ok(())) => return None,
+            Ok(Err(_)) | Err(_) => {}
+        }
+        watcher.err()
     }
     #[cfg(not(target_os = "linux"))]
     None
+}
+
+/// `Ok` when a StatusNotifierWatcher is on the session bus; otherwise why not.
+#[cfg(target_os = "linux")]
+async fn status_notifier_watcher() -> Result<(), String> {
+    const WATCHER: &str = "org.kde.StatusNotifierWatcher";
+    let connection = (zbus::Connection::session().await)
+        .map_err(|e| format!("no session bus to find a tray on: {e}"))?;
+    let has_owner = async {
+        let proxy = zbus::fdo::DBusProxy::new(&connection).await?;
+        let name = zbus::names::BusName::try_from(WATCHER).map_err(zbus::Error::from)?;
+        proxy.name_has_owner(name).await.map_err(zbus::Error::from)
+    };
+    match has_owner.await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(
+            "this desktop has no tray host (no StatusNotifierWatcher and no system tray; on GNOME, the AppIndicator extension adds one)"
+                .into(),
+        ),
+        Err(error) => Err(format!("the tray host could not be asked for: {error}")),
+    }
+}
+
+/// `Ok` when an XEmbed system tray owns the X display's tray selection.
+#[cfg(target_os = "linux")]
+fn xembed_tray() -> Result<(), String> {
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::ConnectionExt as _;
+    let (connection, screen) = x11rb::connect(None).map_err(|e| e.to_string())?;
+    let name = format!("_NET_SYSTEM_TRAY_S{screen}");
+    let atom = (connection.intern_atom(false, name.as_bytes()))
+        .map_err(|e| e.to_string())?
+        .reply()
+        .map_err(|e| e.to_string())?
+        .atom;
+    let owner = (connection.get_selection_owner(atom))
+        .map_err(|e| e.to_string())?
+        .reply()
+        .map_err(|e| e.to_string())?
+        .owner;
+    let _ = connection.flush();
+    if owner == x11rb::NONE {
+        Err("no XEmbed system tray".into())
+    } else {
+        Ok(())
+    }
 }
