@@ -126,9 +126,8 @@ pub async fn host_missing() -> Option<String> {
         if watcher.is_ok() {
             return None;
         }
-        match tokio::task::spawn_blocking(xembed_tray).await {
-            Ok(Ok(())) => return None,
-            Ok(Err(_)) | Err(_) => {}
+        if let Ok(Ok(())) = tokio::task::spawn_blocking(xembed_tray).await {
+            return None;
         }
         watcher.err()
     }
