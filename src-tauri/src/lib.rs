@@ -324,7 +324,6 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
             tauri_plugin_global_shortcut::Builder::new()
                 .with_handler(|app, _shortcut, event| {
                     if event.state() == tauri_plugin_global_shortcut::ShortcutState::Pressed {
-                        startup::mark("quick window shortcut pressed");
                         desktop::quick::toggle(app);
                     }
                 })
