@@ -5,14 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn switchboard(data_dir: &Path, args: &[&str]) -> Output {
-    crate::suite::support_cli::output_within_limit(
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data_dir)
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG"),
-    )
+    crate::suite::support_cli::switchboard(data_dir, args)
 }
 
 fn stdout(o: &Output) -> String {

@@ -4,7 +4,7 @@
 //! value) ever reaches an export.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 use switchboard_engine::export::{ExportFormat, ExportRequest, ExportScope, export, import_file};
@@ -22,14 +22,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn switchboard(data_dir: &Path, args: &[&str]) -> Output {
-    crate::suite::support_cli::output_within_limit(
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data_dir)
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG"),
-    )
+    crate::suite::support_cli::switchboard(data_dir, args)
 }
 
 fn ok(o: Output) -> String {

@@ -3,7 +3,7 @@
 //! starts the server, uses it, stops it, and leaves no process behind.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// server-everything's entry point; panics with the fix when it is not installed.
 fn everything_js() -> String {
@@ -19,14 +19,7 @@ fn everything_js() -> String {
 }
 
 fn switchboard(data_dir: &Path, args: &[&str]) -> Output {
-    crate::suite::support_cli::output_within_limit(
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data_dir)
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG"),
-    )
+    crate::suite::support_cli::switchboard(data_dir, args)
 }
 
 fn text(b: &[u8]) -> String {

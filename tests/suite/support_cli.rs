@@ -50,3 +50,16 @@ fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Ve
         bytes
     })
 }
+
+/// `switchboard --data-dir DATA ARGS` run to its end (see [`output_within_limit`]), without the
+/// caller's `SWITCHBOARD_DATA_DIR` and `RUST_LOG`.
+pub(crate) fn switchboard<S: AsRef<std::ffi::OsStr>>(data: &std::path::Path, args: &[S]) -> Output {
+    output_within_limit(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("--data-dir")
+            .arg(data)
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("RUST_LOG"),
+    )
+}

@@ -2,7 +2,7 @@
 //! result, `--yes` allows tools, a non-interactive run without it denies and says so, `--json`
 //! prints the event stream, and `conversations show|search` read what the turn stored.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::json;
 
@@ -10,14 +10,7 @@ use super::everything_js;
 use super::model::{Model, Say};
 
 fn switchboard(data: &std::path::Path, args: &[&str]) -> Output {
-    crate::suite::support_cli::output_within_limit(
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data)
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG"),
-    )
+    crate::suite::support_cli::switchboard(data, args)
 }
 
 async fn run(data: &std::path::Path, args: &[&str]) -> Output {

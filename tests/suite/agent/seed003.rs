@@ -3,7 +3,7 @@
 //! FastMCP weather server from PyPI — over stdio and over streamable HTTP — the tool answers,
 //! and the model answers the user. The history the model receives is validated each step.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::json;
 
@@ -11,14 +11,7 @@ use super::model::{Model, Say};
 use crate::suite::support_py::{WEATHER_TEXT, WeatherHttp, fixtures_py, venv_python};
 
 fn switchboard(data: &std::path::Path, args: &[String]) -> Output {
-    crate::suite::support_cli::output_within_limit(
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data)
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG"),
-    )
+    crate::suite::support_cli::switchboard(data, args)
 }
 
 async fn run(data: &std::path::Path, args: &[&str]) -> Output {

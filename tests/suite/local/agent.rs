@@ -3,7 +3,7 @@
 //! --provider local` calling the real FastMCP weather server over stdio — no network provider,
 //! no key.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use futures::StreamExt;
 use serde_json::json;
@@ -211,14 +211,7 @@ async fn the_model_calls_an_offered_tool_nobody_named_and_chats_when_none_fits()
 }
 
 fn switchboard(data: &std::path::Path, args: &[String]) -> Output {
-    crate::suite::support_cli::output_within_limit(
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data)
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG"),
-    )
+    crate::suite::support_cli::switchboard(data, args)
 }
 
 async fn run(data: &std::path::Path, args: &[&str]) -> (String, String) {

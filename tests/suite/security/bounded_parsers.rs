@@ -8,7 +8,7 @@
 //! scans; a JPEG cut in its header is refused on one line.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -17,14 +17,7 @@ use switchboard_engine::local::template::{TemplateInput, render};
 use switchboard_engine::vocab::error::UploadError;
 
 fn switchboard(data_dir: &Path, args: &[&str]) -> Output {
-    crate::suite::support_cli::output_within_limit(
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data_dir)
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG"),
-    )
+    crate::suite::support_cli::switchboard(data_dir, args)
 }
 
 /// A GGUF header with `pairs` key/value pairs written by `body`.

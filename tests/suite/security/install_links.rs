@@ -10,7 +10,7 @@
 //! the form's command and the CLI; `inheritEnv` refuses key, token and password names.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 use switchboard_engine::vocab::server::{ServerConfig, Transport};
@@ -32,14 +32,7 @@ fn servers(h: &Harness) -> Value {
 }
 
 fn switchboard(data: &Path, args: &[&str]) -> Output {
-    crate::suite::support_cli::output_within_limit(
-        Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .arg("--data-dir")
-            .arg(data)
-            .args(args)
-            .env_remove("SWITCHBOARD_DATA_DIR")
-            .env_remove("RUST_LOG"),
-    )
+    crate::suite::support_cli::switchboard(data, args)
 }
 
 fn stdio(name: &str, command: &str, args: &[&str], env: &[(&str, &str)]) -> ServerConfig {
