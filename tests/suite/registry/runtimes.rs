@@ -135,10 +135,15 @@ fn said(o: &Output) -> String {
 }
 
 /// The certificate authorities a TLS-inspecting proxy on this machine may need, for the
-/// servers' own downloads (`--env` values of the entries' optional variables).
+/// servers' own downloads (`--env` values of the entries' optional variables): the file
+/// `SSL_CERT_FILE` names, else the system's bundle.
 fn ca_file() -> Option<String> {
-    let file = std::env::var("SSL_CERT_FILE").ok()?;
-    Path::new(&file).is_file().then_some(file)
+    let named = std::env::var("SSL_CERT_FILE").ok();
+    let system = Some("/etc/ssl/certs/ca-certificates.crt".to_owned());
+    [named, system]
+        .into_iter()
+        .flatten()
+        .find(|file| Path::new(file).is_file())
 }
 
 #[tokio::test(flavor = "multi_thread")]
