@@ -149,8 +149,16 @@ pub async fn start<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
     if let Some(error) = &error {
         tracing::warn!(%error, "the quick window's shortcut is not in effect");
     }
+    let reachable = settings.tray || (error.is_none() && !settings.shortcut.is_empty());
     desktop.note_shortcut(error);
     desktop.set_settings(settings);
+    if reachable {
+        let app = app.clone();
+        tauri::async_runtime::spawn(async move {
+            tokio::time::sleep(quick::prepare_after()).await;
+            quick::prepare(&app);
+        });
+    }
 }
 
 /// The settings and what became of them; whether there is a tray host is asked again (one

@@ -1,6 +1,7 @@
 //! The quick window: a small always-on-top window the global shortcut (or the tray) opens, for
 //! a question without switching windows. It is the same page as the main window (the page
-//! tells them apart by the window's label) and is made on first use, then hidden and shown.
+//! tells them apart by the window's label), made hidden soon after start when a shortcut or
+//! the tray can open it (or at its first opening), then shown and hidden.
 //! "Open in the main window" hands its conversation over to the main window.
 
 use serde::Serialize;
@@ -33,17 +34,37 @@ pub fn toggle<R: Runtime>(app: &AppHandle<R>) {
         return;
     }
     crate::startup::mark("quick window asked for");
-    make(app);
+    make(app, true);
 }
 
-/// Makes the quick window. On Linux its webview shares the main window's web process (a
-/// related view): a process of its own would cost some 40 MB more.
-fn make<R: Runtime>(app: &AppHandle<R>) {
+/// How long after start the quick window is made, hidden (see [`prepare`]): after the main
+/// window's own start-up work. `SWITCHBOARD_QUICK_PREPARE_AFTER_MS` changes it (the benchmark
+/// measures the app before and after).
+pub fn prepare_after() -> std::time::Duration {
+    let ms = std::env::var("SWITCHBOARD_QUICK_PREPARE_AFTER_MS").ok();
+    let ms = ms.and_then(|ms| ms.parse().ok()).unwrap_or(3000);
+    std::time::Duration::from_millis(ms)
+}
+
+/// Makes the quick window hidden, so that the shortcut only has to show a page already
+/// painted (a first opening that makes it takes some 200 ms; showing it, some 65 ms). It
+/// shares the main window's web process, so this costs some 11 MB.
+pub fn prepare<R: Runtime>(app: &AppHandle<R>) {
+    if app.get_webview_window(LABEL).is_none() {
+        make(app, false);
+    }
+}
+
+/// Makes the quick window, shown or hidden. On Linux its webview shares the main window's web
+/// process (a related view): a process of its own would cost some 40 MB more.
+fn make<R: Runtime>(app: &AppHandle<R>, visible: bool) {
     #[cfg(target_os = "linux")]
     if let Some(main) = app.get_webview_window("main") {
         let app = app.clone();
         let asked = main.with_webview(move |main_view| {
-            let made = builder(&app).with_related_view(main_view.inner()).build();
+            let made = (builder(&app, visible))
+                .with_related_view(main_view.inner())
+                .build();
             if let Err(error) = made {
                 tracing::warn!(%error, "cannot open the quick window");
             }
@@ -53,20 +74,24 @@ fn make<R: Runtime>(app: &AppHandle<R>) {
         }
         return;
     }
-    if let Err(error) = builder(app).build() {
+    if let Err(error) = builder(app, visible).build() {
         tracing::warn!(%error, "cannot open the quick window");
     }
 }
 
-fn builder<R: Runtime>(app: &AppHandle<R>) -> WebviewWindowBuilder<'_, R, AppHandle<R>> {
+fn builder<R: Runtime>(
+    app: &AppHandle<R>,
+    visible: bool,
+) -> WebviewWindowBuilder<'_, R, AppHandle<R>> {
     WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("index.html".into()))
+        .visible(visible)
         .title("Switchboard")
         .inner_size(620.0, 460.0)
         .min_inner_size(420.0, 260.0)
         .always_on_top(true)
         .skip_taskbar(true)
         .center()
-        .focused(true)
+        .focused(visible)
 }
 
 /// Hides the quick window (Escape in it).
