@@ -141,7 +141,14 @@ pub async fn start<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
     let Some(desktop) = app.try_state::<Desktop>() else {
         return;
     };
-    desktop.note_tray(tray::host_missing().await);
+    // Asking D-Bus and X11 for a tray host is left off the start-up path.
+    let asking = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let note = tray::host_missing().await;
+        if let Some(desktop) = asking.try_state::<Desktop>() {
+            desktop.note_tray(note);
+        }
+    });
     if settings.tray {
         tray::show(app, true);
     }

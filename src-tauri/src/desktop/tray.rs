@@ -120,6 +120,14 @@ fn pause_or_resume<R: Runtime>(app: &AppHandle<R>) {
 /// AppIndicator extension) or owns the X display's `_NET_SYSTEM_TRAY_S<screen>` selection (an
 /// XEmbed tray, which the icon falls back to).
 pub async fn host_missing() -> Option<String> {
+    const PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+    match tokio::time::timeout(PATIENCE, ask_for_host()).await {
+        Ok(found) => found,
+        Err(_) => Some("the desktop did not say within 2 s whether it has a tray".into()),
+    }
+}
+
+async fn ask_for_host() -> Option<String> {
     #[cfg(target_os = "linux")]
     {
         let watcher = status_notifier_watcher().await;

@@ -48,7 +48,7 @@ fn which(program: &str) -> String {
     found.unwrap().to_string_lossy().into_owned()
 }
 
-async fn switchboard(data: &Path, path_env: &str, args: &[&str]) -> Output {
+pub(super) async fn switchboard(data: &Path, path_env: &str, args: &[&str]) -> Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("--data-dir")
         .arg(data)

@@ -17,6 +17,7 @@ use axum::routing::get;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::cli::switchboard;
 use super::registry;
 
 /// The real wheels `scripts/deps.sh test` keeps.
@@ -112,22 +113,6 @@ fn bare_path(dir: &Path) -> String {
         }
     }
     dir.to_string_lossy().into_owned()
-}
-
-async fn switchboard(data: &Path, path: &str, args: &[&str]) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--secrets-file")
-        .args(args)
-        .env_remove("SWITCHBOARD_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .env_remove("SHELL")
-        .env("PATH", path)
-        .kill_on_drop(true)
-        .output()
-        .await
-        .unwrap()
 }
 
 fn said(o: &Output) -> String {
