@@ -7,6 +7,9 @@
 # everything under bench/tools/results/<N per category>/.
 #
 #   CASES=N      a deterministic spread of N cases per category (default: every case)
+#   CATEGORIES   BFCL categories (default "simple multiple parallel irrelevance";
+#                "live_simple" and "live_irrelevance" are where the built-in runtime's settings
+#                are chosen, never on the four)
 #   MODELS=...   any of: smollm2 gemma3-270m (default both)
 #   ROWS=...     any of: held unheld cost llama (default all)
 #   MAX_TOKENS   tokens per answer at most (384), both runtimes
@@ -86,8 +89,11 @@ for m in $MODELS; do
 done
 
 # The cases, the same for every model and runtime.
+CATEGORIES=${CATEGORIES:-simple multiple parallel irrelevance}
+export BFCL_CATEGORIES="$CATEGORIES"
 out="$root/bench/tools/results/${CASES:+n$CASES}"
 [ -n "$CASES" ] || out="$root/bench/tools/results/all"
+[ "$CATEGORIES" = "simple multiple parallel irrelevance" ] || out="$out-${CATEGORIES// /-}"
 mkdir -p "$out"
 "$bfcl_venv/bin/python" bench/tools/bfcl.py cases "$out/cases.jsonl" ${CASES:+--per-category "$CASES"}
 

@@ -19,6 +19,8 @@
 //!
 //! Inputs: `SWITCHBOARD_TOOLS_GGUF` (the model), `SWITCHBOARD_TOOLS_CASES` (the JSONL),
 //! `SWITCHBOARD_TOOLS_OUT` (the folder written), `SWITCHBOARD_TOOLS_MAX_TOKENS` (384),
+//! `SWITCHBOARD_TOOLS_CALL_RATIO` (the held row's first-decision ratio; the app's when unset —
+//! set only to choose it on `live_simple` and `live_irrelevance`),
 //! `SWITCHBOARD_TOOLS_THREADS` (2). A 4,096-token context, as `make bench-local` and the
 //! llama-cpp-python peer (`bench/tools/llama_server.py`), with the same threads. Run through `make bench-tools` (`bench/tools/run.sh`).
 
@@ -101,10 +103,36 @@ fn read_cases(path: &Path) -> Vec<Case> {
         .collect()
 }
 
-fn request(model: &str, case: &Case, max_tokens: u32, held: bool) -> ChatRequest {
+/// How a row's requests are decoded.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// As the app sends them.
+    Held,
+    /// The call grammar off.
+    Unheld,
+}
+
+impl Mode {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Held => "held",
+            Self::Unheld => "unheld",
+        }
+    }
+}
+
+fn request(model: &str, case: &Case, max_tokens: u32, mode: Mode) -> ChatRequest {
     let mut extra = Map::new();
-    if !held {
-        extra.insert("switchboard_hold_calls".into(), Value::Bool(false));
+    match mode {
+        Mode::Held => {
+            if let Some(r) = env("SWITCHBOARD_TOOLS_CALL_RATIO").and_then(|r| r.parse::<f64>().ok())
+            {
+                extra.insert("switchboard_call_ratio".into(), json!(r));
+            }
+        }
+        Mode::Unheld => {
+            extra.insert("switchboard_hold_calls".into(), Value::Bool(false));
+        }
     }
     ChatRequest {
         model: model.into(),
@@ -210,14 +238,14 @@ fn run_row(
     model: &str,
     cases: &[Case],
     max_tokens: u32,
-    held: bool,
+    mode: Mode,
     path: &Path,
 ) {
-    let label = if held { "held" } else { "unheld" };
+    let label = mode.label();
     let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     let started = Instant::now();
     for (i, case) in cases.iter().enumerate() {
-        let a = rt.block_on(answer(provider, request(model, case, max_tokens, held)));
+        let a = rt.block_on(answer(provider, request(model, case, max_tokens, mode)));
         let mut unparsed = a.invalid;
         if a.calls.is_empty() {
             unparsed.extend(call_like(&a.text, &case.tools));
@@ -274,15 +302,15 @@ fn held_cost(
     let mut prompts = Vec::new();
     for case in chosen {
         let mut calls = [0usize; 2];
-        for held in [true, false] {
-            rt.block_on(answer(provider, request(model, case, COST_TOKENS, held)));
+        for mode in [Mode::Held, Mode::Unheld] {
+            rt.block_on(answer(provider, request(model, case, COST_TOKENS, mode)));
         }
         for _ in 0..runs {
-            for (k, held) in [true, false].into_iter().enumerate() {
-                let a = rt.block_on(answer(provider, request(model, case, COST_TOKENS, held)));
+            for (k, mode) in [Mode::Held, Mode::Unheld].into_iter().enumerate() {
+                let a = rt.block_on(answer(provider, request(model, case, COST_TOKENS, mode)));
                 let rate = a.generated as f64 / a.seconds;
                 calls[k] += a.calls.len();
-                if held {
+                if mode == Mode::Held {
                     with.push(rate);
                 } else {
                     without.push(rate);
@@ -361,11 +389,19 @@ fn main() {
     );
     if rows.contains(&"held") {
         let path = out.join("switchboard.jsonl");
-        run_row(&rt, &provider, &name, &cases, max_tokens, true, &path);
+        run_row(&rt, &provider, &name, &cases, max_tokens, Mode::Held, &path);
     }
     if rows.contains(&"unheld") {
         let path = out.join("switchboard-unheld.jsonl");
-        run_row(&rt, &provider, &name, &cases, max_tokens, false, &path);
+        run_row(
+            &rt,
+            &provider,
+            &name,
+            &cases,
+            max_tokens,
+            Mode::Unheld,
+            &path,
+        );
     }
     if rows.contains(&"cost") {
         held_cost(&rt, &provider, &name, &cases, &out.join("held-cost.json"));

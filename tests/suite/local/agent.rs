@@ -210,6 +210,57 @@ async fn the_model_calls_an_offered_tool_nobody_named_and_chats_when_none_fits()
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_held_array_whose_items_loop_is_closed_and_the_call_parses() {
+    let _one = super::one_at_a_time().await;
+    let hand = |who: &str| {
+        json!({ "type": "array", "items": { "type": "string" },
+        "description": format!("The list of cards (as strings) in {who} hand.") })
+    };
+    let poker = ToolSpec {
+        name: "poker_winner".into(),
+        description: "Determines the winner of a poker game.".into(),
+        parameters: json!({ "type": "object", "properties": {
+            "player1": { "type": "string" }, "hand1": hand("the first player's"),
+            "player2": { "type": "string" }, "hand2": hand("the second player's") },
+            "required": ["player1", "hand1", "player2", "hand2"] }),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    // SmolLM2 writes "J♠" into the first hand again and again until the token cap: the loop
+    // is taken back into its first round and the array closed, so the call parses.
+    let mut req = request(
+        "Determine the winner in a Poker game with John having a Hand of 8♥, 10♥, J♥, Q♥, K♥ \
+         and Mike having 9♠, J♠, 10♠, Q♠, K♠.",
+        vec![poker],
+    );
+    req.params.max_tokens = Some(256);
+    let got = events(&provider, req).await;
+    let calls = calls_in(&got);
+    assert_eq!(calls.len(), 1, "{got:?}");
+    let hand1 = calls[0].arguments["hand1"].as_array().unwrap();
+    assert!((1..=8).contains(&hand1.len()), "{:?}", calls[0]);
+    assert!(calls[0].arguments["hand2"].is_array(), "{:?}", calls[0]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_that_takes_no_parameters_is_called_with_none() {
+    let _one = super::one_at_a_time().await;
+    let version = ToolSpec {
+        name: "app__version".into(),
+        description: "The application's version.".into(),
+        parameters: json!({ "type": "object", "properties": {}, "required": [] }),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    let mut req = request("Give me the application version.", vec![version]);
+    req.extra.insert("tool_choice".into(), json!("required"));
+    let got = events(&provider, req).await;
+    let calls = calls_in(&got);
+    assert_eq!(calls.len(), 1, "{got:?}");
+    assert_eq!(calls[0].arguments, json!({}), "{:?}", calls[0]);
+}
+
 fn switchboard(data: &std::path::Path, args: &[String]) -> Output {
     crate::suite::support_cli::switchboard(data, args)
 }

@@ -12,7 +12,10 @@ use llama_cpp_2::token::logit_bias::LlamaLogitBias;
 use super::grammar::Form;
 use super::hold::{Hold, Scan, Watch, repeats_spent};
 use super::job::{Finish, Sampling};
-use super::loops::{held_string_loop, is_closer, looping};
+use super::loops::{
+    Close, HELD_LOOP_SPAN, array_close, cycle, held_string_loop, is_array_closer, is_closer,
+    looping,
+};
 use super::text::{StopText, Utf8Pieces};
 use crate::provider::prompt_tools::extract_tool_calls;
 
@@ -43,6 +46,10 @@ pub(crate) struct Marks {
     pub(crate) call_langs: Vec<LlamaToken>,
     /// Tokens that close a string ([`is_closer`]), for a held call's looping string.
     pub(crate) closers: Vec<LlamaToken>,
+    /// Tokens that close an array ([`is_array_closer`]), for a held array whose items loop.
+    pub(crate) array_closers: Vec<LlamaToken>,
+    /// Tokens that close a string item and its array (`"]`…).
+    pub(crate) item_array_closers: Vec<LlamaToken>,
 }
 
 /// The marks of a vocabulary.
@@ -57,6 +64,12 @@ pub(crate) fn marks(model: &LlamaModel) -> Marks {
         }
         if is_closer(&piece) {
             marks.closers.push(t);
+        }
+        if is_array_closer(&piece, false) {
+            marks.array_closers.push(t);
+        }
+        if is_array_closer(&piece, true) {
+            marks.item_array_closers.push(t);
         }
         let lower = piece.to_ascii_lowercase();
         if !lower.is_empty() && (lower.starts_with("json") || lower.starts_with("tool")) {
@@ -127,8 +140,8 @@ pub(crate) struct Decoder {
     held: Option<(usize, Form)>,
     /// The kept token the held call began at.
     held_token: usize,
-    /// A held string looped and was taken back: the next token closes it when it can.
-    closing: bool,
+    /// A held string or array looped and was taken back: the next token closes it when it can.
+    closing: Option<Close>,
     /// How many looping strings this answer's held calls had closed.
     loop_breaks: u8,
     /// The generated tokens kept, and the answer's length after each.
@@ -174,7 +187,7 @@ impl Decoder {
             held_calls: 0,
             held_cut: 0,
             held_token: 0,
-            closing: false,
+            closing: None,
             loop_breaks: 0,
             stop_text: StopText::new(sampling.stop.clone()),
             sampling: sampling.clone(),
@@ -256,11 +269,16 @@ impl Decoder {
         self.held.is_some()
     }
 
-    /// Whether the next token should close a held string that looped ([`pick_allowed`]).
+    /// The tokens the next one should be picked from ([`pick_allowed`]): the closers of a held
+    /// string or array that looped; `None` otherwise.
     ///
     /// [`pick_allowed`]: super::loops::pick_allowed
-    pub(crate) fn closing(&self) -> bool {
-        self.closing
+    pub(crate) fn closing<'m>(&self, marks: &'m Marks) -> Option<&'m [LlamaToken]> {
+        self.closing.map(|close| match close {
+            Close::String => &marks.closers[..],
+            Close::Array => &marks.array_closers[..],
+            Close::ItemAndArray => &marks.item_array_closers[..],
+        })
     }
 
     /// Whether the first token must begin prose: then [`Decoder::ban_openers`] and a new
@@ -360,7 +378,7 @@ impl Decoder {
     pub(crate) fn push(&mut self, token: LlamaToken, bytes: &[u8]) -> Step {
         self.tokens.push(token);
         self.banned.clear();
-        self.closing = false;
+        self.closing = None;
         self.answer.push_str(&self.utf8.push(bytes));
         self.ends.push(self.answer.len());
         let safe = match self.watch.as_mut().map(|w| w.scan(&self.answer)) {
@@ -374,10 +392,10 @@ impl Decoder {
             self.answer.truncate(self.held_cut);
             return self.end(Finish::Eos);
         }
-        if let Some(keep) = self.held_loop() {
-            tracing::info!(keep, "a held call's string loops; taken back and closed");
+        if let Some((keep, close)) = self.held_loop() {
+            tracing::info!(keep, ?close, "a held call loops; taken back and closed");
             self.rewind(keep);
-            self.closing = true;
+            self.closing = Some(close);
             self.loop_breaks += 1;
             return Step::Rewind { keep };
         }
@@ -462,16 +480,27 @@ impl Decoder {
         repeated
     }
 
-    /// Where to take a held call back to when its string loops (at most
-    /// [`MAX_LOOP_BREAKS`] times an answer).
-    fn held_loop(&self) -> Option<usize> {
+    /// Where to take a held call back to when it loops, and what to close there (at most
+    /// [`MAX_LOOP_BREAKS`] times an answer): an array whose items repeat, in the loop's first
+    /// round where it can be closed ([`array_close`]); a string that repeats itself, after its
+    /// first round.
+    fn held_loop(&self) -> Option<(usize, Close)> {
         let (at, _) = self.held?;
         if self.loop_breaks >= MAX_LOOP_BREAKS {
             return None;
         }
         let from = self.held_token.min(self.tokens.len());
-        let text = &self.answer[at.min(self.answer.len())..];
-        held_string_loop(&self.tokens[from..], text).map(|k| from + k)
+        let at = at.min(self.answer.len());
+        let p = cycle(&self.tokens[from..], HELD_LOOP_SPAN)?;
+        let round_end = self.tokens.len() - HELD_LOOP_SPAN.max(4 * p) + p;
+        let in_array = (round_end + 1 - p..=round_end).rev().find_map(|k| {
+            array_close(&self.answer[at..self.ends[k - 1].max(at)]).map(|close| (k, close))
+        });
+        if in_array.is_some() {
+            return in_array;
+        }
+        held_string_loop(&self.tokens[from..], &self.answer[at..])
+            .map(|k| (from + k, Close::String))
     }
 
     /// A call began at byte `at`: the answer goes back to the token holding it.

@@ -67,9 +67,14 @@ fn a_held_string_that_loops_is_taken_back_to_its_first_round_and_closed_keeping_
         }
     }
     assert_eq!(last, Some(Step::Rewind { keep: 3 + 8 }));
-    assert!(d.closing());
+    let marks = Marks {
+        closers: vec![LlamaToken(99)],
+        array_closers: vec![LlamaToken(98)],
+        ..Marks::default()
+    };
+    assert_eq!(d.closing(&marks), Some(&[LlamaToken(99)][..]));
     d.push(LlamaToken(99), b"\"}}");
-    assert!(!d.closing());
+    assert_eq!(d.closing(&marks), None);
     let Step::End(Finish::Eos, text) = d.end_of_generation() else {
         panic!("the call ends the answer");
     };
@@ -195,4 +200,85 @@ fn a_stop_text_ends_the_answer_before_it() {
     let (out, steps) = step_text(&mut d, &["one two E", "ND three"]);
     assert_eq!(out, "one two ");
     assert!(matches!(steps[1], Step::End(Finish::StopText, _)));
+}
+
+#[test]
+fn a_held_array_whose_items_loop_is_taken_back_to_an_items_end_and_closed() {
+    let mut h = hold();
+    h.forced = Some(Form::Bare);
+    let mut d = Decoder::new(&Sampling::default(), Some(h));
+    let start = [
+        "{\"tool\": \"poker\", ",
+        "\"arguments\": {\"hand\": [",
+        "\"10♥\"",
+    ];
+    for (i, p) in start.iter().enumerate() {
+        assert_eq!(
+            d.push(LlamaToken(i as i32), p.as_bytes()),
+            Step::Go(String::new())
+        );
+    }
+    // `, "J♠"` again and again, one token a piece, until the loop is seen mid-item.
+    let round = [",", " \"", "J", "♠", "\""];
+    let keep = (0..8 * round.len()).find_map(|i| {
+        let j = i % round.len();
+        match d.push(LlamaToken(50 + j as i32), round[j].as_bytes()) {
+            Step::Rewind { keep } => Some(keep),
+            _ => None,
+        }
+    });
+    // Kept: the start and one whole round, ending after an item, not inside one.
+    assert_eq!(keep, Some(3 + 5));
+    let marks = Marks {
+        closers: vec![LlamaToken(99)],
+        array_closers: vec![LlamaToken(98)],
+        ..Marks::default()
+    };
+    assert_eq!(d.closing(&marks), Some(&[LlamaToken(98)][..]));
+    d.push(LlamaToken(98), b"]}}");
+    let Step::End(Finish::Eos, text) = d.end_of_generation() else {
+        panic!("the call ends the answer");
+    };
+    assert_eq!(
+        text,
+        "{\"tool\": \"poker\", \"arguments\": {\"hand\": [\"10♥\", \"J♠\"]}}"
+    );
+}
+
+#[test]
+fn an_array_whose_items_join_their_quote_to_the_comma_is_closed_inside_an_item() {
+    let mut h = hold();
+    h.forced = Some(Form::Bare);
+    let mut d = Decoder::new(&Sampling::default(), Some(h));
+    let start = ["{\"tool\": \"poker\", ", "\"arguments\": {\"hand\": ["];
+    for (i, p) in start.iter().enumerate() {
+        d.push(LlamaToken(i as i32), p.as_bytes());
+    }
+    // ` "J♠",` again and again: no token ends right after an item.
+    let round = [" \"", "J", "♠", "\","];
+    let keep = (0..10 * round.len()).find_map(|i| {
+        let j = i % round.len();
+        match d.push(LlamaToken(50 + j as i32), round[j].as_bytes()) {
+            Step::Rewind { keep } => Some(keep),
+            _ => None,
+        }
+    });
+    assert!(keep.is_some(), "the loop is taken back");
+    let marks = Marks {
+        closers: vec![LlamaToken(99)],
+        array_closers: vec![LlamaToken(98)],
+        item_array_closers: vec![LlamaToken(97)],
+        ..Marks::default()
+    };
+    assert_eq!(d.closing(&marks), Some(&[LlamaToken(97)][..]));
+    d.push(LlamaToken(97), b"\"]}}");
+    let Step::End(Finish::Eos, text) = d.end_of_generation() else {
+        panic!("the call ends the answer");
+    };
+    let call: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let hand = call["arguments"]["hand"].as_array().unwrap();
+    assert!(
+        !hand.is_empty() && hand.iter().all(|c| c.as_str().unwrap().starts_with('J')),
+        "{text}"
+    );
 }

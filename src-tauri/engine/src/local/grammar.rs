@@ -18,7 +18,9 @@ use crate::provider::{ChatRequest, ToolSpec};
 pub enum Form {
     /// `<tool_call>{…}</tool_call>` blocks (Hermes, Qwen and the templates that teach them).
     Tagged,
-    /// A fenced code block holding a call or an array of calls (prompt mode).
+    /// A fenced code block holding a call, calls one a line, or an array of calls (prompt
+    /// mode): after a call's line the model chooses between closing the block and calling
+    /// again, so a question that needs several calls gets them.
     Fenced,
     /// A bare call object, or an array of them.
     Bare,
@@ -57,7 +59,8 @@ impl Form {
 const FORMS: &str = r#"tagged ::= tag-block ( "\n" "\n"? tag-block )*
 tag-block ::= "<tool_call>" "\n"? ws bare ws "\n"? "</tool_call>"
 fenced ::= fence-block
-fence-block ::= "```" ( "json" | "tool_call" | "JSON" )? "\n" bare "\n"? "```"
+fence-block ::= "```" ( "json" | "tool_call" | "JSON" )? "\n" fenced-calls "\n"? "```"
+fenced-calls ::= call ( "\n" call )* | call-list
 bare ::= call | call-list
 call-list ::= "[" ws call ( "," "\n"? ws call )* ws "]"
 mistral ::= "[TOOL_CALLS]" ws call-list
@@ -91,6 +94,21 @@ pub(crate) fn calls_refused(req: &ChatRequest) -> bool {
     matches!(req.extra.get("tool_choice"), Some(Value::String(s)) if s == "none")
 }
 
+/// Whether a tool's parameters declare none: an empty `properties` and no open
+/// `additionalProperties`. Its call takes `{}`; small models otherwise fill the free object
+/// with the prompt's example (`{"argument_name": "value"}`).
+fn takes_nothing(parameters: &Value) -> bool {
+    let props_empty = parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(serde_json::Map::is_empty);
+    let open = matches!(
+        parameters.get("additionalProperties"),
+        Some(Value::Bool(true) | Value::Object(_))
+    );
+    props_empty && !open
+}
+
 /// The grammar for calls to `tools`, with a root rule per [`Form`] (and `root`, the bare
 /// shape). A tool whose schema the converter cannot express gets open arguments (any JSON
 /// object), checked after the call like every call's.
@@ -101,6 +119,7 @@ pub(crate) fn call_grammar(tools: &[&ToolSpec]) -> Result<String, LocalError> {
         .enumerate()
         .map(|(i, t)| {
             let arguments = match &t.parameters {
+                p if takes_nothing(p) => r#""{" ws "}""#.into(),
                 Value::Object(_) => g.value(&t.parameters, &format!("arguments-{i}")),
                 _ => "object".into(),
             };
@@ -198,6 +217,36 @@ mod tests {
         };
         let g = call_grammar(&[&odd]).unwrap();
         assert!(g.contains("arguments-key ws \":\" ws object ws"), "{g}");
+    }
+
+    #[test]
+    fn a_tool_that_declares_no_parameters_is_called_with_an_empty_object() {
+        let tool = |parameters| ToolSpec {
+            name: "version".into(),
+            description: String::new(),
+            parameters,
+        };
+        let none = tool(json!({ "type": "object", "properties": {}, "required": [] }));
+        let g = call_grammar(&[&none]).unwrap();
+        assert!(
+            g.contains(r#"arguments-key ws ":" ws "{" ws "}" ws"#),
+            "{g}"
+        );
+        let open =
+            tool(json!({ "type": "object", "properties": {}, "additionalProperties": true }));
+        let g = call_grammar(&[&open]).unwrap();
+        assert!(g.contains("arguments-key ws \":\" ws object ws"), "{g}");
+    }
+
+    #[test]
+    fn the_fenced_form_takes_calls_one_a_line_so_a_question_can_get_several() {
+        let tool = weather();
+        let g = call_grammar(&[&tool]).unwrap();
+        assert!(
+            g.contains(r#"fenced-calls ::= call ( "\n" call )* | call-list"#),
+            "{g}"
+        );
+        assert!(g.contains(r#""\n" fenced-calls "\n"? "```""#), "{g}");
     }
 
     #[test]

@@ -3,6 +3,9 @@
 //! to live, and it is a place to live, …" into a free-text argument until the token cap, and
 //! the call never closes) is taken back to its first round and its string closed: the next
 //! token is the likeliest of the [`closers`] that the call grammar allows ([`pick_allowed`]).
+//! A held array whose items loop (`["J♠", "J♠", "J♠", …`) is taken back into its first round,
+//! where an item ends or inside a string item ([`array_close`]), and closed the same way with
+//! `]` or `"]`.
 
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
@@ -56,6 +59,70 @@ fn in_json_string(text: &str) -> bool {
         }
     }
     inside
+}
+
+/// What a held call's loop is closed with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Close {
+    /// The string the loop is in (a quote).
+    String,
+    /// The array whose items loop, after an item (`]`).
+    Array,
+    /// The array whose items loop, inside a string item (`"]`): tokenizers often join an
+    /// item's closing quote to the comma after it, so no token ends right after an item.
+    ItemAndArray,
+}
+
+/// How an array whose items loop can be closed where `text`, a call's JSON so far, ends:
+/// right after an item (not after a comma), or inside a string item that has some text.
+pub(crate) fn array_close(text: &str) -> Option<Close> {
+    let mut stack = Vec::new();
+    let (mut inside, mut escaped, mut last, mut item) = (false, false, ' ', 0);
+    for c in text.chars() {
+        if inside {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => (inside, last) = (false, '"'),
+                _ => {}
+            }
+            item += 1;
+            continue;
+        }
+        match c {
+            '"' => (inside, item) = (true, 0),
+            '{' | '[' => stack.push(c),
+            '}' | ']' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+        if !c.is_whitespace() && c != '"' {
+            last = c;
+        }
+    }
+    match (inside, stack.last()) {
+        (true, Some('[')) if item > 0 => Some(Close::ItemAndArray),
+        (false, Some('[')) if !matches!(last, '[' | ',') => Some(Close::Array),
+        _ => None,
+    }
+}
+
+/// Whether a token's text closes an array (`]`), or a string item and its array (`"]`) when
+/// `quoted`, then only what may follow a value.
+pub(crate) fn is_array_closer(piece: &str, quoted: bool) -> bool {
+    let piece = if quoted {
+        match piece.strip_prefix('"') {
+            Some(rest) => rest,
+            None => return false,
+        }
+    } else {
+        piece
+    };
+    piece.strip_prefix(']').is_some_and(|rest| {
+        rest.chars()
+            .all(|c| matches!(c, ',' | '}' | ']' | ' ' | '\n'))
+    })
 }
 
 /// Whether a token's text closes a string: a quote, then only what may follow a value.
@@ -128,6 +195,29 @@ mod tests {
         assert_eq!(held_string_loop(&tokens(&held), closed), None);
         let escaped = r#"{"name": "f", "arguments": {"note": "say \"hi\" and"#;
         assert!(in_json_string(escaped));
+    }
+
+    #[test]
+    fn an_array_closes_after_an_item_or_inside_a_string_item_but_not_after_a_comma() {
+        let call = r#"{"name": "poker", "arguments": {"hand": ["J♠", "10♠""#;
+        assert_eq!(array_close(call), Some(Close::Array));
+        assert_eq!(array_close(&format!("{call},")), None);
+        assert_eq!(
+            array_close(&format!("{call}, \"K")),
+            Some(Close::ItemAndArray)
+        );
+        assert_eq!(array_close(&format!("{call}, \"")), None);
+        assert_eq!(array_close(r#"{"a": [1, {"b": 2}"#), Some(Close::Array));
+        assert_eq!(array_close(r#"{"a": [1], "b": 2"#), None);
+        assert_eq!(array_close(r#"{"a": [1], "b": "x"#), None);
+        assert_eq!(array_close(r#"{"a": ["#), None);
+        for piece in ["]", "]}", "]},", "] "] {
+            assert!(is_array_closer(piece, false), "{piece}");
+            assert!(is_array_closer(&format!("\"{piece}"), true), "{piece}");
+        }
+        assert!(!is_array_closer("],\"", false));
+        assert!(!is_array_closer("]", true));
+        assert!(!is_array_closer("\"]", false));
     }
 
     #[test]

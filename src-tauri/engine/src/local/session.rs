@@ -161,9 +161,10 @@ impl<'m> Session<'m> {
                 let opener = if decoder.deciding() {
                     let marks = self.marks.get_or_insert_with(|| marks(self.model));
                     decoder.decide(self.ctx.get_logits_ith(-1), marks)
-                } else if decoder.closing() {
-                    let marks = self.marks.get_or_insert_with(|| marks(self.model));
-                    pick_allowed(&mut sampler, self.ctx.get_logits_ith(-1), &marks.closers)
+                } else if let Some(closers) =
+                    decoder.closing(self.marks.get_or_insert_with(|| marks(self.model)))
+                {
+                    pick_allowed(&mut sampler, self.ctx.get_logits_ith(-1), closers)
                 } else {
                     None
                 };
