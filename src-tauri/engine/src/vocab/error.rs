@@ -225,7 +225,7 @@ pub enum AgentError {
     NoProvider,
     /// The conversation's provider names no model.
     #[error(
-        "{provider} has no model to answer with (it listed none); type a model name in this chat's model box, or set a default model on {provider}'s card in Settings → Providers"
+        "{provider} has no model to answer with (it listed none); type a model name in this chat's model box, or set a default model on its card in Settings → Providers"
     )]
     NoModel {
         /// The provider's name.
