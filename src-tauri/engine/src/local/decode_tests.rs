@@ -27,6 +27,23 @@ fn hold() -> Hold {
     }
 }
 
+/// A decoder holding a bare call from its first token.
+fn forced() -> Decoder {
+    let mut h = hold();
+    h.forced = Some(Form::Bare);
+    Decoder::new(&Sampling::default(), Some(h))
+}
+
+/// Marks with one closer of each kind: a string's 99, an array's 98, an item's and array's 97.
+fn loop_closers() -> Marks {
+    Marks {
+        closers: vec![LlamaToken(99)],
+        array_closers: vec![LlamaToken(98)],
+        item_array_closers: vec![LlamaToken(97)],
+        ..Marks::default()
+    }
+}
+
 #[test]
 fn prose_streams_and_a_call_taken_back_to_its_first_token_is_held_silently() {
     let mut d = Decoder::new(&Sampling::default(), Some(hold()));
@@ -45,9 +62,7 @@ fn prose_streams_and_a_call_taken_back_to_its_first_token_is_held_silently() {
 
 #[test]
 fn a_held_string_that_loops_is_taken_back_to_its_first_round_and_closed_keeping_the_call() {
-    let mut h = hold();
-    h.forced = Some(Form::Bare);
-    let mut d = Decoder::new(&Sampling::default(), Some(h));
+    let mut d = forced();
     let start = [
         "{\"tool\": \"weather\", ",
         "\"arguments\": {\"note\": \"",
@@ -67,11 +82,7 @@ fn a_held_string_that_loops_is_taken_back_to_its_first_round_and_closed_keeping_
         }
     }
     assert_eq!(last, Some(Step::Rewind { keep: 3 + 8 }));
-    let marks = Marks {
-        closers: vec![LlamaToken(99)],
-        array_closers: vec![LlamaToken(98)],
-        ..Marks::default()
-    };
+    let marks = loop_closers();
     assert_eq!(d.closing(&marks), Some(&[LlamaToken(99)][..]));
     d.push(LlamaToken(99), b"\"}}");
     assert_eq!(d.closing(&marks), None);
@@ -204,9 +215,7 @@ fn a_stop_text_ends_the_answer_before_it() {
 
 #[test]
 fn a_held_array_whose_items_loop_is_taken_back_to_an_items_end_and_closed() {
-    let mut h = hold();
-    h.forced = Some(Form::Bare);
-    let mut d = Decoder::new(&Sampling::default(), Some(h));
+    let mut d = forced();
     let start = [
         "{\"tool\": \"poker\", ",
         "\"arguments\": {\"hand\": [",
@@ -229,11 +238,7 @@ fn a_held_array_whose_items_loop_is_taken_back_to_an_items_end_and_closed() {
     });
     // Kept: the start and one whole round, ending after an item, not inside one.
     assert_eq!(keep, Some(3 + 5));
-    let marks = Marks {
-        closers: vec![LlamaToken(99)],
-        array_closers: vec![LlamaToken(98)],
-        ..Marks::default()
-    };
+    let marks = loop_closers();
     assert_eq!(d.closing(&marks), Some(&[LlamaToken(98)][..]));
     d.push(LlamaToken(98), b"]}}");
     let Step::End(Finish::Eos, text) = d.end_of_generation() else {
@@ -247,9 +252,7 @@ fn a_held_array_whose_items_loop_is_taken_back_to_an_items_end_and_closed() {
 
 #[test]
 fn an_array_whose_items_join_their_quote_to_the_comma_is_closed_inside_an_item() {
-    let mut h = hold();
-    h.forced = Some(Form::Bare);
-    let mut d = Decoder::new(&Sampling::default(), Some(h));
+    let mut d = forced();
     let start = ["{\"tool\": \"poker\", ", "\"arguments\": {\"hand\": ["];
     for (i, p) in start.iter().enumerate() {
         d.push(LlamaToken(i as i32), p.as_bytes());
@@ -264,12 +267,7 @@ fn an_array_whose_items_join_their_quote_to_the_comma_is_closed_inside_an_item()
         }
     });
     assert!(keep.is_some(), "the loop is taken back");
-    let marks = Marks {
-        closers: vec![LlamaToken(99)],
-        array_closers: vec![LlamaToken(98)],
-        item_array_closers: vec![LlamaToken(97)],
-        ..Marks::default()
-    };
+    let marks = loop_closers();
     assert_eq!(d.closing(&marks), Some(&[LlamaToken(97)][..]));
     d.push(LlamaToken(97), b"\"]}}");
     let Step::End(Finish::Eos, text) = d.end_of_generation() else {
