@@ -16,17 +16,51 @@ const OPEN_KEYS: [&str; 6] = ["$ref", "patternProperties", "pattern", "allOf", "
 /// arguments are checked after the call, since thousands of alternatives slow every token.
 const MAX_ENUM: usize = 256;
 
-/// The shared rules every grammar may use.
+/// How deep containers of a value left open (any JSON) nest: past it only strings, numbers,
+/// booleans and null. A small model filling a free-form object otherwise nests it deeper and
+/// deeper (`{"items": [{"items": [{…`) until the output cap, and the call never closes.
+const OPEN_DEPTH: usize = 4;
+
+/// The shared rules every grammar may use (without the open value's, [`open_rules`]).
 const PRIMITIVES: &str = r#"ws ::= [ ]?
 string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] ) )* "\""
 integer ::= "-"? ( [0-9] | [1-9] [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? )
 number ::= integer ( "." [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? )? ( [eE] [-+]? [0-9] [0-9]? [0-9]? )?
 boolean ::= "true" | "false"
 null ::= "null"
-value ::= object | array | string | number | boolean | null
-object ::= "{" ws ( string ws ":" ws value ( "," ws string ws ":" ws value )* )? ws "}"
-array ::= "[" ws ( value ( "," ws value )* )? ws "]"
+scalar ::= string | number | boolean | null
 "#;
+
+/// The rules of a value left open: `value`, `object` and `array` hold containers
+/// [`OPEN_DEPTH`] deep at most (`value-d2`, `object-d2`, … the levels below).
+fn open_rules() -> String {
+    let level = |depth: usize| {
+        if depth == 1 {
+            String::new()
+        } else {
+            format!("-d{depth}")
+        }
+    };
+    let mut out = String::new();
+    for depth in 1..=OPEN_DEPTH {
+        let (this, inner) = (level(depth), level(depth + 1));
+        let item = if depth == OPEN_DEPTH {
+            "scalar".to_owned()
+        } else {
+            format!("value{inner}")
+        };
+        let _ = writeln!(out, "value{this} ::= object{this} | array{this} | scalar");
+        let _ = writeln!(
+            out,
+            r#"object{this} ::= "{{" ws ( string ws ":" ws {item} ( "," ws string ws ":" ws {item} )* )? ws "}}""#
+        );
+        let _ = writeln!(
+            out,
+            r#"array{this} ::= "[" ws ( {item} ( "," ws {item} )* )? ws "]""#
+        );
+    }
+    out
+}
 
 /// A grammar being built: the rules made so far ([`Grammar::finish`] adds the root).
 #[derive(Debug, Default)]
@@ -174,6 +208,7 @@ impl Grammar {
             let _ = writeln!(out, "{name} ::= {body}");
         }
         out.push_str(PRIMITIVES);
+        out.push_str(&open_rules());
         out
     }
 }
@@ -302,5 +337,29 @@ mod tests {
             Some("root ::= value")
         );
         assert_eq!(grammar(json!(true)).lines().next(), Some("root ::= value"));
+    }
+
+    #[test]
+    fn an_open_value_nests_four_containers_deep_at_most() {
+        let text = grammar(json!({ "type": "object", "properties": { "data": {} } }));
+        let rule = |name: &str| {
+            let prefix = format!("{name} ::= ");
+            text.lines()
+                .find_map(|l| l.strip_prefix(prefix.as_str()))
+                .unwrap_or_else(|| panic!("no {name} in {text}"))
+                .to_owned()
+        };
+        assert_eq!(rule("value"), "object | array | scalar");
+        assert!(rule("object").contains("ws value-d2 "), "{text}");
+        assert!(rule("array-d3").contains("( value-d4 ( "), "{text}");
+        assert_eq!(
+            rule("array-d4"),
+            r#""[" ws ( scalar ( "," ws scalar )* )? ws "]""#
+        );
+        assert!(
+            rule("object-d4").contains(r#"ws ":" ws scalar ( "#),
+            "{text}"
+        );
+        assert!(!text.contains("value-d5"), "{text}");
     }
 }
