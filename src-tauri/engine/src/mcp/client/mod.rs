@@ -26,6 +26,7 @@ mod auth;
 mod capped;
 mod connect;
 mod convert;
+pub(crate) mod lines;
 mod listen;
 mod listing;
 mod mrtr;
