@@ -26,7 +26,6 @@ mod auth;
 mod capped;
 mod connect;
 mod convert;
-pub(crate) mod lines;
 mod listen;
 mod listing;
 mod mrtr;

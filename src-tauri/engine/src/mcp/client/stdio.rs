@@ -12,7 +12,8 @@
 
 use std::collections::HashSet;
 use std::io;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 
 use rmcp::model as rm;
@@ -21,9 +22,10 @@ use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::lines::{LineReader, Lines, SharedLines, lock};
+/// How much is read from the server at once.
+const CHUNK: usize = 64 * 1024;
 /// The most pending `tools/call` ids remembered (ids of calls whose answer never came are
 /// forgotten past this; their answers then take rmcp's path, which is only slower).
 const MAX_PENDING: usize = 4096;
@@ -39,7 +41,7 @@ const CALL_RESULT_FIELDS: [&str; 5] = [
 /// A stdio server's connection: rmcp's writer, and a reader with a shortcut for tool results.
 pub(super) struct StdioTransport<R: AsyncRead + Unpin, W: AsyncWrite> {
     rmcp: AsyncRwTransport<RoleClient, LineReader<R>, W>,
-    reader: SharedLines<R>,
+    reader: Arc<Mutex<Lines<R>>>,
     /// Ids of the `tools/call` requests sent and not yet answered.
     calls: HashSet<rm::RequestId>,
     /// rmcp's reader is partway through a line (its `receive` was dropped by the service
@@ -55,7 +57,7 @@ where
     /// Reads the server's messages from `read` (lines of at most `max_line` bytes for rmcp's
     /// path) and writes ours to `write`.
     pub(super) fn new(read: R, write: W, max_line: usize) -> Self {
-        let reader = Lines::shared(read, max_line);
+        let reader = Arc::new(Mutex::new(Lines::new(read)));
         let rmcp = AsyncRwTransport::new_client(LineReader(Arc::clone(&reader)), write)
             .with_max_line_length(max_line);
         Self {
@@ -69,11 +71,10 @@ where
     /// The next line, parsed by the shortcut when it applies (and then consumed).
     fn poll_shortcut(&mut self, cx: &mut Context<'_>) -> Poll<Option<rm::ServerJsonRpcMessage>> {
         let mut lines = lock(&self.reader);
-        // The end, an error or an over-long line: rmcp's reader has it.
-        let Some((line, end)) = std::task::ready!(lines.poll_whole_line(cx)) else {
-            return Poll::Ready(None);
+        let Ok(Some(end)) = std::task::ready!(lines.poll_line(cx)) else {
+            return Poll::Ready(None); // the end or an error: rmcp's reader reports it
         };
-        let answer = shortcut(line, &mut self.calls);
+        let answer = shortcut(&lines.buf[lines.start..end], &mut self.calls);
         if answer.is_some() {
             lines.consume(end);
         }
@@ -167,6 +168,102 @@ fn shortcut(line: &[u8], calls: &mut HashSet<rm::RequestId>) -> Option<rm::Serve
         rm::ServerResult::CallToolResult(result),
         answer.id,
     ))
+}
+
+fn lock<R>(reader: &Mutex<Lines<R>>) -> MutexGuard<'_, Lines<R>> {
+    reader.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The server's output, buffered up to the end of the next line.
+struct Lines<R> {
+    inner: R,
+    /// Bytes read; `buf[start..]` are not consumed yet.
+    buf: Vec<u8>,
+    start: usize,
+    /// `buf[start..scanned]` has no newline.
+    scanned: usize,
+    /// The stream ended or failed (the error, kept for rmcp's reader).
+    done: Option<Option<io::ErrorKind>>,
+    /// The buffer reads go into.
+    scratch: Vec<u8>,
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            buf: Vec::new(),
+            start: 0,
+            scanned: 0,
+            done: None,
+            scratch: vec![0; CHUNK],
+        }
+    }
+
+    /// Reads until `buf[start..]` holds a whole line; its end (past the newline), or `None`
+    /// at the end of the stream (or an error) with no whole line left.
+    fn poll_line(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Option<usize>>> {
+        loop {
+            let unscanned = &self.buf[self.scanned..];
+            if let Some(at) = unscanned.iter().position(|b| *b == b'\n') {
+                self.scanned += at;
+                return Poll::Ready(Ok(Some(self.scanned + 1)));
+            }
+            self.scanned = self.buf.len();
+            match self.done {
+                Some(None) => return Poll::Ready(Ok(None)),
+                Some(Some(kind)) => return Poll::Ready(Err(kind.into())),
+                None => {}
+            }
+            if self.start > 0 {
+                // Drop what was consumed before reading more (the rest of one line at most).
+                self.buf.drain(..self.start);
+                self.scanned -= self.start;
+                self.start = 0;
+            }
+            let mut read = ReadBuf::new(&mut self.scratch);
+            match std::task::ready!(Pin::new(&mut self.inner).poll_read(cx, &mut read)) {
+                Ok(()) if read.filled().is_empty() => self.done = Some(None),
+                Ok(()) => self.buf.extend_from_slice(read.filled()),
+                Err(e) => self.done = Some(Some(e.kind())),
+            }
+        }
+    }
+
+    /// Marks `buf[..end]` consumed.
+    fn consume(&mut self, end: usize) {
+        self.start = end;
+        self.scanned = self.scanned.max(end);
+        if self.start == self.buf.len() {
+            self.buf.clear();
+            (self.start, self.scanned) = (0, 0);
+        }
+    }
+}
+
+/// rmcp's side of [`Lines`]: hands out at most the rest of one line per read, so rmcp's
+/// own buffer never holds bytes past the line it is parsing.
+pub(super) struct LineReader<R>(Arc<Mutex<Lines<R>>>);
+
+impl<R: AsyncRead + Unpin> AsyncRead for LineReader<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let mut lines = lock(&self.0);
+        let end = match std::task::ready!(lines.poll_line(cx)) {
+            Ok(Some(end)) => end,
+            Ok(None) => lines.buf.len(), // a last line without newline, or nothing: the end
+            Err(e) if lines.start == lines.buf.len() => return Poll::Ready(Err(e)),
+            Err(_) => lines.buf.len(),
+        };
+        let n = (end - lines.start).min(buf.remaining());
+        let start = lines.start;
+        buf.put_slice(&lines.buf[start..start + n]);
+        lines.consume(start + n);
+        Poll::Ready(Ok(()))
+    }
 }
 
 #[cfg(test)]
