@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 use switchboard_engine::agent::{ApprovalAnswer, ChatEvent, TurnEnd};
 use switchboard_engine::store::{MessageStatus, Role};
+use switchboard_engine::vocab::content::ContentPart;
 
 use super::model::{Model, Say};
 use super::*;
@@ -161,9 +162,40 @@ async fn a_denied_call_does_not_run_and_the_model_is_told_the_user_refused() {
     let r = results(&ran.events);
     assert_eq!(r.len(), 1);
     assert!(r[0].1 && r[0].0.contains("denied"), "{r:?}");
+    // The chat shows the call as denied, not failed: the event and the stored result say so.
+    assert_eq!(denied_marks(&ran.events), [true]);
+    let branch = engine.agent().conversation_branch(&conv).await.unwrap();
+    let stored: Vec<&serde_json::Value> = (branch.iter().filter(|m| m.role == Role::Tool))
+        .flat_map(|m| &m.content)
+        .filter_map(|p| match p {
+            ContentPart::ToolResult { content, .. } => Some(content),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0]["denied"], json!(true), "{stored:?}");
+    // The model is told in words only.
+    let told = tool_contents(&model.requests()[1]);
+    assert!(
+        told[0].contains("denied this tool call") && !told[0].contains("\"denied\""),
+        "{told:?}"
+    );
     assert_eq!(model.rejected(), Vec::<String>::new());
     assert_eq!(engine.agent().approvals().waiting(), 0);
     engine.shutdown().await;
+}
+
+/// For each tool result a turn reported, whether its content is marked denied.
+fn denied_marks(events: &[ChatEvent]) -> Vec<bool> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ChatEvent::ToolResult { content, .. } => {
+                Some(content.get("denied") == Some(&json!(true)))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -218,6 +250,8 @@ async fn a_tool_error_is_fed_back_and_the_model_recovers_with_a_valid_call() {
         "{r:?}"
     );
     assert!(!r[2].1 && r[2].0.contains('5'), "{r:?}");
+    // Failures are not denials.
+    assert_eq!(denied_marks(&ran.events), [false, false, false]);
     assert_eq!(model.rejected(), Vec::<String>::new());
     engine.shutdown().await;
 }

@@ -62,8 +62,15 @@ export function cardStatus(status: CallStatus | undefined): ToolCallStatus {
     case 'running':
       return { state: 'running', progress: status.progress, total: status.total, message: status.message };
     case 'done':
+      if (refused(status.content)) return { state: 'denied' };
       return { state: 'done', result: resultOf(status.content, status.isError) };
   }
+}
+
+/** Whether a stored result says the call was refused (the user's answer or the policy): the
+ * engine marks its content `"denied": true` (`vocab::chat::DENIED`). */
+function refused(content: unknown): boolean {
+  return typeof content === 'object' && content !== null && (content as { denied?: unknown }).denied === true;
 }
 
 /** Images shown inline: raster types a data: URL can carry under the CSP. */

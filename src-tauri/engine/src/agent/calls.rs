@@ -20,6 +20,7 @@ use crate::mcp::{CallFailed, CallRequest, Called, Caller};
 use crate::provider::ToolCall;
 use crate::store::{Message, MessageStatus, MessageUpdate, NewMessage, Role, Store};
 use crate::vocab::ApprovalAnswer;
+use crate::vocab::chat::DENIED;
 use crate::vocab::chat::{CallView, ChatEvent};
 use crate::vocab::content::ContentPart;
 use crate::vocab::mcp::ToolResult;
@@ -186,15 +187,18 @@ async fn run_one(
     call: &Planned,
     stored: Written,
 ) -> (ToolResult, Value) {
-    let result = match &call.problem {
-        Some(problem) => error_result(problem.clone()),
+    let (result, denied) = match &call.problem {
+        Some(problem) => (error_result(problem.clone()), false),
         None => approved_then_run(ctx, message_id, &call.view, stored).await,
     };
     let (server, tool) = (&call.view.server, &call.view.tool);
     let content = crate::mcp::apps_result_json(ctx.agent.mcp(), server, tool, &result);
-    let content = content
+    let mut content = content
         .instrument(tracing::trace_span!("turn.tool.result"))
         .await;
+    if let (true, Value::Object(map)) = (denied, &mut content) {
+        map.insert(DENIED.to_owned(), Value::Bool(true));
+    }
     let _ = ctx.events.send(ChatEvent::ToolResult {
         message_id: message_id.to_owned(),
         call_id: call.view.id.clone(),
@@ -204,12 +208,14 @@ async fn run_one(
     (result, content)
 }
 
+/// A call's result, and whether it was refused (by the user's answer or the policy) rather
+/// than run.
 async fn approved_then_run(
     ctx: &Ctx<'_>,
     message_id: &str,
     call: &CallView,
     stored: Written,
-) -> ToolResult {
+) -> (ToolResult, bool) {
     let agent = ctx.agent;
     let token = ctx.cancel.child_token();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -232,23 +238,25 @@ async fn approved_then_run(
     };
     let called = agent.mcp().run_call(request, caller).await;
     let _ = forward.await;
-    match called {
+    let result = match called {
         Ok(Called::Done(r)) => r,
         Ok(Called::Task(state)) => {
             stored.await;
             let conv = ctx.conversation;
             super::tasks::follow(agent, conv, message_id, call, state, ctx.events, token).await
         }
-        Ok(Called::Refused) => error_result(
-            "The user denied this tool call. Do not retry it; answer without it or ask the user.",
-        ),
+        Ok(Called::Refused) => {
+            let refused = "The user denied this tool call. Do not retry it; answer without it or ask the user.";
+            return (error_result(refused), true);
+        }
         Ok(Called::Unanswered) => error_result("The call was stopped before the user answered."),
         Err(CallFailed::Approval(e)) => error_result(e.to_string()),
         Err(CallFailed::Run(_)) if ctx.cancel.is_cancelled() => {
             error_result("The user stopped this tool call.")
         }
         Err(CallFailed::Run(e)) => error_result(format!("The tool call failed: {e}")),
-    }
+    };
+    (result, false)
 }
 
 /// Reports a call's progress until the call ends (its sink is dropped).

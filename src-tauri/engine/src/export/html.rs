@@ -183,7 +183,7 @@ fn part_html(s: &mut String, part: &ContentPart, v: &View<'_>, opts: RenderOptio
             is_error,
         } if opts.tool_results => {
             let (server, tool) = v.calls.get(call_id.as_str()).copied().unwrap_or(("", "?"));
-            let label = if *is_error { "Tool error" } else { "Result" };
+            let label = super::result_label(content, *is_error);
             let mut body = format!("<pre><code>{}</code></pre>", escape(&result_text(content)));
             result_images(&mut body, content);
             let summary = format!(

@@ -142,7 +142,7 @@ fn part_md(
             is_error,
         } if opts.tool_results => {
             let (server, tool) = v.calls.get(call_id.as_str()).copied().unwrap_or(("", "?"));
-            let label = if *is_error { "Tool error" } else { "Result" };
+            let label = super::result_label(content, *is_error);
             let summary = format!("{label}: {}", tool_name(server, tool));
             details(s, &summary, &result_text(content), "text");
             result_images(s, content, assets)?;

@@ -117,6 +117,18 @@ impl ExportRequest {
     }
 }
 
+/// How an export labels a tool result: a refused call (marked [`crate::vocab::chat::DENIED`])
+/// apart from a failed one.
+pub(crate) fn result_label(content: &serde_json::Value, is_error: bool) -> &'static str {
+    if content.get(crate::vocab::chat::DENIED) == Some(&serde_json::Value::Bool(true)) {
+        "Denied"
+    } else if is_error {
+        "Tool error"
+    } else {
+        "Result"
+    }
+}
+
 /// A Unix-milliseconds time as `2025-07-08 00:43 UTC`.
 pub(crate) fn format_time(ms: i64) -> String {
     Time(ms).to_string()
@@ -150,7 +162,22 @@ impl std::fmt::Display for Time {
 }
 
 #[cfg(test)]
-mod time_tests {
+mod helper_tests {
+    #[test]
+    fn a_denied_result_is_labelled_denied_and_a_failure_tool_error() {
+        use serde_json::json;
+        let denied = json!({"content": [], "is_error": true, "denied": true});
+        assert_eq!(super::result_label(&denied, true), "Denied");
+        assert_eq!(
+            super::result_label(&json!({"content": []}), true),
+            "Tool error"
+        );
+        assert_eq!(
+            super::result_label(&json!({"denied": "yes"}), false),
+            "Result"
+        );
+    }
+
     use super::format_time;
 
     #[test]

@@ -8,6 +8,11 @@ use super::error::ErrorKind;
 use super::provider::Usage;
 use super::task::TaskStatus;
 
+/// The key a refused call's result content carries (`"denied": true`, in the
+/// [`ChatEvent::ToolResult`] event and the stored tool message alike), so that the chat shows
+/// the call as denied rather than failed. The model is sent the result's text only.
+pub const DENIED: &str = "denied";
+
 /// Why a turn ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
@@ -115,7 +120,8 @@ pub enum ChatEvent {
         /// The server's status message (the task's progress), if any.
         message: Option<String>,
     },
-    /// A call finished (or was denied, cancelled or failed: `is_error`).
+    /// A call finished (or was denied, cancelled or failed: `is_error`; denied ones carry
+    /// [`DENIED`] in `content`).
     ToolResult {
         /// The tool message holding the result.
         message_id: String,
