@@ -265,10 +265,10 @@ async fn the_python_sdks_2_x_client_is_served_and_its_user_asked_too() {
     );
 }
 
-#[tokio::test]
-async fn a_server_that_goes_down_mid_call_tells_the_client_its_lists_changed() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = engine(dir.path()).await;
+/// A profile in `dir` with `crashy` (`fault_server.py`, which dies in the middle of a call of
+/// its tool `work`), allowed for outside clients.
+pub(super) async fn crashy_profile(dir: &Path) {
+    let engine = engine(dir).await;
     let script = fixtures_py().join("fault_server.py");
     let crashy = ServerConfig::new(
         "crashy",
@@ -291,6 +291,12 @@ async fn a_server_that_goes_down_mid_call_tells_the_client_its_lists_changed() {
         .await
         .unwrap();
     engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_goes_down_mid_call_tells_the_client_its_lists_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    crashy_profile(dir.path()).await;
 
     let calls = json!([["crashy__work", {}]]);
     let report = session_with(dir.path(), "none", calls, json!({"linger": 3}));

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
 
-use super::mcp_serve::{profile, run_client};
+use super::mcp_serve::{crashy_profile, profile, run_client};
 use super::support_py::{json_report, venv_python};
 
 /// `switchboard --data-dir DIR ARGS`: success and what it printed.
@@ -90,6 +90,35 @@ fn session(url: &str, token: &str, calls: Value) -> Value {
         &extras,
         Some(token),
     )
+}
+
+#[tokio::test]
+async fn an_app_over_http_hears_that_the_lists_changed_when_a_server_goes_down() {
+    let dir = tempfile::tempdir().unwrap();
+    crashy_profile(dir.path()).await;
+    let token = add_client(dir.path(), &["Cursor"]);
+    let served = Served::start(dir.path());
+    let (args, calls, extras) = (
+        json!([]),
+        json!([["crashy__work", {}]]),
+        json!({"linger": 3}),
+    );
+    let python = venv_python();
+    let report = run_client(
+        &python,
+        "none",
+        &served.url,
+        &args,
+        &calls,
+        &extras,
+        Some(&token),
+    );
+    assert_eq!(report["calls"][0]["isError"], true, "{report}");
+    let notified = report["notified"].as_array().unwrap();
+    assert!(
+        notified.contains(&json!("notifications/tools/list_changed")),
+        "{report}"
+    );
 }
 
 #[tokio::test]

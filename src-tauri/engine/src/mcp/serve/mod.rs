@@ -13,6 +13,7 @@
 //! over HTTP on 127.0.0.1 it is [`serve_http`] (`http`), where each request carries a client
 //! the user made, whose allow-list limits the servers it reaches and whose calls are logged.
 
+mod announce;
 mod calls;
 mod content;
 mod convert;
@@ -40,7 +41,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::progress::Progress;
 use super::host::{Called, McpHost};
-use super::supervisor::SupervisorEvent;
 use super::supervisor::interact::{ClientCall, Interactions};
 use crate::provider::names::ToolNames;
 use crate::store::{CallOutcome, ServeCall, ServeClient};
@@ -338,6 +338,11 @@ impl ServerHandler for Gateway {
             )
     }
 
+    /// A handshake-era session is told of list changes from now on (`announce`).
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.announce_to(context.peer);
+    }
+
     #[allow(deprecated)] // logging is deprecated by 2026-07-28, still used by 2025-era clients
     async fn set_level(
         &self,
@@ -518,49 +523,15 @@ fn refused(why: &str) -> rm::CallToolResult {
 /// failed or changed its tools).
 pub async fn serve_stdio(gateway: Gateway, stop: CancellationToken) -> Result<(), String> {
     let transport = stdio::transport();
-    let events = gateway.host.subscribe();
     let running = gateway
-        .serve_with_ct(transport, stop.clone())
+        .serve_with_ct(transport, stop)
         .await
         .map_err(|e| format!("the MCP client's handshake failed: {e}"))?;
-    let announcing = tokio::spawn(announce_changes(
-        running.peer().clone(),
-        events,
-        stop.child_token(),
-    ));
-    let served = running.waiting().await;
-    announcing.abort();
-    served
+    running
+        .waiting()
+        .await
         .map(|_| ())
         .map_err(|e| format!("serving over stdio stopped: {e}"))
-}
-
-/// Sends `list_changed` for tools, resources and prompts after each server event, until
-/// `stop`.
-async fn announce_changes(
-    peer: rmcp::Peer<RoleServer>,
-    mut events: tokio::sync::broadcast::Receiver<SupervisorEvent>,
-    stop: CancellationToken,
-) {
-    use tokio::sync::broadcast::error::RecvError;
-    loop {
-        let event = tokio::select! {
-            () = stop.cancelled() => return,
-            event = events.recv() => event,
-        };
-        match event {
-            Ok(SupervisorEvent::State { .. } | SupervisorEvent::ToolsChanged { .. })
-            | Err(RecvError::Lagged(_)) => {}
-            Ok(_) => continue,
-            Err(RecvError::Closed) => return,
-        }
-        let sent = peer.notify_tool_list_changed().await.is_ok()
-            && peer.notify_resource_list_changed().await.is_ok()
-            && peer.notify_prompt_list_changed().await.is_ok();
-        if !sent {
-            return;
-        }
-    }
 }
 
 /// What a caller is told of a call the user's policy refused.

@@ -1,0 +1,91 @@
+//! `list_changed` for a handshake-era session (2025-11-25), over stdio and over streamable
+//! HTTP alike: from the client's `notifications/initialized` until the session ends, tools'
+//! after a server starts, stops or changes its tools (a server starting or stopping changes
+//! the prompts and resources served too), prompts' or resources' after a server says its own
+//! changed. A stateless-era app listens instead (`listen`).
+
+use std::time::Duration;
+
+use rmcp::service::RoleServer;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::mcp::supervisor::SupervisorEvent;
+use crate::mcp::supervisor::relay::ContentChange;
+
+use super::Gateway;
+
+/// How often an idle announcer looks whether its session ended (it ends at its first failed
+/// send otherwise).
+const SESSION_CHECK: Duration = Duration::from_secs(30);
+
+/// Which lists changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Changed {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+}
+
+impl Gateway {
+    /// Announces list changes to `peer` until its session ends (a task of its own).
+    pub(super) fn announce_to(&self, peer: rmcp::Peer<RoleServer>) {
+        let mut events = self.host.subscribe();
+        let mut changes = self.host.supervisor().content_changes();
+        tokio::spawn(async move {
+            loop {
+                let changed = tokio::select! {
+                    event = events.recv() => match event {
+                        Ok(SupervisorEvent::State { .. }) | Err(RecvError::Lagged(_)) => ALL,
+                        Ok(SupervisorEvent::ToolsChanged { .. }) => TOOLS,
+                        Ok(_) => continue,
+                        Err(RecvError::Closed) => return,
+                    },
+                    change = changes.recv() => match change {
+                        Ok((_, ContentChange::Prompts)) => PROMPTS,
+                        Ok((_, ContentChange::Resources)) => RESOURCES,
+                        Ok((_, ContentChange::Updated(_))) => continue,
+                        Err(RecvError::Lagged(_)) => ALL,
+                        Err(RecvError::Closed) => return,
+                    },
+                    () = tokio::time::sleep(SESSION_CHECK) => {
+                        if peer.is_transport_closed() {
+                            return;
+                        }
+                        continue;
+                    }
+                };
+                if !send(&peer, changed).await {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+const ALL: Changed = Changed {
+    tools: true,
+    prompts: true,
+    resources: true,
+};
+const TOOLS: Changed = Changed {
+    tools: true,
+    prompts: false,
+    resources: false,
+};
+const PROMPTS: Changed = Changed {
+    tools: false,
+    prompts: true,
+    resources: false,
+};
+const RESOURCES: Changed = Changed {
+    tools: false,
+    prompts: false,
+    resources: true,
+};
+
+/// Sends the notifications of `changed`; false once the session is gone.
+async fn send(peer: &rmcp::Peer<RoleServer>, changed: Changed) -> bool {
+    (!changed.tools || peer.notify_tool_list_changed().await.is_ok())
+        && (!changed.prompts || peer.notify_prompt_list_changed().await.is_ok())
+        && (!changed.resources || peer.notify_resource_list_changed().await.is_ok())
+}
