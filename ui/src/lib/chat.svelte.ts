@@ -15,12 +15,15 @@ export const PAGE_SIZE = 100;
 class ChatSession {
   conversationId = $state<string | null>(null);
   state = $state<ChatState>(emptyState());
+  /** Conversations whose turn is under way (started here, its `finished` not come yet), shown
+   * or not: one opened again mid-turn shows the turn as running, with Stop. */
+  #turns = new Set<string>();
 
   /** Shows conversation `id` (or nothing), reading its branch from the engine. */
   async open(id: string | null): Promise<void> {
     if (id !== this.conversationId) await teardownApps();
     this.conversationId = id;
-    this.state = emptyState();
+    this.state = { ...emptyState(), running: id !== null && this.#turns.has(id) };
     this.hasOlder = false;
     if (id !== null) await this.reload();
   }
@@ -69,6 +72,7 @@ class ChatSession {
   private pending: Pending | null = null;
 
   private onEvents(id: string, batch: ChatEvent[]): void {
+    if (batch.some((e) => e.type === 'finished')) this.#turns.delete(id);
     if (this.conversationId !== id) return;
     let s = this.state;
     for (const e of batch) {
@@ -91,10 +95,12 @@ class ChatSession {
     if (id === null || this.state.running) return;
     this.pending = pending;
     this.state = { ...this.state, running: true, error: null };
+    this.#turns.add(id);
     try {
       await run((batch) => this.onEvents(id, batch));
     } catch (error) {
-      this.state = { ...this.state, running: false };
+      this.#turns.delete(id);
+      if (this.conversationId === id) this.state = { ...this.state, running: false };
       reportError(error);
     }
   }
