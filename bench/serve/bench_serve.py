@@ -9,10 +9,12 @@ ClientSession, over each transport:
   server over stdio) vs server-everything's own streamable HTTP mode (kept on 127.0.0.1 by
   loopback.cjs).
 
-Each round opens the four sessions, warms each up, then makes CALLS sequential calls on each
+Each round opens the sessions, warms each up, then makes CALLS sequential calls on each
 pair (at most HTTP_CALLS over HTTP, under a client's 1,200 requests a minute), alternating side
 by side; a round gives each side's median and p90 and the ratio of the
-medians. Printed: every round, then the medians over the rounds, their spread (min–max), and
+medians. The byte relay (when socat is installed) gets a pass of its own after the endpoint's,
+direct against relay alternating the same way, so the endpoint's figure is measured as before.
+Printed: every round, then the medians over the rounds, their spread (min–max), and
 the median round ratio per transport. Last, 50 clients (each with its own token) make 100 calls
 each at once through `switchboard serve`: errors, the latency's median and p99, calls a second.
 
@@ -111,30 +113,22 @@ async def timed(s: ClientSession, tool: str) -> float:
 
 
 async def side_by_side(straight: ClientSession, through: ClientSession, calls: int,
-                       relay: ClientSession | None = None) -> dict:
-    """Alternating calls: direct, through the endpoint and (when given) through the byte relay."""
+                       tool: str = "everything__echo") -> dict:
+    """Alternating calls, direct and through `through` (whose tool is named `tool`)."""
     for _ in range(WARMUP):
         await timed(straight, "echo")
-        await timed(through, "everything__echo")
-        if relay:
-            await timed(relay, "echo")
-    ours, theirs, relayed = [], [], []
+        await timed(through, tool)
+    ours, theirs = [], []
     for _ in range(calls):
         theirs.append(await timed(straight, "echo"))
-        ours.append(await timed(through, "everything__echo"))
-        if relay:
-            relayed.append(await timed(relay, "echo"))
-    out = {
+        ours.append(await timed(through, tool))
+    return {
         "direct_median_us": statistics.median(theirs),
         "direct_p90_us": p90(theirs),
         "gateway_median_us": statistics.median(ours),
         "gateway_p90_us": p90(ours),
         "ratio": statistics.median(ours) / statistics.median(theirs),
     }
-    if relayed:
-        out["relay_median_us"] = statistics.median(relayed)
-        out["relay_ratio"] = statistics.median(relayed) / statistics.median(theirs)
-    return out
 
 
 async def one_round(switchboard: str, profile: str, js: str, calls: int, http: dict) -> dict:
@@ -142,13 +136,16 @@ async def one_round(switchboard: str, profile: str, js: str, calls: int, http: d
     gateway = StdioServerParameters(
         command=switchboard, args=["--data-dir", profile, "mcp", "serve", "--stdio"]
     )
-    relay = None
     async with AsyncExitStack() as stack:
+        straight = await session(stack, direct)
+        stdio = await side_by_side(straight, await session(stack, gateway), calls)
         if shutil.which("socat"):
+            # The floor of any process in between, measured the same way (its own pass).
             relay = await session(stack, StdioServerParameters(
                 command="socat", args=["STDIO", f"EXEC:node {js} stdio,pipes"]))
-        stdio = await side_by_side(await session(stack, direct), await session(stack, gateway), calls,
-                                   relay)
+            relayed = await side_by_side(straight, relay, calls, tool="echo")
+            stdio["relay_median_us"] = relayed["gateway_median_us"]
+            stdio["relay_ratio"] = relayed["ratio"]
         straight = await http_session(stack, http["direct"])
         through = await http_session(stack, http["gateway"], http["token"])
         over_http = await side_by_side(straight, through, min(calls, HTTP_CALLS))

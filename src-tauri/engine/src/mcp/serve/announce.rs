@@ -17,6 +17,9 @@ use super::Gateway;
 /// How often an idle announcer looks whether its session ended (it ends at its first failed
 /// send otherwise).
 const SESSION_CHECK: Duration = Duration::from_secs(30);
+/// How long a notification may wait to be taken (an HTTP session whose app never opened its
+/// stream may hold it): past it the announcer ends rather than waiting for ever.
+const SEND_WAIT: Duration = Duration::from_secs(10);
 
 /// Which lists changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +57,10 @@ impl Gateway {
                         continue;
                     }
                 };
-                if !send(&peer, changed).await {
+                if !matches!(
+                    tokio::time::timeout(SEND_WAIT, send(&peer, changed)).await,
+                    Ok(true)
+                ) {
                     return;
                 }
             }
