@@ -147,10 +147,10 @@ fn fenced(rest: &str) -> Class {
     }
 }
 
-/// A JSON object whose first key is a call key, or an array whose first item is one.
+/// A JSON object whose first key is a call key, or an array whose first item is one
+/// (`rest` may begin with anything: a fence's body is any text).
 fn json(rest: &str) -> Class {
-    let (open, inner) = rest.split_at(1);
-    if open == "[" {
+    if let Some(inner) = rest.strip_prefix('[') {
         let inner = inner.trim_start();
         return match inner.chars().next() {
             None => Class::NeedMore,
@@ -158,6 +158,9 @@ fn json(rest: &str) -> Class {
             Some(_) => Class::No,
         };
     }
+    let Some(inner) = rest.strip_prefix('{') else {
+        return Class::No;
+    };
     let inner = inner.trim_start();
     let Some(key) = inner.strip_prefix('"') else {
         return if inner.is_empty() {

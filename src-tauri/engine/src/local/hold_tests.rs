@@ -117,6 +117,35 @@ fn prose_code_samples_and_plain_json_are_never_calls() {
 }
 
 #[test]
+fn a_fence_whose_body_begins_with_any_character_is_scanned_without_a_panic() {
+    // Gemma 3 wrote "```\n我叫…" and the scan sliced inside '我' (the runtime thread died).
+    for body in [
+        "我叫李雷",
+        "é",
+        "😀 !",
+        "\u{0}",
+        "x",
+        "[我",
+        "[ 我",
+        "{ 我",
+        "{\"我",
+    ] {
+        let text = format!("```\n{body}");
+        assert_eq!(scan(&text), Scan::Free(text.len()), "{text:?}");
+        let grown: Vec<&str> = text.split_inclusive(|_| true).collect();
+        assert_eq!(
+            scan_pieces(&grown).last(),
+            Some(&Scan::Free(text.len())),
+            "{text:?}"
+        );
+    }
+    assert_eq!(
+        scan("```\n{\"名\": 1}"),
+        Scan::Free("```\n{\"名\": 1}".len())
+    );
+}
+
+#[test]
 fn an_undecided_start_is_let_go_after_a_bounded_wait() {
     let text = format!("```{}", "x".repeat(200));
     assert_eq!(scan(&text), Scan::Free(text.len()));
