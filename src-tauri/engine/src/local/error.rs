@@ -106,6 +106,9 @@ pub enum LocalError {
     /// The runtime's thread is gone.
     #[error("the built-in model runtime has stopped")]
     Stopped,
+    /// A bug ended one answer; the model is loaded again for the next.
+    #[error("the built-in model failed on this answer ({0}); ask again")]
+    Crashed(String),
 }
 
 impl LocalError {

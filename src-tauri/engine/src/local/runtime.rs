@@ -54,6 +54,23 @@ impl LocalRuntime {
     }
 }
 
+/// Runs one answer; a panic in it (a bug) fails that answer only: `out` hears why, and `false`
+/// says the session must go (the model is loaded again for the next answer) instead of the
+/// thread dying and every later answer failing with [`LocalError::Stopped`].
+fn guarded(out: &PieceSender, answer: impl FnOnce()) -> bool {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(answer)) {
+        Ok(()) => true,
+        Err(panic) => {
+            let what = (panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "an unknown panic".to_owned());
+            tracing::error!(%what, "an answer of the built-in model panicked; the model is loaded again");
+            let _ = out.send(Err(LocalError::Crashed(what)));
+            false
+        }
+    }
+}
+
 /// llama.cpp's backend, initialized once per process.
 pub(crate) fn backend() -> Result<&'static LlamaBackend, LocalError> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
@@ -140,10 +157,15 @@ impl Worker {
             };
         self.set_loaded(Some(path.clone()));
         tracing::info!(model = %path.display(), "local model loaded");
-        session.run(job, &out);
+        let mut good = guarded(&out, || session.run(job, &out));
         let next = loop {
+            if !good {
+                break Next::Idle; // loaded again for the next job
+            }
             match self.queue.recv_timeout(self.options.idle) {
-                Ok((job, out)) if job.model == path => session.run(job, &out),
+                Ok((job, out)) if job.model == path => {
+                    good = guarded(&out, || session.run(job, &out))
+                }
                 Ok((job, out)) => break Next::Switch(job, out),
                 Err(RecvTimeoutError::Timeout) => break Next::Idle,
                 Err(RecvTimeoutError::Disconnected) => break Next::Quit,
@@ -161,6 +183,24 @@ impl Worker {
         match self.queue.recv() {
             Ok((job, out)) => Next::Switch(job, out),
             Err(_) => Next::Quit,
+        }
+    }
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_answer_fails_alone_and_says_why() {
+        let (out, mut heard) = tokio::sync::mpsc::unbounded_channel();
+        assert!(guarded(&out, || {}));
+        assert!(heard.try_recv().is_err());
+        let good = guarded(&out, || panic!("byte index 1 is not a char boundary"));
+        assert!(!good);
+        match heard.try_recv() {
+            Ok(Err(LocalError::Crashed(what))) => assert!(what.contains("char boundary"), "{what}"),
+            other => panic!("{other:?}"),
         }
     }
 }
