@@ -31,6 +31,9 @@ null ::= "null"
 scalar ::= string | number | boolean | null
 "#;
 
+/// The rules of a value left open, made once ([`open_rules`]).
+static OPEN_RULES: std::sync::LazyLock<String> = std::sync::LazyLock::new(open_rules);
+
 /// The rules of a value left open: `value`, `object` and `array` hold containers
 /// [`OPEN_DEPTH`] deep at most (`value-d2`, `object-d2`, … the levels below).
 fn open_rules() -> String {
@@ -208,7 +211,7 @@ impl Grammar {
             let _ = writeln!(out, "{name} ::= {body}");
         }
         out.push_str(PRIMITIVES);
-        out.push_str(&open_rules());
+        out.push_str(&OPEN_RULES);
         out
     }
 }

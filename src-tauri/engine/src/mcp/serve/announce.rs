@@ -21,13 +21,16 @@ const SESSION_CHECK: Duration = Duration::from_secs(30);
 /// stream may hold it): past it the announcer ends rather than waiting for ever.
 const SEND_WAIT: Duration = Duration::from_secs(10);
 
-/// Which lists changed.
+/// A list whose change is announced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Changed {
-    tools: bool,
-    prompts: bool,
-    resources: bool,
+enum List {
+    Tools,
+    Prompts,
+    Resources,
 }
+
+/// A server starting or stopping changes every list served.
+const ALL: &[List] = &[List::Tools, List::Prompts, List::Resources];
 
 impl Gateway {
     /// Announces list changes to `peer` until its session ends (a task of its own).
@@ -39,13 +42,13 @@ impl Gateway {
                 let changed = tokio::select! {
                     event = events.recv() => match event {
                         Ok(SupervisorEvent::State { .. }) | Err(RecvError::Lagged(_)) => ALL,
-                        Ok(SupervisorEvent::ToolsChanged { .. }) => TOOLS,
+                        Ok(SupervisorEvent::ToolsChanged { .. }) => &[List::Tools],
                         Ok(_) => continue,
                         Err(RecvError::Closed) => return,
                     },
                     change = changes.recv() => match change {
-                        Ok((_, ContentChange::Prompts)) => PROMPTS,
-                        Ok((_, ContentChange::Resources)) => RESOURCES,
+                        Ok((_, ContentChange::Prompts)) => &[List::Prompts],
+                        Ok((_, ContentChange::Resources)) => &[List::Resources],
                         Ok((_, ContentChange::Updated(_))) => continue,
                         Err(RecvError::Lagged(_)) => ALL,
                         Err(RecvError::Closed) => return,
@@ -68,30 +71,17 @@ impl Gateway {
     }
 }
 
-const ALL: Changed = Changed {
-    tools: true,
-    prompts: true,
-    resources: true,
-};
-const TOOLS: Changed = Changed {
-    tools: true,
-    prompts: false,
-    resources: false,
-};
-const PROMPTS: Changed = Changed {
-    tools: false,
-    prompts: true,
-    resources: false,
-};
-const RESOURCES: Changed = Changed {
-    tools: false,
-    prompts: false,
-    resources: true,
-};
-
-/// Sends the notifications of `changed`; false once the session is gone.
-async fn send(peer: &rmcp::Peer<RoleServer>, changed: Changed) -> bool {
-    (!changed.tools || peer.notify_tool_list_changed().await.is_ok())
-        && (!changed.prompts || peer.notify_prompt_list_changed().await.is_ok())
-        && (!changed.resources || peer.notify_resource_list_changed().await.is_ok())
+/// Sends the `list_changed` of each of `changed`; false once the session is gone.
+async fn send(peer: &rmcp::Peer<RoleServer>, changed: &[List]) -> bool {
+    for list in changed {
+        let sent = match list {
+            List::Tools => peer.notify_tool_list_changed().await,
+            List::Prompts => peer.notify_prompt_list_changed().await,
+            List::Resources => peer.notify_resource_list_changed().await,
+        };
+        if sent.is_err() {
+            return false;
+        }
+    }
+    true
 }
