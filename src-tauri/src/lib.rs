@@ -8,6 +8,7 @@ pub mod commands;
 pub mod desktop;
 pub mod error;
 pub mod events;
+pub mod handover;
 pub mod links;
 pub mod startup;
 
@@ -294,9 +295,12 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
     if cpu_rendering {
         tracing::info!("no GPU render node: WebKit paints on the CPU (no software OpenGL)");
     }
+    let context = tauri::generate_context!();
+    let (gate, waiter) = handover::gate(&context.config().identifier);
     let opening = tauri::async_runtime::spawn({
         let paths = paths.clone();
         async move {
+            waiter.wait().await;
             let engine = open_engine(paths, redactor, secrets_file).await?;
             provide_default_model(&engine).await;
             Ok::<_, EngineError>(engine)
@@ -350,7 +354,9 @@ pub fn run_gui(paths: Paths, secrets_file: bool, opened: Option<String>) -> Resu
             links::listen(app.handle(), opened);
             Ok(())
         })
-        .build(tauri::generate_context!())?;
+        .build(context)?;
+    // A second launch has handed over and exited inside `build`: this process stays.
+    gate.open();
     startup::mark("GTK ready");
     let engine = engine_opened(opening)?;
     startup::mark("engine ready");

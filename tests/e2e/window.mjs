@@ -22,7 +22,13 @@ async function secondLaunchExits() {
     sleep(15000).then(() => 'still running'),
   ]);
   if (code !== 0) throw new Error(`a second launch did not hand over and exit: ${code}`);
-  console.log('e2e: a second launch focused the first window and exited');
+  // It never opened the profile: it saw the running window on the bus and held its engine back
+  // (a newer build would otherwise migrate the database under the running window).
+  const logs = readdirSync(join(dataDir, 'logs')).map((f) => readFileSync(join(dataDir, 'logs', f), 'utf8')).join('');
+  const opened = logs.split('\n').filter((l) => l.includes('engine opened')).length;
+  if (!logs.includes('the engine waits for the hand-over')) throw new Error('the second launch did not see the running window before opening the engine');
+  if (opened !== 1) throw new Error(`the engine was opened ${opened} times; the second launch must not open it`);
+  console.log('e2e: a second launch focused the first window and exited without opening the profile');
 }
 
 // The app's web process runs without JavaScriptCore's code cache and JIT (startup::

@@ -147,14 +147,7 @@ async fn ask_for_host() -> Option<String> {
 #[cfg(target_os = "linux")]
 async fn status_notifier_watcher() -> Result<(), String> {
     const WATCHER: &str = "org.kde.StatusNotifierWatcher";
-    let connection = (zbus::Connection::session().await)
-        .map_err(|e| format!("no session bus to find a tray on: {e}"))?;
-    let has_owner = async {
-        let proxy = zbus::fdo::DBusProxy::new(&connection).await?;
-        let name = zbus::names::BusName::try_from(WATCHER).map_err(zbus::Error::from)?;
-        proxy.name_has_owner(name).await.map_err(zbus::Error::from)
-    };
-    match has_owner.await {
+    match crate::handover::bus_name_owned(WATCHER).await {
         Ok(true) => Ok(()),
         Ok(false) => Err(
             "this desktop has no tray host (no StatusNotifierWatcher and no system tray; on GNOME, the AppIndicator extension adds one)"
