@@ -281,6 +281,20 @@ async fn run(data: &std::path::Path, args: &[&str]) -> (String, String) {
     (out, err)
 }
 
+#[test]
+fn a_chat_with_the_built_in_model_and_no_model_file_says_how_to_get_one() {
+    let data = tempfile::tempdir().unwrap();
+    let args = ["chat", "--provider", "local", "--yes", "hello"].map(String::from);
+    let o = switchboard(data.path(), &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("switchboard: the built-in model has no model file yet")
+            && err.contains("`switchboard models download ID`"),
+        "{err}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn smollm2_calls_the_real_weather_server_and_answers_with_no_network_provider() {
     let _one = super::one_at_a_time().await;

@@ -72,9 +72,7 @@ impl Agent {
                     .providers()
                     .default_model(&record)
                     .await
-                    .ok_or_else(|| AgentError::NoModel {
-                        provider: record.name.clone(),
-                    })?,
+                    .ok_or_else(|| super::setup::no_model(&record))?,
                 named => named.to_owned(),
             };
             resolved.push(CompareModel {

@@ -9,6 +9,7 @@ use crate::provider::names::ToolNames;
 use crate::provider::prompt_tools::{ModeSwitch, PromptOnlyModels, ToolMode};
 use crate::provider::{Provider, ToolSpec};
 use crate::store::{Conversation, ProviderRecord};
+use crate::vocab::ProviderKind;
 use crate::vocab::mcp::ToolInfo;
 
 use super::Agent;
@@ -77,9 +78,7 @@ impl Setup {
                 .providers()
                 .default_model(&record)
                 .await
-                .ok_or_else(|| AgentError::NoModel {
-                    provider: record.name.clone(),
-                })?,
+                .ok_or_else(|| no_model(&record))?,
         };
         // The window, the client (its key), what auto mode learned, the tools and the project's
         // instructions do not depend on one another: asked for at once.
@@ -153,6 +152,16 @@ impl Setup {
 /// gives, else with its own small default (which silently cuts a longer prompt), so it always
 /// gets one: the conversation's, else the model's capped at the default window (a model's
 /// 128k would take memory the user never asked for); the history is fitted to the same.
+/// Why `record` has no model to answer with: the built-in provider lacks a model file, any
+/// other listed none and names no default.
+pub(crate) fn no_model(record: &ProviderRecord) -> AgentError {
+    let provider = record.name.clone();
+    match record.kind {
+        ProviderKind::Local => AgentError::NoLocalModel { provider },
+        _ => AgentError::NoModel { provider },
+    }
+}
+
 fn sized_per_request(
     record: &ProviderRecord,
     chosen: Option<u32>,

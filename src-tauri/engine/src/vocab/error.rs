@@ -231,6 +231,14 @@ pub enum AgentError {
         /// The provider's name.
         provider: String,
     },
+    /// The built-in provider has no GGUF file to run yet.
+    #[error(
+        "the built-in model has no model file yet; download or import one in Settings → Providers → {provider} (or `switchboard models catalogue`, then `switchboard models download ID`, or `switchboard models import FILE.gguf`)"
+    )]
+    NoLocalModel {
+        /// The built-in provider's name.
+        provider: String,
+    },
     /// A turn is already running in the conversation.
     #[error("a reply is already being written in this conversation; stop it first")]
     Busy,
