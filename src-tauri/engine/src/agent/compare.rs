@@ -14,7 +14,6 @@ use crate::EngineError;
 use crate::store::{MessageStatus, NewMessage, Role};
 use crate::vocab::chat::{ChatEvent, TurnEnd};
 use crate::vocab::content::ContentPart;
-use crate::vocab::error::AgentError;
 
 /// The fewest and the most models one message may be compared across.
 pub const COMPARE_MODELS: std::ops::RangeInclusive<usize> = 2..=4;
