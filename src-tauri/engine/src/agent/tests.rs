@@ -330,6 +330,41 @@ fn a_model_title_loses_quotes_labels_and_the_final_period() {
     );
     assert_eq!(clean("Title: 北京天气。"), Some("北京天气".into()));
     assert_eq!(clean("  \n"), None);
+    assert_eq!(
+        clean("Sure, here is a title:\n\n- Tokyo time now"),
+        Some("Tokyo time now".into())
+    );
+}
+
+#[test]
+fn a_model_reply_that_is_not_a_title_is_not_taken_for_one() {
+    use super::title::clean;
+    // What SmolLM2-135M wrote when asked for the title of "What time is it now in Tokyo?".
+    for reply in [
+        "InternationalDiplomacy #China #Billionaire #NewSeas #LianShan",
+        "As a helpful AI, I'm happy to help with any questions or discussions you may have",
+        "It's 2026-12-38T19:45:07Z (",
+        "The output will be formatted as:",
+        "def time_getcurrent():",
+        "3026.8",
+        "The result of `time_get_current_time` refers to a JSON object",
+        "`{",
+        "time__get_current_timeExample1.json",
+        "const x = 1",
+        "Politically Inbound, QQ, 2024-Jul-16ZmNFC,",
+    ] {
+        assert_eq!(clean(reply), None, "{reply}");
+    }
+    for (reply, title) in [
+        ("Today, in Tokyo!", "Today, in Tokyo!"),
+        ("东京现在的时间", "东京现在的时间"),
+        (
+            "**Weather in Paris: a forecast**",
+            "Weather in Paris: a forecast",
+        ),
+    ] {
+        assert_eq!(clean(reply).as_deref(), Some(title), "{reply}");
+    }
 }
 
 #[test]

@@ -81,15 +81,33 @@ async fn ask(agent: &Agent, conv: &Conversation) -> Result<Option<String>, Engin
     Ok(clean(&text))
 }
 
-/// The title in a model's reply: its first line without quotes or a trailing period.
+/// The title in a model's reply: its first line that does not announce another (ending in `:`),
+/// without a label, list marker, quotes or a trailing period; `None` when that line does not
+/// read as a title ([`reads_as_title`]), and the first-line title stays.
 pub fn clean(reply: &str) -> Option<String> {
-    let line = reply.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line = (reply.lines().map(str::trim)).find(|l| !l.is_empty() && !l.ends_with(':'))?;
     let line = line.trim_start_matches("Title:").trim();
+    let line = line.trim_start_matches(['-', '•']).trim();
     let line = line
         .trim_matches(|c: char| "\"'“”「」《》*#".contains(c))
         .trim();
     let line = line.trim_end_matches(['.', '。']).trim();
-    (!line.is_empty()).then(|| title_from(line))
+    reads_as_title(line).then(|| title_from(line))
+}
+
+/// Whether `line` reads as a title, not as the start of an answer, code or a cut-off line
+/// (small models write those when asked for a title): some letters; no code or markup
+/// (backticks, braces, brackets, angle brackets, `#`, `=`, `__`); not ending in `(` or `,`;
+/// at most ten words and sixty characters.
+fn reads_as_title(line: &str) -> bool {
+    const MARKUP: [&str; 9] = ["`", "{", "}", "[", "]", "<", ">", "#", "="];
+    !line.is_empty()
+        && line.chars().any(char::is_alphabetic)
+        && !MARKUP.iter().any(|m| line.contains(m))
+        && !line.contains("__")
+        && !line.ends_with(['(', ',', '，'])
+        && line.split_whitespace().count() <= 10
+        && line.chars().count() <= 60
 }
 
 fn clip(text: &str, max: usize) -> String {
