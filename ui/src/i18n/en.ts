@@ -517,6 +517,8 @@ const en = {
   'providers.empty': 'No providers yet. Add one to start chatting.',
   'providers.keyStored': 'API key: {masked} (in the keychain)',
   'providers.keyFromEnv': 'API key from ${env}: {masked}',
+  'providers.keyLocal': 'No API key: the model runs in this app, and nothing you send leaves this computer.',
+  'providers.localSubtitle': 'Built in (llama.cpp): runs GGUF models offline, on this computer',
   'providers.keyMissing': 'No API key: this provider needs one.',
   'providers.keyNone': 'No API key (not needed for local servers).',
   'providers.test': 'Test connection',

@@ -518,6 +518,8 @@ const zhCN: Record<keyof typeof en, string> = {
   'providers.empty': '还没有提供商。添加一个即可开始聊天。',
   'providers.keyStored': 'API 密钥：{masked}（保存在钥匙串中）',
   'providers.keyFromEnv': 'API 密钥来自 ${env}：{masked}',
+  'providers.keyLocal': '无需 API 密钥：模型在本应用内运行，你发送的内容不会离开这台电脑。',
+  'providers.localSubtitle': '内置（llama.cpp）：在这台电脑上离线运行 GGUF 模型',
   'providers.keyMissing': '没有 API 密钥：此提供商需要密钥。',
   'providers.keyNone': '没有 API 密钥（本地服务器不需要）。',
   'providers.test': '测试连接',

@@ -52,13 +52,14 @@ describe('provider settings', () => {
     expect(await screen.findByRole('article', { name: 'On this computer' })).toBeInTheDocument();
   });
 
-  test('the built-in model’s card has no dangling separator and no key button; a server’s card keeps both', async () => {
+  test('the built-in model’s card says what it is instead of its name again, needs no key and has no key button; a server’s card keeps both', async () => {
     installFakeBackend([], {
       providers: [providerView({ name: 'On this computer', preset: 'local' }), providerView({ name: 'Ollama' })],
     });
     render(ProvidersSettings);
     const local = await screen.findByRole('article', { name: 'On this computer' });
-    expect(within(local).getByTestId('provider-subtitle').textContent?.trim()).toBe('On this computer');
+    expect(within(local).getByTestId('provider-subtitle').textContent?.trim()).toBe('Built in (llama.cpp): runs GGUF models offline, on this computer');
+    expect(within(local).getByTestId('provider-key')).toHaveTextContent('No API key: the model runs in this app, and nothing you send leaves this computer.');
     expect(within(local).queryByRole('button', { name: /key/i })).toBeNull();
     const ollama = card('Ollama');
     expect(within(ollama).getByTestId('provider-subtitle')).toHaveTextContent(/^Ollama · http:\/\//);
