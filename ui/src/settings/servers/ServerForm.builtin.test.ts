@@ -56,6 +56,21 @@ describe('the add-server form’s built-in choice', () => {
     unlisten();
   });
 
+  test('a built-in added with no name is named after itself, and a second one gets a number', async () => {
+    const { backend, user } = await openAddForm();
+    await user.click(screen.getByLabelText('Built-in'));
+    expect(screen.getByLabelText(/^Name/)).toHaveAttribute('placeholder', 'time');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(backend.callsTo('add_server').map((c) => (c as { input: { name: string } }).input.name)).toEqual(['time']);
+    expect(within(row('time')).getByText('built-in time')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Add server' }));
+    await user.click(screen.getByLabelText('Built-in'));
+    expect(screen.getByLabelText(/^Name/)).toHaveAttribute('placeholder', 'time-2');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(backend.callsTo('add_server').map((c) => (c as { input: { name: string } }).input.name)).toEqual(['time', 'time-2']);
+  });
+
   test('fetch may be allowed private addresses; filesystem takes absolute folders', async () => {
     const { backend, user } = await openAddForm();
     await user.type(screen.getByLabelText(/^Name/), 'web');

@@ -119,8 +119,20 @@ function webSettings(builtin: BuiltinDraft): { env: Record<string, string>; sett
 }
 
 /**
+ * The name a built-in server gets when the form's is left empty: its own (`time`), else the
+ * first of `time-2`, `time-3`… that no other server has.
+ */
+export function defaultBuiltinName(server: BuiltinName, taken: readonly string[]): string {
+  if (!taken.includes(server)) return server;
+  let n = 2;
+  while (taken.includes(`${server}-${n}`)) n += 1;
+  return `${server}-${n}`;
+}
+
+/**
  * The configuration of a built-in server named and set up as `draft` says (its connection
- * fields are not used), or the errors: the draft's by field, the built-in's own apart.
+ * fields are not used; an empty name is the built-in's own, see `defaultBuiltinName`), or the
+ * errors: the draft's by field, the built-in's own apart.
  */
 export function builtinConfigFrom(
   draft: ServerDraft,
@@ -129,7 +141,8 @@ export function builtinConfigFrom(
 ): { ok: true; config: ServerConfig } | { ok: false; errors: DraftErrors; builtinErrors: BuiltinErrors } {
   // The shared fields are checked as for any server; the command here only stands in for the
   // connection a built-in does not have, and is replaced below.
-  const shared = configFrom({ ...draft, kind: 'stdio', command: builtin.server, args: '', env: '', inheritEnv: '', cwd: '' }, taken);
+  const name = draft.name.trim() || defaultBuiltinName(builtin.server, taken);
+  const shared = configFrom({ ...draft, name, kind: 'stdio', command: builtin.server, args: '', env: '', inheritEnv: '', cwd: '' }, taken);
   const folders = builtin.server === 'filesystem' ? lines(builtin.folders) : [];
   const relative = folders.find((f) => !isAbsolute(f));
   const web = builtin.server === 'web' ? webSettings(builtin) : { env: {}, settings: {}, errors: {} };
