@@ -1,8 +1,9 @@
 // The built-in model's models folder as the UI sees it: the models with their GGUF facts,
 // which one is the built-in provider's default (read from the provider store), import, remove,
-// set as default, and one download at a time with its progress, cancel and error.
+// set as default, the tool-use probe of a model just added, and one download at a time with its progress, cancel and error.
 import * as api from '../api';
 import type { CatalogueModel, IpcError, LocalModel, ModelDownloadProgress } from '../bindings';
+import { probes } from './probes.svelte';
 import { providers } from './providers.svelte';
 
 /** The running (or last failed) download. */
@@ -38,7 +39,15 @@ class ModelStore {
   async importFile(path: string): Promise<LocalModel> {
     const model = await api.importModel(path);
     await this.load();
+    this.#probe(model.name);
     return model;
+  }
+
+  /** A model just added gets the tool-use probe (in the background), when there is a
+   * built-in provider to run it with. */
+  #probe(name: string): void {
+    const local = providers.views.find((v) => v.provider.kind === 'local');
+    if (local) probes.ensure(local.provider.id, name);
   }
 
   async remove(name: string): Promise<void> {
@@ -60,10 +69,11 @@ class ModelStore {
     this.#cancelled = false;
     this.download = { url, progress: { received: 0, total: null } };
     try {
-      await api.downloadModel(url, sha256, (progress) => {
+      const model = await api.downloadModel(url, sha256, (progress) => {
         if (this.download) this.download = { url, progress };
       });
       await this.load();
+      this.#probe(model.name);
     } catch (error) {
       const failure = api.toIpcError(error);
       if (!this.#cancelled) this.downloadError = failure;

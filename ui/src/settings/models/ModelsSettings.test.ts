@@ -142,6 +142,30 @@ test('a download shows its progress in bytes and percent, then the new model', a
   await waitFor(() => expect(screen.queryByTestId('download-progress')).toBeNull());
 });
 
+test('a downloaded model gets the tool-use probe of the built-in provider', async () => {
+  const local = providerView({ name: 'On this computer', preset: 'local' });
+  let finish: ((m: LocalModel) => void) | null = null;
+  const backend = installFakeBackend([], {
+    providers: [local],
+    extra: (cmd, args) => {
+      if (cmd === 'model_probes') return [];
+      if (cmd === 'probe_model') return { providerId: args.id, model: args.model, support: 'native', checkedAt: 1, note: null };
+      if (cmd !== 'download_model') return undefined;
+      return new Promise<LocalModel>((resolve) => (finish = resolve));
+    },
+  });
+  const user = userEvent.setup();
+  render(ModelsSettings);
+  await screen.findByTestId('models-empty');
+  await user.type(screen.getByLabelText('URL of a .gguf file'), URL);
+  await user.click(screen.getByRole('button', { name: 'Download' }));
+  await waitFor(() => expect(finish).not.toBeNull());
+  expect(backend.callsTo('probe_model')).toEqual([]);
+  backend.localModels.push(localModel('Tiny.gguf'));
+  finish!(localModel('Tiny.gguf'));
+  await waitFor(() => expect(backend.callsTo('probe_model')).toEqual([{ id: local.provider.id, model: 'Tiny.gguf' }]));
+});
+
 test('a failed download shows the error in words', async () => {
   const { state } = downloading();
   const user = userEvent.setup();
