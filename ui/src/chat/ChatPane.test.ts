@@ -3,8 +3,11 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, expect, test } from 'vitest';
 import App from '../App.svelte';
 import { providers } from '../lib/providers.svelte';
+import { servers } from '../lib/servers.svelte';
 import { conversationHref, currentRoute, navigate } from '../lib/router.svelte';
 import { conversation, installFakeBackend } from '../test/fakeBackend';
+import { providerView } from '../test/fakeProviders';
+import { serverRecord } from '../test/fakeServers';
 import { resetAppState } from '../test/reset';
 
 beforeEach(() => resetAppState());
@@ -41,4 +44,23 @@ test('an open chat asks for the providers once, and a provider added meanwhile e
   expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['Local']);
   expect(screen.getByTestId('send-button')).toBeInTheDocument();
   expect(backend.callsTo('list_providers')).toHaveLength(1);
+});
+
+test('a new chat with no MCP server says the model has no tools and leads to the server settings; one server ends it', async () => {
+  installFakeBackend([], { providers: [providerView({ name: 'On this computer', preset: 'local' })] });
+  const user = userEvent.setup();
+  const { unmount } = render(App);
+  const hint = await screen.findByTestId('new-chat-hint');
+  expect(hint).toHaveTextContent('The model has no tools yet.');
+  await user.click(within(hint).getByRole('button', { name: 'Add an MCP server' }));
+  expect(currentRoute()).toEqual({ name: 'settings', tab: 'servers' });
+  unmount();
+
+  resetAppState();
+  installFakeBackend([], { providers: [providerView({ name: 'On this computer', preset: 'local' })], servers: [serverRecord({ name: 'time' })] });
+  render(App);
+  expect(await screen.findByTestId('send-button')).toBeInTheDocument();
+  await screen.findByTestId('new-chat-model');
+  await waitFor(() => expect(servers.loaded).toBe(true));
+  expect(screen.queryByTestId('new-chat-hint')).toBeNull();
 });

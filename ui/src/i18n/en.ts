@@ -54,6 +54,8 @@ const en = {
   'chat.stopped': 'Stopped.',
   'chat.interrupted': 'Interrupted: the app closed while this was being written.',
   'chat.tokens': '{input} in · {output} out',
+  'chat.noServersHint': 'The model has no tools yet. Tools come from MCP servers: add one — time, fetch, files and web search are built in.',
+  'chat.addServer': 'Add an MCP server',
   'chat.maxSteps': 'Stopped: the model used the most steps allowed for one reply.',
   'chat.loopBroken': 'Stopped: the same tool call kept failing.',
   'task.label': 'Task',

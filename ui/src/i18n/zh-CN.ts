@@ -55,6 +55,8 @@ const zhCN: Record<keyof typeof en, string> = {
   'chat.stopped': '已停止。',
   'chat.interrupted': '已中断：写入时应用被关闭。',
   'chat.tokens': '输入 {input} · 输出 {output}',
+  'chat.noServersHint': '模型还没有工具。工具来自 MCP 服务器：添加一个即可——时间、网页抓取、文件和网络搜索已内置。',
+  'chat.addServer': '添加 MCP 服务器',
   'chat.maxSteps': '已停止：模型用完了单次回复允许的最多步骤。',
   'chat.loopBroken': '已停止：同一个工具调用反复失败。',
   'task.label': '任务',
