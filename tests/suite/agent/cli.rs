@@ -193,6 +193,7 @@ async fn chat_json_prints_every_event_as_one_json_line() {
         })
         .collect();
     let wanted = [
+        "titled",
         "started",
         "message_started",
         "tool_call_proposed",
@@ -201,7 +202,7 @@ async fn chat_json_prints_every_event_as_one_json_line() {
         "tool_started",
         "tool_result",
     ];
-    assert_eq!(types[..7], wanted);
+    assert_eq!(types[..8], wanted);
     assert_eq!(types.last().unwrap(), "finished");
 }
 
