@@ -148,10 +148,6 @@ impl Setup {
     }
 }
 
-/// The window to send with each request. Ollama serves a model with the `num_ctx` a request
-/// gives, else with its own small default (which silently cuts a longer prompt), so it always
-/// gets one: the conversation's, else the model's capped at the default window (a model's
-/// 128k would take memory the user never asked for); the history is fitted to the same.
 /// Why `record` has no model to answer with: the built-in provider lacks a model file, any
 /// other listed none and names no default.
 pub(crate) fn no_model(record: &ProviderRecord) -> AgentError {
@@ -162,6 +158,10 @@ pub(crate) fn no_model(record: &ProviderRecord) -> AgentError {
     }
 }
 
+/// The window to send with each request. Ollama serves a model with the `num_ctx` a request
+/// gives, else with its own small default (which silently cuts a longer prompt), so it always
+/// gets one: the conversation's, else the model's capped at the default window (a model's
+/// 128k would take memory the user never asked for); the history is fitted to the same.
 fn sized_per_request(
     record: &ProviderRecord,
     chosen: Option<u32>,
