@@ -97,7 +97,14 @@ async fn two_models_answer_one_message_side_by_side_each_with_its_own_tool_call_
             .count();
         assert_eq!(finished, 1, "model {i}");
     }
-    // The title follows the first model's answer (after its `finished`: all models had to end).
+    // Named after the message at once, then after the first model's answer (after its
+    // `finished`: all models had to end).
+    assert_eq!(
+        events[0].first(),
+        Some(&ChatEvent::Titled {
+            title: "Echo something".into()
+        })
+    );
     assert!(matches!(events[0].last(), Some(ChatEvent::Titled { .. })));
     // Each model was asked with its own model name and got only its own tool result.
     assert_eq!(a.requests()[0]["model"], "model-a");

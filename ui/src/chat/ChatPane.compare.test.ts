@@ -94,6 +94,7 @@ test('a message goes to two models at once, their answers stream side by side wi
       {
         lane: 0,
         events: [
+          { type: 'titled', title: 'Capital of France' },
           { type: 'started', conversation_id: conv.id, user_message_id: 'u1' },
           { type: 'message_started', message_id: 'a1', model: 'model-a', step: 1 },
           { type: 'text_delta', message_id: 'a1', text: 'Paris, says A.' },
@@ -115,6 +116,8 @@ test('a message goes to two models at once, their answers stream side by side wi
   const lanes = await screen.findAllByTestId('compare-lane');
   expect(lanes).toHaveLength(2);
   expect(screen.getByTestId('compare-prompt')).toHaveTextContent('Capital of France?');
+  // A title a lane hears names the conversation.
+  expect(screen.getByTestId('chat-title')).toHaveTextContent('Capital of France');
   expect(within(lanes[0]!).getByTestId('compare-model')).toHaveTextContent('Alpha / model-a');
   expect(within(lanes[1]!).getByTestId('compare-model')).toHaveTextContent('Beta / model-b');
   await waitFor(() => expect(within(lanes[0]!).getByTestId('message-text')).toHaveTextContent('Paris, says A.'));

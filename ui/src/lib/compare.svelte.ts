@@ -5,6 +5,7 @@
 import * as api from '../api';
 import type { CompareBatch, CompareModel, MessageStatus, TurnEnd } from '../bindings';
 import { chat } from './chat.svelte';
+import { conversations } from './conversations.svelte';
 import { applyEvent, emptyState, type ChatState } from './chatState';
 import { reportError } from './errors.svelte';
 
@@ -86,6 +87,7 @@ class CompareSession {
         head = e.head_id;
         end = e.reason;
       }
+      if (e.type === 'titled') conversations.setTitle(conversationId, e.title);
       state = applyEvent(state, e, conversationId);
       if (e.type === 'finished') state = settled(state, e.reason);
     }

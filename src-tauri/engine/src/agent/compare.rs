@@ -95,9 +95,12 @@ impl Agent {
             })
             .await?;
         if untitled {
-            self.store()
-                .rename_conversation(&conv.id, &title_from(title_source(&user.content)))
-                .await?;
+            // Named after its first line at once, and the window hears it (on the first lane).
+            let title = title_from(title_source(&user.content));
+            self.store().rename_conversation(&conv.id, &title).await?;
+            if let Some(first) = events.first() {
+                let _ = first.send(ChatEvent::Titled { title });
+            }
         }
         let lanes = models.iter().zip(&events).map(|(m, events)| {
             let mut lane = conv.clone();
