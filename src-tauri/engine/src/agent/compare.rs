@@ -9,7 +9,7 @@ use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{Agent, Events, finished, invalid, title, title_from, title_source, turn};
+use super::{Agent, Events, finished, invalid, title, turn};
 use crate::EngineError;
 use crate::store::{MessageStatus, NewMessage, Role};
 use crate::vocab::chat::{ChatEvent, TurnEnd};
@@ -95,12 +95,8 @@ impl Agent {
             })
             .await?;
         if untitled {
-            // Named after its first line at once, and the window hears it (on the first lane).
-            let title = title_from(title_source(&user.content));
-            self.store().rename_conversation(&conv.id, &title).await?;
-            if let Some(first) = events.first() {
-                let _ = first.send(ChatEvent::Titled { title });
-            }
+            // The window hears it on the first lane.
+            title::name_after_first_line(self, &conv.id, &user.content, events.first()).await?;
         }
         let lanes = models.iter().zip(&events).map(|(m, events)| {
             let mut lane = conv.clone();

@@ -395,12 +395,7 @@ impl Agent {
                 })
                 .await?;
             if untitled {
-                // Named at once after its first line (the window hears it: a chat made
-                // untitled from the sidebar shows its name now, not only if the model's
-                // title is taken after the turn).
-                let title = title_from(title_source(&user.content));
-                self.store().rename_conversation(&conv.id, &title).await?;
-                let _ = events.send(ChatEvent::Titled { title });
+                title::name_after_first_line(self, &conv.id, &user.content, Some(&events)).await?;
             }
             Ok::<_, EngineError>(user.id)
         };

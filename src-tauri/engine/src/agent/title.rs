@@ -8,8 +8,9 @@ use crate::store::{Conversation, Role};
 
 use super::Agent;
 use super::setup::Setup;
-use super::{Events, title_from};
+use super::{Events, title_from, title_source};
 use crate::vocab::chat::ChatEvent;
+use crate::vocab::content::ContentPart;
 
 /// The setting that turns model-written titles off (a JSON `false`).
 pub const AUTO_TITLE: &str = "chat.auto_title";
@@ -17,6 +18,22 @@ pub const AUTO_TITLE: &str = "chat.auto_title";
 /// The instruction sent with the first exchange.
 pub const INSTRUCTION: &str = "Write a short title (at most six words, in the language of the \
 conversation) for the exchange below. Reply with the title only, no quotes.";
+
+/// Names the untitled conversation `id` after the first line of its first message (`user`)
+/// and tells the window at once on `events`, before the turn and the model's title.
+pub(super) async fn name_after_first_line(
+    agent: &Agent,
+    id: &str,
+    user: &[ContentPart],
+    events: Option<&Events>,
+) -> Result<(), EngineError> {
+    let title = title_from(title_source(user));
+    agent.store().rename_conversation(id, &title).await?;
+    if let Some(events) = events {
+        let _ = events.send(ChatEvent::Titled { title });
+    }
+    Ok(())
+}
 
 /// Asks the model for a title of `conv`'s first exchange and stores it; reports it.
 pub(super) async fn retitle(agent: &Agent, conv: &Conversation, events: &Events) {
