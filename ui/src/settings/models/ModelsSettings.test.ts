@@ -166,6 +166,39 @@ test('a downloaded model gets the tool-use probe of the built-in provider', asyn
   await waitFor(() => expect(backend.callsTo('probe_model')).toEqual([{ id: local.provider.id, model: 'Tiny.gguf' }]));
 });
 
+test('the default model, never probed, gets the tool-use probe once the list shows it; the others wait', async () => {
+  const local = providerView({ name: 'On this computer', preset: 'local', settings: { defaultModel: SMOL.name } });
+  const backend = installFakeBackend([], {
+    localModels: [SMOL, QWEN],
+    providers: [local],
+    extra: (cmd, args) => {
+      if (cmd === 'model_probes') return [];
+      if (cmd === 'probe_model') return { providerId: args.id, model: args.model, support: 'prompt', checkedAt: 1, note: null };
+      return undefined;
+    },
+  });
+  render(ModelsSettings);
+  await rows();
+  await waitFor(() => expect(backend.callsTo('probe_model')).toEqual([{ id: local.provider.id, model: SMOL.name }]));
+});
+
+test('a default model probed before is not probed again when the list shows it', async () => {
+  const local = providerView({ name: 'On this computer', preset: 'local', settings: { defaultModel: SMOL.name } });
+  const backend = installFakeBackend([], {
+    localModels: [SMOL],
+    providers: [local],
+    extra: (cmd) => {
+      if (cmd === 'model_probes') return [{ providerId: local.provider.id, model: SMOL.name, support: 'prompt', checkedAt: 1, note: null }];
+      return undefined;
+    },
+  });
+  render(ModelsSettings);
+  await rows();
+  await waitFor(() => expect(backend.callsTo('model_probes').length).toBeGreaterThan(0));
+  await new Promise((r) => setTimeout(r, 50));
+  expect(backend.callsTo('probe_model')).toEqual([]);
+});
+
 test('a failed download shows the error in words', async () => {
   const { state } = downloading();
   const user = userEvent.setup();
