@@ -324,26 +324,48 @@ impl<'m> Session<'m> {
     }
 }
 
+/// How many of the likeliest tokens are checked against the grammar when the likeliest of
+/// all is not allowed, before the grammar goes through the whole vocabulary.
+const HELD_SHORTLIST: usize = 64;
+
 /// A held call's next token, greedy under the call grammar. The likeliest token of all is
 /// checked against the grammar alone and taken when it is allowed, as llama.cpp's own common
-/// sampler does; only when it is not is the grammar applied to the whole vocabulary (tens of
-/// thousands of tokens, the held decoding's cost). Either way it is the token greedy decoding
-/// under the grammar picks.
+/// sampler does; when it is not, the [`HELD_SHORTLIST`] likeliest are, and the likeliest of
+/// them the grammar allows is taken; only when none is allowed is the grammar applied to the
+/// whole vocabulary (tens of thousands of tokens, the held decoding's cost). Each way it is
+/// the token greedy decoding under the grammar picks: the likeliest allowed one.
 fn held_next(sampler: &mut LlamaSampler, ctx: &LlamaContext<'_>) -> LlamaToken {
     let logits = ctx.get_logits_ith(-1);
-    let best = logits
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .and_then(|(i, _)| i32::try_from(i).ok())
-        .map(LlamaToken);
-    match best.and_then(|t| pick_allowed(sampler, logits, &[t])) {
+    let picked = likeliest(logits, 1)
+        .and_then(|best| pick_allowed(sampler, logits, &best))
+        .or_else(|| {
+            likeliest(logits, HELD_SHORTLIST)
+                .and_then(|shortlist| pick_allowed(sampler, logits, &shortlist))
+        });
+    match picked {
         Some(token) => {
             sampler.accept(token);
             token
         }
         None => sampler.sample(ctx, -1),
     }
+}
+
+/// The `k` tokens of highest logit (in no order), `None` when there are no logits.
+fn likeliest(logits: &[f32], k: usize) -> Option<Vec<LlamaToken>> {
+    let token = |i: usize| i32::try_from(i).ok().map(LlamaToken);
+    if k <= 1 {
+        let best = logits.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
+        return token(best.0).map(|t| vec![t]);
+    }
+    let mut ids: Vec<usize> = (0..logits.len()).collect();
+    if ids.is_empty() {
+        return None;
+    }
+    let k = k.min(ids.len());
+    ids.select_nth_unstable_by(k - 1, |a, b| logits[*b].total_cmp(&logits[*a]));
+    ids.truncate(k);
+    Some(ids.into_iter().filter_map(token).collect())
 }
 
 /// The length of the common prefix of two token lists.
@@ -366,5 +388,22 @@ fn facts_of(model: &LlamaModel, path: &Path, n_ctx: u32) -> ModelFacts {
         bos_token: text(vocab.bos()),
         eos_token: text(vocab.eos()),
         n_ctx,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shortlist_of_a_held_token_is_the_likeliest_tokens() {
+        let logits = [0.5, 3.0, -1.0, 2.0, f32::NEG_INFINITY, 2.5];
+        assert_eq!(likeliest(&logits, 1), Some(vec![LlamaToken(1)]));
+        let mut three = likeliest(&logits, 3).unwrap();
+        three.sort_by_key(|t| t.0);
+        assert_eq!(three, vec![LlamaToken(1), LlamaToken(3), LlamaToken(5)]);
+        assert_eq!(likeliest(&logits, 100).map(|v| v.len()), Some(6));
+        assert_eq!(likeliest(&[], 64), None);
+        assert_eq!(likeliest(&[], 1), None);
     }
 }
