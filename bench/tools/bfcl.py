@@ -32,8 +32,8 @@ import types
 from dataclasses import dataclass
 
 # BFCL's names of the categories measured here (v4 calls simple `simple_python`). The goals
-# are for the first four; `live_simple` and `live_irrelevance` (user-contributed questions)
-# are where the built-in runtime's settings are chosen, so that the reported categories are
+# are for the first four; `live_simple`, `live_irrelevance` and the `live_parallel` ones
+# (user-contributed questions) are where the built-in runtime's settings are chosen, so that the reported categories are
 # never tuned on.
 KNOWN_CATEGORIES = {
     "simple": "simple_python",
@@ -42,6 +42,8 @@ KNOWN_CATEGORIES = {
     "irrelevance": "irrelevance",
     "live_simple": "live_simple",
     "live_irrelevance": "live_irrelevance",
+    "live_parallel": "live_parallel",
+    "live_parallel_multiple": "live_parallel_multiple",
 }
 CATEGORIES = {
     short: KNOWN_CATEGORIES[short]
