@@ -1,8 +1,8 @@
 // What the tool-use probe found of each provider's models (native tools, only in the prompt,
 // none, or unknown with the reason), loaded per provider; "Check again" runs it again, and a
-// model chosen (or shown) as the default is probed once when it never was. Probes run in the engine on
-// their own tasks; a failure to reach the engine only leaves the model unchecked (the probe is
-// an aid, never in the way of a setting).
+// model chosen (or shown) as the default is probed once when it never was. Probes run in the
+// engine on their own tasks; a failure to reach the engine only leaves the model unchecked (the
+// probe is an aid, never in the way of a setting).
 import { modelProbes, probeModel } from '../api/probes';
 import type { ModelProbe } from '../bindings';
 
