@@ -211,6 +211,24 @@ async fn the_model_calls_an_offered_tool_nobody_named_and_chats_when_none_fits()
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_question_about_two_cities_gets_a_held_call_for_each() {
+    let _one = super::one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    let mut ask = request(
+        "What's the weather like in Paris and in Berlin today?",
+        vec![weather_tool()],
+    );
+    ask.params.max_tokens = Some(160);
+    let got = events(&provider, ask).await;
+    let places: Vec<&str> = calls_in(&got)
+        .iter()
+        .map(|c| c.arguments["location"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(places, ["Paris", "Berlin"], "{got:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_held_array_whose_items_loop_is_closed_and_the_call_parses() {
     let _one = super::one_at_a_time().await;
     let hand = |who: &str| {

@@ -280,3 +280,41 @@ fn an_array_whose_items_join_their_quote_to_the_comma_is_closed_inside_an_item()
         "{text}"
     );
 }
+
+#[test]
+fn right_after_a_held_call_the_answer_is_between_calls_and_not_before_or_after_more_text() {
+    let mut d = forced();
+    assert!(!d.between_calls());
+    step_text(
+        &mut d,
+        &[
+            "{\"tool\": \"weather\"",
+            ", \"arguments\": {\"city\": \"Paris\"}",
+        ],
+    );
+    assert!(!d.between_calls(), "the call is not complete yet");
+    step_text(&mut d, &["}", "\n"]);
+    assert!(d.between_calls());
+    step_text(&mut d, &["```"]);
+    assert!(!d.between_calls());
+    assert!(!Decoder::new(&Sampling::default(), Some(hold())).between_calls());
+}
+
+#[test]
+fn another_call_is_begun_when_its_first_token_weighs_enough_next_to_the_likeliest() {
+    let d = forced();
+    let marks = Marks {
+        continuers: tokens(&[7]),
+        ..Marks::default()
+    };
+    let close = LlamaToken(3);
+    let another = |weight: f32| [(close, 10.0), (LlamaToken(7), 10.0 + weight.ln())];
+    assert_eq!(d.more_calls(&another(0.05), &marks), Some(LlamaToken(7)));
+    assert_eq!(
+        d.more_calls(&another(MORE_CALLS_RATIO), &marks),
+        Some(LlamaToken(7))
+    );
+    assert_eq!(d.more_calls(&another(0.01), &marks), Some(close));
+    assert_eq!(d.more_calls(&[(close, 1.0)], &marks), Some(close));
+    assert_eq!(d.more_calls(&[], &marks), None);
+}

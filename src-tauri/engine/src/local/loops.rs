@@ -158,6 +158,29 @@ pub(crate) fn pick_allowed(
         .then_some(chosen)
 }
 
+/// The `candidates` the sampler (a call grammar) allows, with their logits.
+pub(crate) fn allowed_among(
+    sampler: &mut LlamaSampler,
+    logits: &[f32],
+    candidates: &[LlamaToken],
+) -> Vec<(LlamaToken, f32)> {
+    let data = candidates.iter().filter_map(|&t| {
+        let logit = *logits.get(usize::try_from(t.0).ok()?)?;
+        Some(LlamaTokenData::new(t, logit, 0.0))
+    });
+    let mut array = LlamaTokenDataArray::from_iter(data, false);
+    if array.data.is_empty() {
+        return Vec::new();
+    }
+    array.apply_sampler(sampler);
+    array
+        .data
+        .iter()
+        .filter(|d| d.logit().is_finite())
+        .map(|d| (d.id(), d.logit()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

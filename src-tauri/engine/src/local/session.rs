@@ -23,7 +23,7 @@ use super::decode::{Decoder, Marks, Step, marks};
 use super::job::{
     Finish, Hold, Job, ModelFacts, Piece, PieceSender, Report, RuntimeOptions, Sampling, StopFlag,
 };
-use super::loops::pick_allowed;
+use super::loops::{allowed_among, pick_allowed};
 
 /// One KV-cache sequence and the tokens it holds.
 #[derive(Debug, Default)]
@@ -172,6 +172,10 @@ impl<'m> Session<'m> {
                     Some(token) => {
                         sampler.accept(token);
                         token
+                    }
+                    None if decoder.between_calls() => {
+                        let marks = self.marks.get_or_insert_with(|| marks(self.model));
+                        held_next_or_more(&mut sampler, &self.ctx, &decoder, marks)
                     }
                     None if decoder.holding() => held_next(&mut sampler, &self.ctx),
                     None => sampler.sample(&self.ctx, -1),
@@ -351,11 +355,36 @@ fn held_next(sampler: &mut LlamaSampler, ctx: &LlamaContext<'_>) -> LlamaToken {
     }
 }
 
+/// Right after a held call: another call or the end, as [`Decoder::more_calls`] chooses from
+/// the [`HELD_SHORTLIST`] likeliest tokens the grammar allows ([`held_next`] when it allows
+/// none of them).
+fn held_next_or_more(
+    sampler: &mut LlamaSampler,
+    ctx: &LlamaContext<'_>,
+    decoder: &Decoder,
+    marks: &Marks,
+) -> LlamaToken {
+    let logits = ctx.get_logits_ith(-1);
+    let picked = likeliest(logits, HELD_SHORTLIST)
+        .map(|shortlist| allowed_among(sampler, logits, &shortlist))
+        .and_then(|allowed| decoder.more_calls(&allowed, marks));
+    match picked {
+        Some(token) => {
+            sampler.accept(token);
+            token
+        }
+        None => held_next(sampler, ctx),
+    }
+}
+
 /// The `k` tokens of highest logit (in no order), `None` when there are no logits.
 fn likeliest(logits: &[f32], k: usize) -> Option<Vec<LlamaToken>> {
     let token = |i: usize| i32::try_from(i).ok().map(LlamaToken);
     if k <= 1 {
-        let best = logits.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
+        let best = logits
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))?;
         return token(best.0).map(|t| vec![t]);
     }
     let mut ids: Vec<usize> = (0..logits.len()).collect();
