@@ -2,7 +2,8 @@
 //! owns): the tokens kept and their text, what has been streamed, the sampler in use, and the
 //! decisions taken token by token — pass text on, hold it while it may begin a tool call, take
 //! the answer back to where a call began and go on under the call grammar ([`super::hold`]),
-//! take back a call that repeats one already answered, end an answer that loops.
+//! after a held call begin another or end, take back a call that repeats one already
+//! answered, end an answer that loops.
 
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::sampling::LlamaSampler;
