@@ -8,8 +8,9 @@
 #
 #   CASES=N      a deterministic spread of N cases per category (default: every case)
 #   CATEGORIES   BFCL categories (default "simple multiple parallel irrelevance";
-#                "live_simple" and "live_irrelevance" are where the built-in runtime's settings
-#                are chosen, never on the four)
+#                "live_simple", "live_irrelevance", "live_parallel" and
+#                "live_parallel_multiple" are where the built-in runtime's settings are chosen,
+#                never on the four)
 #   MODELS=...   any of: smollm2 gemma3-270m (default both)
 #   ROWS=...     any of: held unheld cost llama (default all)
 #   MAX_TOKENS   tokens per answer at most (384), both runtimes
