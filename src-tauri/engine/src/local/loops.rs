@@ -133,29 +133,18 @@ pub(crate) fn is_closer(piece: &str) -> bool {
     })
 }
 
-/// The likeliest of `candidates` that `sampler` (the call grammar, then greedy) allows after
-/// the tokens it has accepted, by `logits`; `None` when the grammar allows none of them. Only
-/// the candidates are checked against the grammar, not the whole vocabulary.
+/// The likeliest of `candidates` that `sampler` (the call grammar) allows after the tokens it
+/// has accepted, by `logits`; `None` when the grammar allows none of them. Only the
+/// candidates are checked against the grammar, not the whole vocabulary.
 pub(crate) fn pick_allowed(
     sampler: &mut LlamaSampler,
     logits: &[f32],
     candidates: &[LlamaToken],
 ) -> Option<LlamaToken> {
-    let data = candidates.iter().filter_map(|&t| {
-        let logit = *logits.get(usize::try_from(t.0).ok()?)?;
-        Some(LlamaTokenData::new(t, logit, 0.0))
-    });
-    let mut array = LlamaTokenDataArray::from_iter(data, false);
-    if array.data.is_empty() {
-        return None;
-    }
-    array.apply_sampler(sampler);
-    let chosen = array.selected_token()?;
-    array
-        .data
-        .iter()
-        .any(|d| d.id() == chosen && d.logit().is_finite())
-        .then_some(chosen)
+    allowed_among(sampler, logits, candidates)
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(token, _)| token)
 }
 
 /// The `candidates` the sampler (a call grammar) allows, with their logits.
