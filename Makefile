@@ -26,7 +26,7 @@ $(call ggml_if,avx512_vnni,GGML_AVX512_VNNI)
 endif
 endif
 
-.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-sync bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-web bench-knowledge bench-serve bench-serve-ttft
+.PHONY: run test ui test-rust test-ui test-e2e test-conformance lint deb bless bench-agent bench-history bench-sync bench-mcp bench-export bench-attach bench-discovery bench-ui bench-local bench-tools bench-answers bench-web bench-knowledge bench-serve bench-serve-ttft
 
 # The built-in embedder for knowledge bases that deps.sh makes.
 EMBED_GGUF := $(HOME)/.cache/switchboard/models/multilingual-e5-small-q4_0.gguf
@@ -185,6 +185,15 @@ bench-tools:
 	scripts/deps.sh run
 	$(MAKE) ui
 	CASES=$(CASES) RUNS=$(RUNS) bench/tools/run.sh
+
+# The built-in model's answers after a tool's result, through the CLI with three real servers:
+# 15 questions, the answers that quote the result in plain words counted (TEMP=… sets the
+# chat's temperature; default: the app's own).
+bench-answers:
+	scripts/deps.sh test
+	$(MAKE) ui
+	cargo build --bin switchboard
+	TEMP=$(TEMP) BIN=$(BIN) bench/tools/answers.sh
 
 # Export and import of CONVERSATIONS × 50 messages in every format (medians; RUNS each).
 CONVERSATIONS ?= 1000

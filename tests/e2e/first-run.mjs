@@ -5,7 +5,7 @@
 // it becomes Ready with its two tools without Details → Start being pressed (never reading a bare
 // "Stopped"); a new chat offers its tools; "What time is it now in Tokyo?" gets a tool card for
 // get_current_time, approved once as a user would (the default policy asks), with its result, and
-// an answer after that result (whether it quotes the time is reported). Screenshot:
+// an answer after that result that quotes the time. Screenshot:
 // docs/screenshots/first-run-tool.png.
 //
 // Usage: node tests/e2e/first-run.mjs <path to the debug binary>   (DISPLAY must be set)
@@ -137,11 +137,11 @@ async function askTheTime(wd) {
   console.log(`e2e-first-run: get_current_time answered ${datetime} in ${timezone} (arguments ${card.args.replace(/\s+/g, ' ').trim()})`);
   console.log(`e2e-first-run: the answer: ${answer.slice(0, 200)}`);
   if (!answer) throw new Error(`no answer after the tool's result (the model's calls: ${JSON.stringify(calls)})`);
-  // Whether a 135M model's prose quotes the result depends on the model, not on the host: it
-  // is reported, not asserted (the host's part — the call, its result reaching the model, an
-  // answer after it — is).
-  const quotes = answer.includes(clock) || answer.includes(timezone) || answer.includes(datetime);
-  console.log(`e2e-first-run: the answer ${quotes ? 'quotes' : 'does not quote'} the tool's result`);
+  // The answer quotes the result: the built-in model is given the question again after the
+  // result and asked for plain words (prompt mode's AnswerAsk::PlainWords).
+  const quotes = answer.includes(clock) || answer.includes(datetime);
+  if (!quotes) throw new Error(`the answer does not quote the tool's result (${datetime}): ${answer}`);
+  console.log(`e2e-first-run: the answer quotes the tool's result`);
 }
 
 async function main() {

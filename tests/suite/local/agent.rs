@@ -228,6 +228,56 @@ async fn a_question_about_two_cities_gets_a_held_call_for_each() {
     assert_eq!(places, ["Paris", "Berlin"], "{got:?}");
 }
 
+/// mcp-server-time's `get_current_time`, as the app names it.
+fn time_tool() -> ToolSpec {
+    ToolSpec {
+        name: "time__get_current_time".into(),
+        description: "Get current time in a specific timezones".into(),
+        parameters: json!({ "type": "object", "properties": { "timezone": { "type": "string",
+            "description": "IANA timezone name (e.g., 'America/New_York', 'Europe/London')." } },
+            "required": ["timezone"] }),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_answer_to_a_time_result_says_the_time_in_plain_words() {
+    let _one = super::one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let provider = LocalProvider::new(runtime(), models_dir(dir.path()));
+    let mut ask = request("What time is it now in Tokyo?", vec![time_tool()]);
+    ask.params.max_tokens = Some(96);
+    ask.messages.push(ChatMessage::Assistant {
+        text: String::new(),
+        tool_calls: vec![switchboard_engine::provider::ToolCall {
+            id: "c1".into(),
+            name: "time__get_current_time".into(),
+            arguments: json!({"timezone": "Asia/Tokyo"}),
+        }],
+    });
+    // mcp-server-time's answer, as it writes it.
+    let result = "{\n  \"timezone\": \"Asia/Tokyo\",\n  \"datetime\": \"2026-12-07T18:24:16+09:00\",\n  \"day_of_week\": \"Monday\",\n  \"is_dst\": false\n}";
+    ask.messages.push(ChatMessage::Tool {
+        call_id: "c1".into(),
+        name: "time__get_current_time".into(),
+        content: result.into(),
+        is_error: false,
+    });
+    let got = events(&provider, ask).await;
+    assert!(calls_in(&got).is_empty(), "{got:?}");
+    let text: String = got
+        .iter()
+        .filter_map(|e| match e {
+            ProviderEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        text.contains("18:24"),
+        "the answer does not say the time: {text}"
+    );
+    assert!(!text.contains('`'), "the answer talks code: {text}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_held_array_whose_items_loop_is_closed_and_the_call_parses() {
     let _one = super::one_at_a_time().await;

@@ -20,7 +20,7 @@ use super::models::ModelsDir;
 use super::output::Shaper;
 use super::runtime::LocalRuntime;
 use super::template::{self, CHATML, TemplateInput, supports_tools};
-use crate::provider::prompt_tools::{scan_tool_calls, to_prompt_request};
+use crate::provider::prompt_tools::{AnswerAsk, scan_tool_calls, to_prompt_request_asking};
 use crate::provider::{
     ChatMessage, ChatRequest, EventStream, FinishReason, ModelInfo, Provider, ProviderError,
     ProviderEvent, ToolSpec, Usage,
@@ -29,6 +29,16 @@ use crate::provider::{
 /// The most tokens an answer gets when the request (the chat's settings) sets no limit: about
 /// 750 words, a long answer for a model on this computer; a chat can raise it.
 const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+/// The temperature when the request (the chat's settings) sets none.
+const DEFAULT_TEMPERATURE: f32 = 0.7;
+
+/// The same for the answer to this turn's tool results, which reports what the tools found:
+/// small models drift from the result at [`DEFAULT_TEMPERATURE`]. SmolLM2-135M, 15 questions
+/// a time or weather server answered, the answers that quoted the result in plain words: 3
+/// and 5 of 15 at 0.7, 8 at 0.2, 9 greedy.
+const RESULTS_TEMPERATURE: f32 = 0.2;
+const _: () = assert!(RESULTS_TEMPERATURE < DEFAULT_TEMPERATURE);
 
 /// The built-in provider: models from a folder, run by one [`LocalRuntime`].
 #[derive(Clone, Debug)]
@@ -68,11 +78,23 @@ impl LocalProvider {
     }
 }
 
-/// The request's sampling; a random seed when it gives none.
+/// The request's sampling; a random seed when it gives none, and a lower temperature when it
+/// gives none for an answer to tool results ([`RESULTS_TEMPERATURE`]).
 fn sampling(req: &ChatRequest) -> Sampling {
     let p = &req.params;
     Sampling {
-        temperature: p.temperature.map_or(0.7, |t| t as f32),
+        temperature: p.temperature.map_or_else(
+            || {
+                let answering_results =
+                    matches!(req.messages.last(), Some(ChatMessage::Tool { .. }));
+                if answering_results {
+                    RESULTS_TEMPERATURE
+                } else {
+                    DEFAULT_TEMPERATURE
+                }
+            },
+            |t| t as f32,
+        ),
         top_p: p.top_p.map_or(0.95, |t| t as f32),
         seed: p.seed.map_or_else(|| fastrand::u32(..), |s| s as u32),
         max_tokens: p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
@@ -126,7 +148,9 @@ pub(crate) fn prompt(req: &ChatRequest, facts: &ModelFacts) -> Result<Prompt, Lo
     let native = supports_tools(template);
     let prompt_mode = !native && (!req.tools.is_empty() || has_tool_history(req));
     let shaped = if prompt_mode {
-        to_prompt_request(req)
+        // Small models read a result better when the question comes again after it and plain
+        // words are asked for.
+        to_prompt_request_asking(req, AnswerAsk::PlainWords)
     } else {
         req.clone()
     };

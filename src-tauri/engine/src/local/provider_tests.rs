@@ -135,3 +135,29 @@ async fn an_apigen_array_in_one_tool_call_tag_becomes_one_call_each() {
     assert_eq!(calls(&got), rome_and_time());
     assert_eq!(finish(&got), Some(&FinishReason::ToolCalls));
 }
+
+#[test]
+fn an_answer_to_tool_results_is_sampled_cooler_unless_the_chat_sets_a_temperature() {
+    let mut req = ChatRequest {
+        messages: vec![ChatMessage::user("What time is it in Tokyo?")],
+        ..Default::default()
+    };
+    assert_eq!(sampling(&req).temperature, DEFAULT_TEMPERATURE);
+    req.messages.push(ChatMessage::Assistant {
+        text: String::new(),
+        tool_calls: vec![crate::provider::ToolCall {
+            id: "c1".into(),
+            name: "get_current_time".into(),
+            arguments: json!({"timezone": "Asia/Tokyo"}),
+        }],
+    });
+    req.messages.push(ChatMessage::Tool {
+        call_id: "c1".into(),
+        name: "get_current_time".into(),
+        content: "{\"datetime\": \"2026-12-07T18:24:16+09:00\"}".into(),
+        is_error: false,
+    });
+    assert_eq!(sampling(&req).temperature, RESULTS_TEMPERATURE);
+    req.params.temperature = Some(0.9);
+    assert_eq!(sampling(&req).temperature, 0.9);
+}

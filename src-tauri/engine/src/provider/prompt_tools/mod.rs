@@ -101,13 +101,30 @@ pub fn call_block(call: &ToolCall) -> String {
     )
 }
 
+/// How the message that carries a turn's last results asks for the answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AnswerAsk {
+    /// The question again ([`MAX_RESTATED`] characters at most), to be answered from the
+    /// results.
+    #[default]
+    Question,
+    /// The same, and "Answer in plain words.": for small models, which otherwise talk about
+    /// the result's format or the code that would read it (`time.strftime`, a JSON parser).
+    PlainWords,
+}
+
 /// Rewrites a native request into prompt mode: the tools move into the system prompt, earlier
 /// calls become fenced blocks in the assistant's text, and tool results become user messages
-/// (consecutive results in one message).
+/// (consecutive results in one message; the last ones ask for the answer, [`AnswerAsk`]).
 pub fn to_prompt_request(req: &ChatRequest) -> ChatRequest {
+    to_prompt_request_asking(req, AnswerAsk::default())
+}
+
+/// [`to_prompt_request`], the answer after the turn's results asked for as `ask` says.
+pub fn to_prompt_request_asking(req: &ChatRequest, ask: AnswerAsk) -> ChatRequest {
     ChatRequest {
         system: prompt_system(req),
-        messages: prompt_messages(&req.messages),
+        messages: prompt_messages(&req.messages, ask),
         tools: Vec::new(),
         ..req.clone()
     }
@@ -123,7 +140,7 @@ fn prompt_system(req: &ChatRequest) -> Option<String> {
     }
 }
 
-fn prompt_messages(messages: &[ChatMessage]) -> Vec<ChatMessage> {
+fn prompt_messages(messages: &[ChatMessage], ask: AnswerAsk) -> Vec<ChatMessage> {
     let mut out = Vec::with_capacity(messages.len());
     let mut results: Vec<String> = Vec::new();
     for message in messages {
@@ -149,15 +166,40 @@ fn prompt_messages(messages: &[ChatMessage]) -> Vec<ChatMessage> {
         });
     }
     if !results.is_empty() {
-        results.push(ANSWER_WITH_RESULTS.to_owned());
+        results.push(answer_request(last_question(messages).as_deref(), ask));
     }
     flush_results(&mut results, &mut out);
     out
 }
 
-/// The line after results that end the conversation (the model answers next): small models
-/// otherwise describe the result's format or call the tool again.
-const ANSWER_WITH_RESULTS: &str = "Use these results to answer the question.";
+/// The longest question said again after the results; a longer one is referred to.
+pub const MAX_RESTATED: usize = 500;
+
+/// The lines after results that end the conversation (the model answers next): the question
+/// again, so that the answer is to it — small models otherwise describe the result's format or
+/// call the tool again — and, as `ask` says, plain words asked for.
+fn answer_request(question: Option<&str>, ask: AnswerAsk) -> String {
+    let question = question.map(str::trim).filter(|q| !q.is_empty());
+    let mut out = match question {
+        Some(q) if q.chars().count() <= MAX_RESTATED => {
+            format!("Use these results to answer the question: {q}")
+        }
+        Some(_) => "Use these results to answer the question above.".to_owned(),
+        None => "Use these results to answer the question.".to_owned(),
+    };
+    if ask == AnswerAsk::PlainWords {
+        out.push_str("\nAnswer in plain words.");
+    }
+    out
+}
+
+/// The text of the last user message (the question the turn's results are for).
+fn last_question(messages: &[ChatMessage]) -> Option<String> {
+    messages.iter().rev().find_map(|m| match m {
+        ChatMessage::User { parts } => Some(UserPart::text_of(parts)),
+        _ => None,
+    })
+}
 
 fn flush_results(results: &mut Vec<String>, out: &mut Vec<ChatMessage>) {
     if !results.is_empty() {

@@ -124,16 +124,33 @@ fn results_that_end_the_conversation_ask_for_the_answer() {
         content: "[\"r1\"]".into(),
         is_error: false,
     });
-    let got = to_prompt_request(&req);
-    let Some(ChatMessage::User { parts }) = got.messages.last() else {
-        panic!("{got:?}");
+    let last_text = |got: &ChatRequest| {
+        let Some(ChatMessage::User { parts }) = got.messages.last() else {
+            panic!("{got:?}");
+        };
+        UserPart::text_of(parts)
     };
-    let text = UserPart::text_of(parts);
+    let text = last_text(&to_prompt_request(&req));
     assert!(text.starts_with("Tool result for search:"), "{text}");
     assert!(
-        text.ends_with("\n\nUse these results to answer the question."),
+        text.ends_with("\n\nUse these results to answer the question: find rust news"),
         "{text}"
     );
+    let plain = last_text(&to_prompt_request_asking(&req, AnswerAsk::PlainWords));
+    assert!(
+        plain.ends_with("answer the question: find rust news\nAnswer in plain words."),
+        "{plain}"
+    );
+
+    // A question too long to say again is referred to.
+    let long = "why ".repeat(MAX_RESTATED);
+    req.messages[0] = ChatMessage::user(&long);
+    let text = last_text(&to_prompt_request(&req));
+    assert!(
+        text.ends_with("Use these results to answer the question above."),
+        "{text}"
+    );
+    assert!(!text.contains("why why"), "{text}");
 }
 
 /// When a fake provider refuses tools.
