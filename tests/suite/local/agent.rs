@@ -42,6 +42,17 @@ async fn events(provider: &LocalProvider, req: ChatRequest) -> Vec<ProviderEvent
     all.into_iter().map(Result::unwrap).collect()
 }
 
+/// The answer's text.
+fn text_of(events: &[ProviderEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ProviderEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn request(text: &str, tools: Vec<ToolSpec>) -> ChatRequest {
     ChatRequest {
         model: MODEL.into(),
@@ -68,13 +79,7 @@ async fn the_built_in_provider_streams_text_usage_and_a_finish_and_lists_its_fol
         [MODEL]
     );
     let got = events(&provider, request("Say hello.", Vec::new())).await;
-    let text: String = got
-        .iter()
-        .filter_map(|e| match e {
-            ProviderEvent::TextDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let text = text_of(&got);
     assert!(!text.trim().is_empty(), "{got:?}");
     assert!(
         matches!(&got[got.len() - 2], ProviderEvent::Usage { usage } if usage.input_tokens > 0 && usage.output_tokens > 0),
@@ -264,13 +269,7 @@ async fn the_answer_to_a_time_result_says_the_time_in_plain_words() {
     });
     let got = events(&provider, ask).await;
     assert!(calls_in(&got).is_empty(), "{got:?}");
-    let text: String = got
-        .iter()
-        .filter_map(|e| match e {
-            ProviderEvent::TextDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let text = text_of(&got);
     assert!(
         text.contains("18:24"),
         "the answer does not say the time: {text}"
