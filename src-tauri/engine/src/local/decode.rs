@@ -15,7 +15,7 @@ use super::hold::{Hold, Scan, Watch, repeats_spent};
 use super::job::{Finish, Sampling};
 use super::loops::{
     Close, HELD_LOOP_SPAN, array_close, cycle, held_string_loop, is_array_closer, is_closer,
-    looping,
+    likeliest_of, looping,
 };
 use super::text::{StopText, Utf8Pieces};
 use crate::provider::prompt_tools::extract_tool_calls;
@@ -400,12 +400,9 @@ impl Decoder {
         allowed: &[(LlamaToken, f32)],
         marks: &Marks,
     ) -> Option<LlamaToken> {
-        let likeliest = |set: &mut dyn Iterator<Item = &(LlamaToken, f32)>| {
-            set.max_by(|a, b| a.1.total_cmp(&b.1)).copied()
-        };
-        let best = likeliest(&mut allowed.iter())?;
-        let more = likeliest(
-            &mut allowed
+        let best = likeliest_of(allowed)?;
+        let more = likeliest_of(
+            allowed
                 .iter()
                 .filter(|(t, _)| marks.continuers.binary_search(t).is_ok()),
         );

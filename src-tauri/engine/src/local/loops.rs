@@ -141,10 +141,17 @@ pub(crate) fn pick_allowed(
     logits: &[f32],
     candidates: &[LlamaToken],
 ) -> Option<LlamaToken> {
-    allowed_among(sampler, logits, candidates)
+    likeliest_of(&allowed_among(sampler, logits, candidates)).map(|(token, _)| token)
+}
+
+/// The token of highest logit among `tokens` (tokens with their logits).
+pub(crate) fn likeliest_of<'a>(
+    tokens: impl IntoIterator<Item = &'a (LlamaToken, f32)>,
+) -> Option<(LlamaToken, f32)> {
+    tokens
         .into_iter()
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(token, _)| token)
+        .copied()
 }
 
 /// The `candidates` the sampler (a call grammar) allows, with their logits.
