@@ -85,3 +85,44 @@ async fn json_that_names_no_offered_tool_stays_the_answer() {
     assert_eq!(model.requests().len(), 1);
     engine.shutdown().await;
 }
+
+/// The ids of the calls a turn proposed.
+fn proposed_ids(events: &[ChatEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ChatEvent::ToolCallProposed { call, .. } => Some(call.id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_written_as_text_in_a_later_turn_gets_an_id_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = with_weather(dir.path()).await;
+    let call = json!({"name": "weather__get_weather", "arguments": {"location": "California"}});
+    let written = format!("<tool_call>\n{call}\n</tool_call>");
+    let model = Model::start(vec![
+        Say::Text(written.clone()),
+        Say::Text("Rain.".into()),
+        Say::Text(written),
+        Say::Text("Still rain.".into()),
+    ])
+    .await;
+    let conv = conversation(&engine, &model.url, Wire::OpenAi).await;
+    let first = send(&engine, &conv, "Weather?", ApprovalAnswer::AllowOnce).await;
+    let second = send(&engine, &conv, "And now?", ApprovalAnswer::AllowOnce).await;
+    let (a, b) = (proposed_ids(&first.events), proposed_ids(&second.events));
+    assert_eq!((a.len(), b.len()), (1, 1), "{a:?} {b:?}");
+    assert_ne!(
+        a[0], b[0],
+        "both turns' calls have one id: a card, its result and the history would mix them"
+    );
+    assert_eq!(
+        results(&second.events),
+        vec![(WEATHER_TEXT.to_owned(), false)]
+    );
+    assert_eq!(second.end, TurnEnd::Done);
+    engine.shutdown().await;
+}

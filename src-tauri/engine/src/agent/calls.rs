@@ -99,13 +99,19 @@ pub(super) fn plan_invalid(
 
 fn non_empty_id(id: String, n: usize) -> String {
     if id.trim().is_empty() {
-        format!(
-            "call_{n}_{}",
-            &uuid::Uuid::now_v7().simple().to_string()[24..]
-        )
+        fresh_id(n)
     } else {
         id
     }
+}
+
+/// A new id for the `n`th call of an answer, for a call sent without one or with one the
+/// conversation already holds.
+pub(super) fn fresh_id(n: usize) -> String {
+    format!(
+        "call_{n}_{}",
+        &uuid::Uuid::now_v7().simple().to_string()[24..]
+    )
 }
 
 /// What a turn's tool phase needs.

@@ -176,6 +176,10 @@ struct Draft {
     reasoning: String,
     text: String,
     calls: Vec<Planned>,
+    /// The call ids the conversation's branch already holds: a provider that numbers its calls
+    /// per answer (prompt mode's `call_0`, Ollama's and Gemini's content hashes) repeats them
+    /// across turns, and a card, a result and the history are matched by id.
+    taken: std::collections::HashSet<String>,
     usage: Option<Usage>,
     saved: Instant,
 }
@@ -275,6 +279,7 @@ impl Turn<'_> {
             reasoning: String::new(),
             text: String::new(),
             calls: Vec::new(),
+            taken: call_ids(&self.branch),
             usage: None,
             saved: Instant::now(),
         };
@@ -394,11 +399,27 @@ fn absorb(setup: &Setup, draft: &mut Draft, event: ProviderEvent, events: &Event
     }
 }
 
-fn propose(draft: &mut Draft, planned: Planned, events: &Events) {
+fn propose(draft: &mut Draft, mut planned: Planned, events: &Events) {
+    if !draft.taken.insert(planned.view.id.clone()) {
+        planned.view.id = calls::fresh_id(draft.calls.len());
+        draft.taken.insert(planned.view.id.clone());
+    }
     let call: CallView = planned.view.clone();
     let _ = events.send(ChatEvent::ToolCallProposed {
         message_id: draft.id.clone(),
         call,
     });
     draft.calls.push(planned);
+}
+
+/// The ids of the tool calls in `branch`.
+fn call_ids(branch: &[Message]) -> std::collections::HashSet<String> {
+    branch
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter_map(|p| match p {
+            ContentPart::ToolCall { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect()
 }
